@@ -1,0 +1,69 @@
+"""The evaluator contract: what an evaluator receives and returns."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from ..model import EvalMetric, EvalStatus, Invocation, RubricScore
+
+__all__ = ["EvaluateResult", "Evaluator", "EvaluatorError", "PerInvocationResult"]
+
+
+class EvaluatorError(Exception):
+    """An evaluator could not score (missing criterion, count mismatch, judge failure after retries, ...).
+
+    The service records it as the case's ``errorMessage`` (the case fails); the rest of the set still runs.
+    """
+
+
+@dataclass(slots=True)
+class PerInvocationResult:
+    """One invocation's score for one metric, with the reason that reproduces it."""
+
+    actual_invocation: Invocation
+    expected_invocation: Invocation | None
+    score: float | None
+    status: EvalStatus
+    reason: str = ""
+    rubric_scores: list[RubricScore] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class EvaluateResult:
+    """A metric over all invocations of a case: overall score and status plus the per-invocation results."""
+
+    overall_score: float | None
+    overall_status: EvalStatus
+    per_invocation_results: list[PerInvocationResult] = field(default_factory=list)
+    reason: str = ""
+    rubric_scores: list[RubricScore] = field(default_factory=list)
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    """Scores actual invocations against expected ones for one metric.
+
+    ``expecteds`` has the same length as ``actuals``; an entry may carry only ``user_content`` when the case
+    has no expectations (trace mode, scenarios). Raise :class:`EvaluatorError` when scoring is impossible.
+    """
+
+    @property
+    def name(self) -> str:
+        """The metric name this evaluator is registered under by default."""
+        ...
+
+    @property
+    def description(self) -> str:
+        """One line saying what the metric measures."""
+        ...
+
+    async def evaluate(
+        self,
+        actuals: Sequence[Invocation],
+        expecteds: Sequence[Invocation],
+        metric: EvalMetric,
+    ) -> EvaluateResult:
+        """Score ``actuals`` against ``expecteds`` under ``metric``."""
+        ...

@@ -1,0 +1,24 @@
+"""Run-level judge settings that travel explicitly from the evaluator/CLI to the LLM metrics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["JudgeSettings"]
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeSettings:
+    """How LLM-judge metrics reach their model during one run.
+
+    - ``cache_dir``: where judge answers are cached on disk (``None`` disables the cache).
+    - ``judge``: an injected judge (a ``JudgeModel`` or a Python callable) used instead of the configured
+      ``judgeModel`` endpoint, for custom models and tests.
+    - ``max_concurrency``: concurrent judge calls per judge model.
+    """
+
+    cache_dir: Path | None = None
+    judge: Any = None
+    max_concurrency: int = 4

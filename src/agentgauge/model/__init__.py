@@ -1,0 +1,71 @@
+"""Pydantic v2 data model: eval sets, metrics with criteria, results and statuses.
+
+Every model reads camelCase or snake_case keys, writes camelCase JSON, omits empty optional keys and preserves
+unknown keys.
+"""
+
+from ._base import GaugeModel
+from ._evalset import (
+    CaseRubric,
+    ConversationScenario,
+    EvalCase,
+    EvalSet,
+    Invocation,
+    Message,
+    RubricContent,
+    SessionInput,
+    Tool,
+    new_tool_id,
+)
+from ._metric import Criterion, EvalMetric, redact_secrets
+from ._result import (
+    CaseMetricRunResult,
+    CaseRunSummary,
+    EvalCaseResult,
+    EvalCaseSummary,
+    EvalMetricResult,
+    EvalMetricResultDetails,
+    EvalMetricResultPerInvocation,
+    EvalSetResult,
+    EvalSetResultSummary,
+    MetricSummary,
+    RubricScore,
+    RunSummary,
+    StatusCounts,
+)
+from ._status import EvalStatus, StatusField, parse_status, status_for_score, summarize_statuses
+
+__all__ = [
+    "CaseMetricRunResult",
+    "CaseRubric",
+    "CaseRunSummary",
+    "ConversationScenario",
+    "Criterion",
+    "EvalCase",
+    "EvalCaseResult",
+    "EvalCaseSummary",
+    "EvalMetric",
+    "EvalMetricResult",
+    "EvalMetricResultDetails",
+    "EvalMetricResultPerInvocation",
+    "EvalSet",
+    "EvalSetResult",
+    "EvalSetResultSummary",
+    "EvalStatus",
+    "GaugeModel",
+    "Invocation",
+    "Message",
+    "MetricSummary",
+    "RubricContent",
+    "RubricScore",
+    "RunSummary",
+    "SessionInput",
+    "StatusCounts",
+    "StatusField",
+    "Tool",
+    "new_tool_id",
+    "parse_status",
+    "redact_secrets",
+    "status_for_score",
+    "summarize_statuses",
+]

@@ -1,0 +1,148 @@
+"""Eval sets: cases, invocations, messages and tool calls (native camelCase form)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from ._base import GaugeModel
+
+__all__ = [
+    "CaseRubric",
+    "ConversationScenario",
+    "EvalCase",
+    "EvalSet",
+    "Invocation",
+    "Message",
+    "RubricContent",
+    "SessionInput",
+    "Tool",
+    "new_tool_id",
+]
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+def new_tool_id() -> str:
+    """A fresh tool-call id (``call_`` + 24 hex digits) for calls recorded without one."""
+    return "call_" + uuid.uuid4().hex[:24]
+
+
+class Message(GaugeModel):
+    """One chat message. ``role`` is system / user / assistant / tool; ``content`` is its text.
+
+    Extra keys (``tool_calls``, ``content_parts``, ADK part details, ...) are preserved.
+    """
+
+    _always_written: ClassVar[frozenset[str]] = frozenset({"role", "content"})
+
+    role: Role = "user"
+    content: str = ""
+
+
+class Tool(GaugeModel):
+    """A tool call and its result. ``arguments`` and ``result`` may be any JSON value."""
+
+    _always_written: ClassVar[frozenset[str]] = frozenset({"name"})
+
+    id: str = Field(default_factory=new_tool_id)
+    name: str
+    arguments: Any = Field(default_factory=dict)
+    result: Any = None
+
+
+class Invocation(GaugeModel):
+    """One user turn and the agent's answer to it: final response, tool calls, intermediate messages."""
+
+    invocation_id: str = ""
+    context_messages: list[Message] = Field(default_factory=list)
+    user_content: Message
+    final_response: Message | None = None
+    tools: list[Tool] = Field(default_factory=list)
+    intermediate_responses: list[Message] = Field(default_factory=list)
+    creation_timestamp: float | None = None
+
+
+class SessionInput(GaugeModel):
+    """How the agent's session starts: application name, user id and initial state."""
+
+    app_name: str = ""
+    user_id: str = ""
+    state: dict[str, Any] = Field(default_factory=dict)
+
+
+class ConversationScenario(GaugeModel):
+    """A user-simulation plan instead of a fixed conversation (trpc and ADK fields; unknown keys kept)."""
+
+    driver: str | None = None
+    starting_prompt: str | None = None
+    conversation_plan: str | None = None
+    stop_signal: str | None = None
+    max_allowed_invocations: int | None = None
+    user_persona: Any = None
+
+
+class RubricContent(GaugeModel):
+    """The text of a rubric as shown to a judge."""
+
+    text: str = ""
+
+
+class CaseRubric(GaugeModel):
+    """A rubric attached to an eval case (or an invocation); ``metric_name`` says which judge metric uses it.
+
+    ``type`` is free-form (e.g. ``FINAL_RESPONSE_QUALITY``, ``TOOL_USE_QUALITY``); ADK's typed rubric metrics
+    only use rubrics of their own type.
+    """
+
+    metric_name: str | None = None
+    id: str = ""
+    content: RubricContent | None = None
+    description: str | None = None
+    type: str | None = None
+
+
+class EvalCase(GaugeModel):
+    """One session to evaluate: a conversation of invocations (or a scenario) plus how the session starts.
+
+    ``eval_mode="trace"`` means ``conversation`` (and/or ``actual_conversation``) is a recorded trace and the
+    agent is never called. Unknown keys are preserved on round trip.
+    """
+
+    _always_written: ClassVar[frozenset[str]] = frozenset({"eval_id"})
+
+    eval_id: str
+    eval_mode: Literal["", "trace"] = ""
+    context_messages: list[Message] = Field(default_factory=list)
+    conversation: list[Invocation] | None = None
+    actual_conversation: list[Invocation] | None = None
+    conversation_scenario: ConversationScenario | None = None
+    session_input: SessionInput | None = None
+    rubrics: list[CaseRubric] = Field(default_factory=list)
+    creation_timestamp: float | None = None
+
+    @property
+    def is_trace(self) -> bool:
+        """True when the case is evaluated from a recorded trace without calling the agent."""
+        return self.eval_mode == "trace"
+
+
+class EvalSet(GaugeModel):
+    """A named collection of eval cases."""
+
+    _always_written: ClassVar[frozenset[str]] = frozenset({"eval_set_id", "eval_cases"})
+
+    eval_set_id: str
+    name: str | None = None
+    description: str | None = None
+    eval_cases: list[EvalCase] = Field(default_factory=list)
+    creation_timestamp: float | None = None
+
+    def get_case(self, eval_id: str) -> EvalCase | None:
+        """The case with this id, or ``None``."""
+        for case in self.eval_cases:
+            if case.eval_id == eval_id:
+                return case
+        return None

@@ -1,0 +1,179 @@
+"""Evaluation results: per metric, per invocation, per case, per set, plus the multi-run summary."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import Field
+
+from ._base import GaugeModel
+from ._evalset import Invocation
+from ._metric import Criterion
+from ._status import EvalStatus, StatusField
+
+__all__ = [
+    "CaseMetricRunResult",
+    "CaseRunSummary",
+    "EvalCaseResult",
+    "EvalCaseSummary",
+    "EvalMetricResult",
+    "EvalMetricResultDetails",
+    "EvalMetricResultPerInvocation",
+    "EvalSetResult",
+    "EvalSetResultSummary",
+    "MetricSummary",
+    "RubricScore",
+    "RunSummary",
+    "StatusCounts",
+]
+
+
+class RubricScore(GaugeModel):
+    """A judge's verdict on one rubric: its id, the reason and the score (``None`` when unparseable)."""
+
+    _always_written: ClassVar[frozenset[str]] = frozenset({"id", "score"})
+
+    id: str = ""
+    reason: str = ""
+    score: float | None = None
+
+
+class EvalMetricResultDetails(GaugeModel):
+    """Why a metric scored what it did: the reason, the score and per-rubric scores."""
+
+    reason: str | None = None
+    score: float | None = None
+    rubric_scores: list[RubricScore] = Field(default_factory=list)
+
+
+class EvalMetricResult(GaugeModel):
+    """The outcome of one metric (overall or for one invocation). ``score`` is always written (null if none)."""
+
+    _always_written: ClassVar[frozenset[str]] = frozenset({"metric_name", "score", "eval_status", "threshold"})
+
+    metric_name: str
+    score: float | None = None
+    eval_status: StatusField = EvalStatus.NOT_EVALUATED
+    threshold: float = 0.0
+    criterion: Criterion | None = None
+    details: EvalMetricResultDetails | None = None
+
+
+class EvalMetricResultPerInvocation(GaugeModel):
+    """All metric results for one invocation, with the actual and expected invocation side by side."""
+
+    actual_invocation: Invocation
+    expected_invocation: Invocation | None = None
+    eval_metric_results: list[EvalMetricResult] = Field(default_factory=list)
+
+
+class EvalCaseResult(GaugeModel):
+    """The result of one eval case in one run."""
+
+    _always_written: ClassVar[frozenset[str]] = frozenset({"final_eval_status"})
+
+    eval_set_id: str = ""
+    eval_id: str = ""
+    run_id: int = 1
+    final_eval_status: StatusField = EvalStatus.NOT_EVALUATED
+    error_message: str | None = None
+    overall_eval_metric_results: list[EvalMetricResult] = Field(default_factory=list)
+    eval_metric_result_per_invocation: list[EvalMetricResultPerInvocation] = Field(default_factory=list)
+    session_id: str = ""
+    user_id: str = ""
+
+
+class StatusCounts(GaugeModel):
+    """How many results had each status (zero counts are omitted on output)."""
+
+    passed: int = 0
+    failed: int = 0
+    not_evaluated: int = 0
+
+    def add(self, status: EvalStatus) -> None:
+        """Count one more result with ``status`` (informational is not counted)."""
+        if status is EvalStatus.PASSED:
+            self.passed += 1
+        elif status is EvalStatus.FAILED:
+            self.failed += 1
+        elif status is EvalStatus.NOT_EVALUATED:
+            self.not_evaluated += 1
+
+    def _compact(self, data: object) -> object:
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if v}
+        return data
+
+
+class MetricSummary(GaugeModel):
+    """A metric's mean score over evaluated results, its status against the threshold, and status counts."""
+
+    _always_written: ClassVar[frozenset[str]] = frozenset({"average_score", "threshold"})
+
+    metric_name: str
+    average_score: float | None = None
+    eval_status: StatusField = EvalStatus.NOT_EVALUATED
+    threshold: float = 0.0
+    status_counts: StatusCounts = Field(default_factory=StatusCounts)
+
+
+class RunSummary(GaugeModel):
+    """One run across all cases: its status, case status counts and metric summaries."""
+
+    run_id: int
+    overall_status: StatusField = EvalStatus.NOT_EVALUATED
+    case_status_counts: StatusCounts = Field(default_factory=StatusCounts)
+    metric_summaries: list[MetricSummary] = Field(default_factory=list)
+
+
+class CaseMetricRunResult(GaugeModel):
+    """One metric's outcome for one case in one run."""
+
+    _always_written: ClassVar[frozenset[str]] = frozenset({"score"})
+
+    metric_name: str
+    score: float | None = None
+    eval_status: StatusField = EvalStatus.NOT_EVALUATED
+    threshold: float = 0.0
+
+
+class CaseRunSummary(GaugeModel):
+    """One case in one run: final status, error and metric outcomes."""
+
+    run_id: int
+    final_eval_status: StatusField = EvalStatus.NOT_EVALUATED
+    error_message: str | None = None
+    metric_results: list[CaseMetricRunResult] = Field(default_factory=list)
+
+
+class EvalCaseSummary(GaugeModel):
+    """One case across runs: overall status, run status counts, averaged metrics and per-run outcomes."""
+
+    eval_id: str
+    overall_status: StatusField = EvalStatus.NOT_EVALUATED
+    run_status_counts: StatusCounts = Field(default_factory=StatusCounts)
+    metric_summaries: list[MetricSummary] = Field(default_factory=list)
+    run_summaries: list[CaseRunSummary] = Field(default_factory=list)
+
+
+class EvalSetResultSummary(GaugeModel):
+    """Multi-run summary of an eval set result (trpc-agent-go shape)."""
+
+    overall_status: StatusField = EvalStatus.NOT_EVALUATED
+    num_runs: int = 1
+    run_status_counts: StatusCounts = Field(default_factory=StatusCounts)
+    run_summaries: list[RunSummary] = Field(default_factory=list)
+    eval_case_summaries: list[EvalCaseSummary] = Field(default_factory=list)
+
+
+class EvalSetResult(GaugeModel):
+    """Everything one evaluation of an eval set produced: every case result of every run, plus a summary."""
+
+    _always_written: ClassVar[frozenset[str]] = frozenset({"eval_set_result_id", "eval_set_id", "eval_case_results"})
+
+    eval_set_result_id: str = ""
+    eval_set_result_name: str = ""
+    eval_set_id: str
+    eval_case_results: list[EvalCaseResult] = Field(default_factory=list)
+    summary: EvalSetResultSummary | None = None
+    creation_timestamp: float | None = None
