@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ._retry import RetryPolicy
 
 __all__ = ["JudgeSettings"]
 
@@ -17,8 +19,10 @@ class JudgeSettings:
     - ``judge``: an injected judge (a ``JudgeModel`` or a Python callable) used instead of the configured
       ``judgeModel`` endpoint, for custom models and tests.
     - ``max_concurrency``: concurrent judge calls per judge model.
+    - ``retry``: backoff, attempt and time budgets for judge calls (see :class:`RetryPolicy`).
     """
 
     cache_dir: Path | None = None
     judge: Any = None
     max_concurrency: int = 4
+    retry: RetryPolicy = field(default_factory=RetryPolicy)

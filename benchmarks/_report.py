@@ -1,0 +1,187 @@
+"""SPEC §11 targets and the summary tables (terminal text and Markdown) built from a results document."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+STARTUP_LIMIT_S = 0.3
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def _get(doc: dict[str, Any], *path: Any) -> Any:
+    cur: Any = doc
+    for step in path:
+        if isinstance(cur, dict):
+            cur = cur.get(step)
+        elif isinstance(cur, list) and isinstance(step, int) and step < len(cur):
+            cur = cur[step]
+        else:
+            return None
+        if cur is None:
+            return None
+    return cur
+
+
+def _target(name: str, value: float | None, goal: str, test: Callable[[float], bool], note: str = "") -> dict[str, Any]:
+    return {"name": name, "value": value, "goal": goal, "met": None if value is None else bool(test(value)), "note": note}
+
+
+def _e2e_row(doc: dict[str, Any], metrics: str, p: int) -> dict[str, Any] | None:
+    for row in _get(doc, "measures", "e2e", "runs") or []:
+        if row["metrics"] == metrics and row["parallelism"] == p:
+            return dict(row)
+    return None
+
+
+def targets(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every SPEC §11 target with the measured value and whether it was met (``None``: not measured)."""
+    m = doc.get("measures", {})
+    score = m.get("scoring", {})
+    verified = _get(score, "verification", "ok")
+    out = [
+        _target(
+            "scores equal ADK's (max abs diff per invocation)",
+            max((e.get("max_abs_diff", 0.0) for e in (_get(score, "verification", "metrics") or {}).values()), default=None)
+            if verified is not None
+            else None,
+            "<= 1e-12",
+            lambda v: verified is True and v <= 1e-12,
+        ),
+        _target(
+            "scoring throughput vs ADK (both metrics)",
+            _ratio(_get(score, "agentgauge", "cases_per_s", "both"), _get(score, "adk", "cases_per_s", "both")),
+            ">= 20x",
+            lambda v: v >= 20,
+        ),
+    ]
+    load = m.get("load", {})
+    out.append(
+        _target(
+            "load MB/s vs ADK (ADK-format file)",
+            _ratio(_get(load, "agentgauge_adk_file", "mb_per_s"), _get(load, "adk", "mb_per_s")),
+            ">= 4x",
+            lambda v: v >= 4,
+        )
+    )
+    out.append(
+        _target(
+            "load peak RSS vs ADK",
+            _ratio(_get(load, "agentgauge_adk_file", "peak_rss_mb"), _get(load, "adk", "peak_rss_mb")),
+            "<= 0.333x",
+            lambda v: v <= 1 / 3,
+        )
+    )
+    for metrics in ("traj+rouge", "traj"):
+        for p, limit in ((16, 1.15), (200, 2.0)):
+            row = _e2e_row(doc, metrics, p)
+            value = _get(row, "agentgauge", "wall_over_ideal") if row else None
+            out.append(_target(f"e2e wall / ideal, P={p}, {metrics}", value, f"<= {limit}x", lambda v, lim=limit: v <= lim))
+    for row in _get(m, "startup", "runs") or []:
+        if row["target"] in ("agentgauge --help", "import agentgauge"):
+            out.append(_target(f"start-up: {row['target']}", row["wall_s"], "< 0.3 s", lambda v: v < STARTUP_LIMIT_S))
+    ref = doc.get("reference_check")
+    if ref and ref.get("ran"):
+        out.append(
+            {
+                "name": "shared reference data: mean case scores 0.738167 / 0.984559",
+                "value": None,
+                "goal": "exact (6 places)",
+                "met": ref.get("ok"),
+                "note": "; ".join(f"{k}: {v.get('mean_case_scores')}" for k, v in ref.get("forms", {}).items()),
+            }
+        )
+    return out
+
+
+def _fmt(v: Any, spec: str = ".3g") -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        return format(v, spec)
+    return str(v)
+
+
+def tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The summary as (title, header, rows) tables."""
+    m = doc.get("measures", {})
+    out: list[tuple[str, list[str], list[list[str]]]] = []
+    score = m.get("scoring")
+    if score:
+        rows = []
+        for label in ("both", "trajectory", "rouge"):
+            ours = _get(score, "agentgauge", "cases_per_s", label)
+            adk = _get(score, "adk", "cases_per_s", label)
+            rows.append([label, _fmt(ours, ",.0f"), _fmt(adk, ",.0f"), _fmt(_ratio(ours, adk), ".1f")])
+        rows.append(
+            [
+                "peak RSS (MB)",
+                _fmt(_get(score, "agentgauge", "peak_rss_mb"), ".0f"),
+                _fmt(_get(score, "adk", "peak_rss_mb"), ".0f"),
+                _fmt(_ratio(_get(score, "agentgauge", "peak_rss_mb"), _get(score, "adk", "peak_rss_mb")), ".2f"),
+            ]
+        )
+        title = f"Scoring, ADK dialect, N={score['n_cases']} ({score['n_invocations']} invocations), cases/s"
+        if score.get("refused"):
+            title += f" — REFUSED: {score['refused']}"
+        out.append((title, ["metrics", "agentgauge", "ADK", "ratio"], rows))
+    load = m.get("load")
+    if load:
+        a, n, k = load.get("agentgauge_adk_file", {}), load.get("agentgauge_native_file", {}), load.get("adk", {})
+        rows = [
+            ["MB/s", _fmt(a.get("mb_per_s"), ".1f"), _fmt(n.get("mb_per_s"), ".1f"), _fmt(k.get("mb_per_s"), ".1f"),
+             _fmt(_ratio(a.get("mb_per_s"), k.get("mb_per_s")), ".2f")],
+            ["seconds", _fmt(a.get("seconds"), ".2f"), _fmt(n.get("seconds"), ".2f"), _fmt(k.get("seconds"), ".2f"),
+             _fmt(_ratio(k.get("seconds"), a.get("seconds")), ".2f")],
+            ["peak RSS (MB)", _fmt(a.get("peak_rss_mb"), ".0f"), _fmt(n.get("peak_rss_mb"), ".0f"),
+             _fmt(k.get("peak_rss_mb"), ".0f"), _fmt(_ratio(a.get("peak_rss_mb"), k.get("peak_rss_mb")), ".2f")],
+        ]  # fmt: skip
+        title = f"Load, N={load['n_cases']} ({_fmt(a.get('bytes', 0) / 1e6, '.1f')} MB ADK file), fresh process each"
+        out.append((title, ["measure", "agentgauge (ADK file)", "agentgauge (native file)", "ADK", "ratio"], rows))
+    e2e = m.get("e2e")
+    if e2e:
+        rows = []
+        for r in e2e["runs"]:
+            cells = [r["metrics"], str(r["parallelism"]), _fmt(r["ideal_s"], ".2f")]
+            for side in ("agentgauge", "adk", "pydantic-evals"):
+                s = r.get(side)
+                cells.append(f"{s['wall_s']:.2f} s ({s['wall_over_ideal']:.2f}x)" if s else "–")
+            cells.append("yes" if r["scores_agree"] else "NO")
+            rows.append(cells)
+        title = f"End to end, N={e2e['n_cases']} ({e2e['n_invocations']} invocations), latency {e2e['latency_s']} s"
+        header = ["metrics", "P", "ideal s", "agentgauge", "ADK", "pydantic-evals", "same scores"]
+        out.append((title, header, rows))
+    startup = m.get("startup")
+    if startup:
+        rows = [[r["target"], _fmt(r["wall_s"], ".3f"), _fmt(r["peak_rss_mb"], ".0f")] for r in startup["runs"]]
+        out.append(("Start-up (median, fresh process)", ["command", "wall s", "peak RSS MB"], rows))
+    rows = [
+        [t["name"], _fmt(t["value"], ".3g"), t["goal"], {True: "met", False: "MISSED", None: "n/a"}[t["met"]]]
+        for t in doc.get("targets", [])
+    ]
+    out.append(("SPEC §11 targets", ["target", "value", "goal", "status"], rows))
+    return out
+
+
+def render_text(doc: dict[str, Any]) -> str:
+    """Fixed-width tables for the terminal."""
+    chunks = []
+    for title, header, rows in tables(doc):
+        widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
+        line = "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))
+        body = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
+        chunks.append("\n".join([title, line, "-" * len(line), *body]))
+    return "\n\n".join(chunks) + "\n"
+
+
+def render_markdown(doc: dict[str, Any]) -> str:
+    """GitHub Markdown tables (used for benchmarks/README.md)."""
+    chunks = []
+    for title, header, rows in tables(doc):
+        lines = [f"**{title}**", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+        chunks.append("\n".join(lines))
+    return "\n\n".join(chunks) + "\n"

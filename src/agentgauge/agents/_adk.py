@@ -1,0 +1,174 @@
+"""Run a Google ADK agent (``root_agent``) or ``App`` through ADK's ``Runner`` (extra ``agentgauge[adk]``).
+
+``google.adk`` is imported only when an ADK agent is actually wrapped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from typing import Any
+
+from ..model import Message, Tool, new_tool_id
+from ._types import AgentError, AgentOutput, AgentRequest
+
+__all__ = ["AdkAgent", "adk_events_to_output"]
+
+
+def _require_adk() -> None:
+    try:
+        import google.adk  # noqa: F401
+    except ImportError:  # pragma: no cover - exercised only without the extra
+        raise AgentError("running a Google ADK agent needs google-adk: pip install 'agentgauge[adk]'") from None
+
+
+def adk_events_to_output(events: list[Any]) -> AgentOutput:
+    """Convert the ADK events of one invocation into an :class:`AgentOutput`.
+
+    Function calls become tools (in order of appearance; missing ids are generated), function responses fill
+    the matching tool's ``result`` (by id, else the latest unanswered call of that name), the text of the last
+    final-response event is the final response and the text of other non-partial agent events becomes
+    intermediate responses (with the ADK ``author`` kept). An event carrying an error code raises
+    :class:`AgentError`.
+    """
+    tools: list[Tool] = []
+    answered: set[int] = set()
+    intermediate: list[Message] = []
+    final: Message | None = None
+    for event in events:
+        if event.author == "user" or event.partial:
+            continue
+        if event.error_code or event.error_message:
+            raise AgentError(f"ADK agent error {event.error_code or ''}: {event.error_message or ''}".strip())
+        parts = event.content.parts if event.content and event.content.parts else []
+        texts: list[str] = []
+        for part in parts:
+            if part.function_call is not None:
+                call = part.function_call
+                tools.append(Tool(id=call.id or new_tool_id(), name=call.name or "", arguments=call.args or {}))
+            elif part.function_response is not None:
+                _attach_result(tools, answered, part.function_response)
+            elif part.text and not part.thought:
+                texts.append(part.text)
+        text = "".join(texts)
+        if not text:
+            continue
+        message = Message(role="assistant", content=text, author=event.author)
+        if event.is_final_response():
+            if final is not None:
+                intermediate.append(final)
+            final = message
+        else:
+            intermediate.append(message)
+    return AgentOutput(final_response=final, tools=tools, intermediate_responses=intermediate)
+
+
+def _attach_result(tools: list[Tool], answered: set[int], response: Any) -> None:
+    candidates = [i for i, t in enumerate(tools) if response.id and t.id == response.id]
+    if not candidates:
+        candidates = [i for i, t in enumerate(tools) if i not in answered and t.name == response.name]
+    if not candidates:
+        raise AgentError(f"ADK function response for {response.name!r} (id {response.id!r}) without a matching call")
+    index = candidates[-1]
+    tools[index].result = response.response
+    answered.add(index)
+
+
+class _Runtime:
+    """The ADK Runner and session service of one event loop."""
+
+    def __init__(self, target: Any, app_name: str, context: dict[str, list[Message]]) -> None:
+        from google.adk.apps.app import App
+        from google.adk.runners import Runner
+        from google.adk.sessions.in_memory_session_service import InMemorySessionService
+
+        plugin = _context_plugin(context)
+        if isinstance(target, App):
+            app = target.model_copy(update={"plugins": [*target.plugins, plugin]})
+        else:
+            app = App(name=app_name, root_agent=target, plugins=[plugin])
+        self.sessions = InMemorySessionService()
+        self.runner = Runner(app=app, session_service=self.sessions)
+        self.app_name = self.runner.app_name
+
+
+def _context_plugin(context: dict[str, list[Message]]) -> Any:
+    """An ADK plugin that injects the request's context messages into every model request of its session.
+
+    System messages are appended to the system instruction; other messages are placed before the conversation.
+    """
+    from google.adk.plugins.base_plugin import BasePlugin
+    from google.genai import types
+
+    class ContextMessagesPlugin(BasePlugin):
+        async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
+            messages = context.get(callback_context.session.id, [])
+            system = [m.content for m in messages if m.role == "system"]
+            if system:
+                llm_request.append_instructions(system)
+            others = [
+                types.Content(role="model" if m.role == "assistant" else "user", parts=[types.Part(text=m.content)])
+                for m in messages
+                if m.role != "system"
+            ]
+            llm_request.contents[:0] = others
+
+    return ContextMessagesPlugin(name="agentgauge_context_messages")
+
+
+class AdkAgent:
+    """An :class:`~agentgauge.agents.Agent` that runs an ADK ``BaseAgent`` (or ``App``) with ADK's ``Runner``.
+
+    Each eval-case session becomes an ADK in-memory session created with ``sessionInput.state`` as its initial
+    state; every invocation is one ``runner.run_async`` call whose events are converted by
+    :func:`adk_events_to_output`. Context messages reach LLM agents through a plugin (see
+    ``_context_plugin``).
+    """
+
+    agentgauge_native = True
+    """Marks agents built by this package, which :func:`as_agent` returns unchanged."""
+
+    def __init__(self, agent: Any, *, app_name: str = "agentgauge_eval") -> None:
+        _require_adk()
+        self.agent = agent
+        self.app_name = app_name
+        self._context: dict[str, list[Message]] = {}
+        self._runtimes: dict[int, _Runtime] = {}
+
+    def __repr__(self) -> str:
+        return f"AdkAgent({getattr(self.agent, 'name', type(self.agent).__name__)!r})"
+
+    def _runtime(self) -> _Runtime:
+        # The Runner's async resources belong to one loop (evaluate_sync starts a new loop per call).
+        loop_id = id(asyncio.get_running_loop())
+        runtime = self._runtimes.get(loop_id)
+        if runtime is None:
+            runtime = _Runtime(self.agent, self.app_name, self._context)
+            self._runtimes = {loop_id: runtime}
+        return runtime
+
+    async def run(self, request: AgentRequest) -> AgentOutput:
+        """Run one user turn through the ADK Runner and convert its events."""
+        from google.genai import types
+
+        runtime = self._runtime()
+        user_id = request.user_id or "user"
+        session = await runtime.sessions.get_session(
+            app_name=runtime.app_name, user_id=user_id, session_id=request.session_id
+        )
+        if session is None:
+            await runtime.sessions.create_session(
+                app_name=runtime.app_name,
+                user_id=user_id,
+                session_id=request.session_id,
+                state=copy.deepcopy(request.state),
+            )
+        self._context[request.session_id] = list(request.context_messages)
+        message = types.Content(role="user", parts=[types.Part(text=request.user_content.content)])
+        events = [
+            event
+            async for event in runtime.runner.run_async(
+                user_id=user_id, session_id=request.session_id, new_message=message
+            )
+        ]
+        return adk_events_to_output(events)

@@ -1,0 +1,122 @@
+"""Load an agent from the command line's AGENT argument."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from ..errors import InputError
+from ._adapt import as_agent
+from ._types import Agent
+
+__all__ = ["load_agent", "looks_like_agent_spec"]
+
+_MODULE_SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+
+
+def looks_like_agent_spec(spec: str) -> bool:
+    """True when ``spec`` has the shape of an agent: a ``.py`` file, a directory or ``package.module:attr``
+    (and is not an existing file such as an eval set, with or without a ``:case1,case2`` suffix)."""
+    path = Path(spec)
+    if spec.endswith(".py") or path.is_dir():
+        return True
+    module = spec.partition(":")[0]
+    if path.exists() or Path(module).exists() or module.endswith(".json"):
+        return False
+    return bool(_MODULE_SPEC.match(spec))
+
+
+def _import_file(path: Path, *, package: bool) -> ModuleType:
+    # A unique module name per path so two agents called agent.py do not collide in sys.modules.
+    digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
+    stem = re.sub(r"\W", "_", path.name if package else path.stem)
+    name = f"_agentgauge_agent_{stem}_{digest}"
+    if name in sys.modules:
+        return sys.modules[name]
+    init = path / "__init__.py" if package else path
+    spec = importlib.util.spec_from_file_location(
+        name, init, submodule_search_locations=[str(path)] if package else None
+    )
+    if spec is None or spec.loader is None:
+        raise InputError("cannot be imported as a Python module", file=str(path))
+    module = importlib.util.module_from_spec(spec)
+    # Sibling modules of the agent file (helpers, tools) must be importable, as when running it directly.
+    parent = str(path.parent.resolve())
+    if parent not in sys.path:
+        sys.path.insert(0, parent)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def _pick(module: ModuleType, names: tuple[str, ...], where: str) -> object:
+    for name in names:
+        if hasattr(module, name):
+            return getattr(module, name)
+    wanted = " or ".join(f"`{n}`" for n in names)
+    raise InputError(f"defines no {wanted}", file=where)
+
+
+def _load_object(spec: str) -> object:
+    path = Path(spec)
+    if path.is_dir():
+        if not (path / "__init__.py").is_file():
+            raise InputError("an agent directory needs an __init__.py (exposing `agent.root_agent`)", file=spec)
+        package = _import_file(path.resolve(), package=True)
+        sub = getattr(package, "agent", None)
+        if not isinstance(sub, ModuleType):
+            try:
+                sub = importlib.import_module(f"{package.__name__}.agent")
+            except ModuleNotFoundError:
+                return _pick(package, ("root_agent",), spec)
+        return _pick(sub, ("root_agent",), f"{spec}/agent.py")
+    if spec.endswith(".py"):
+        if not path.is_file():
+            raise InputError("agent file not found", file=spec)
+        return _pick(_import_file(path.resolve(), package=False), ("root_agent", "agent"), spec)
+    if _MODULE_SPEC.match(spec):
+        module_name, _, attribute = spec.partition(":")
+        if "" not in sys.path and str(Path.cwd()) not in sys.path:
+            sys.path.insert(0, str(Path.cwd()))
+        value: object = importlib.import_module(module_name)
+        for part in attribute.split("."):
+            if not hasattr(value, part):
+                raise InputError(f"module {module_name!r} has no attribute {attribute!r}", file=spec)
+            value = getattr(value, part)
+        return value
+    raise InputError(
+        "not an agent: expected path/to/agent.py, an ADK agent directory or package.module:attribute", file=spec
+    )
+
+
+def load_agent(spec: str) -> Agent:
+    """Load an agent from ``spec`` and wrap it with :func:`as_agent`.
+
+    ``spec`` is one of:
+
+    - ``path/to/agent.py``: the module's ``root_agent``, else its ``agent``;
+    - an ADK-style directory whose ``__init__.py`` makes ``agent.root_agent`` available;
+    - ``package.module:attribute`` (importable from the current directory or ``sys.path``).
+
+    Every failure (missing file, import error, missing attribute, not an agent) raises :class:`InputError`
+    naming ``spec``.
+    """
+    try:
+        obj = _load_object(spec)
+    except InputError:
+        raise
+    except Exception as exc:
+        raise InputError(f"cannot import the agent: {type(exc).__name__}: {exc}", file=spec) from exc
+    try:
+        return as_agent(obj)
+    except TypeError as exc:
+        raise InputError(str(exc), file=spec) from None

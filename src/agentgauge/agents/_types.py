@@ -1,0 +1,70 @@
+"""What an agent receives for one user turn, what it returns, and the protocol every agent satisfies."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import Field
+
+from ..errors import AgentgaugeError
+from ..model import GaugeModel, Invocation, Message, Tool
+
+__all__ = ["Agent", "AgentError", "AgentOutput", "AgentRequest"]
+
+
+class AgentError(AgentgaugeError):
+    """An agent could not produce an answer (bad output, protocol violation, no final answer, ...).
+
+    The run engine records the message as the case's ``errorMessage``; other cases keep running.
+    """
+
+
+class AgentRequest(GaugeModel):
+    """One user turn of an eval case, as handed to the agent.
+
+    - ``user_content``: the user's message for this turn.
+    - ``session_id`` / ``user_id``: the session this turn belongs to (one fresh session per case and run).
+    - ``state``: the session state, initialised from the case's ``sessionInput.state``. The same dict is passed
+      for every turn of a case, so an agent may keep session state in it.
+    - ``context_messages``: case-level then invocation-level context messages to inject into the model request
+      (not part of the conversation history).
+    - ``history``: the earlier invocations of this session as the agent actually produced them.
+    """
+
+    user_content: Message
+    session_id: str
+    user_id: str = ""
+    state: dict[str, Any] = Field(default_factory=dict)
+    context_messages: list[Message] = Field(default_factory=list)
+    history: list[Invocation] = Field(default_factory=list)
+
+
+class AgentOutput(GaugeModel):
+    """What an agent did for one user turn: its final answer, the tools it called and intermediate messages.
+
+    ``final_response`` may be a plain string (recorded as an assistant message), a :class:`Message`, or
+    ``None`` when the agent gave no answer.
+    """
+
+    final_response: str | Message | None = None
+    tools: list[Tool] = Field(default_factory=list)
+    intermediate_responses: list[Message] = Field(default_factory=list)
+
+    def final_message(self) -> Message | None:
+        """The final response as a :class:`Message` (strings become assistant messages)."""
+        if isinstance(self.final_response, str):
+            return Message(role="assistant", content=self.final_response)
+        return self.final_response
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything the run engine can call: ``await agent.run(request)`` answers one user turn.
+
+    Use :func:`agentgauge.agents.as_agent` to turn plain callables, event generators, objects with a ``run``
+    method and Google ADK agents into an :class:`Agent`.
+    """
+
+    async def run(self, request: AgentRequest) -> AgentOutput:
+        """Answer ``request.user_content`` within the session ``request.session_id``."""
+        ...

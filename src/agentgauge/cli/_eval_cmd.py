@@ -1,0 +1,298 @@
+"""``agentgauge eval``: run an agent over eval sets, score, save results, report, and set the exit code."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from ._app import app
+from ._common import EXIT_FAILED, EXIT_OK, fail_input, input_errors_exit_2
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
+
+    from ..evaluator import EvaluationResult
+    from ..model import EvalMetric, EvalSet
+
+__all__ = ["eval_command"]
+
+
+@dataclass
+class _Target:
+    """One EVAL_SET argument: the file, the selected case ids, and what was loaded for it."""
+
+    path: Path
+    case_ids: list[str]
+    eval_set: EvalSet | None = None
+    metrics: list[EvalMetric] = field(default_factory=list)
+    metrics_source: str = ""
+
+
+def _split_case_filter(arg: str) -> _Target:
+    path = Path(arg)
+    if path.exists():
+        return _Target(path, [])
+    # A drive letter ("C:\\sets\\x.json") is part of the path, not a case filter.
+    start = 2 if len(arg) > 2 and arg[1] == ":" and arg[0].isalpha() else 0
+    cut = arg.find(":", start)
+    if cut < 0:
+        return _Target(path, [])
+    cases = arg[cut + 1 :].split(":")[0]
+    return _Target(Path(arg[:cut]), [c.strip() for c in cases.split(",") if c.strip()])
+
+
+def _find_metrics(target: _Target, config: Path | None) -> None:
+    from ..formats import default_adk_metrics, load_metrics
+
+    assert target.eval_set is not None
+    if config is not None:
+        target.metrics, target.metrics_source = load_metrics(config), str(config)
+        return
+    folder = target.path.parent
+    for candidate in (folder / f"{target.eval_set.eval_set_id}.metrics.json", folder / "test_config.json"):
+        if candidate.is_file():
+            target.metrics, target.metrics_source = load_metrics(candidate), str(candidate)
+            return
+    target.metrics, target.metrics_source = default_adk_metrics(), "ADK default criteria"
+
+
+def _select(target: _Target) -> list[str]:
+    from ..errors import InputError
+    from ..service import select_cases
+
+    assert target.eval_set is not None
+    try:
+        return [case.eval_id for case in select_cases(target.eval_set, target.case_ids)]
+    except InputError as exc:
+        raise InputError(exc.message, file=str(target.path)) from None
+
+
+def _app_name(explicit: str | None, targets: list[_Target]) -> str:
+    """``--app-name``, else the first ``sessionInput.appName`` of the selected sets, else the first set's id."""
+    from ..storage import check_segment
+
+    candidates = [explicit] if explicit else []
+    for target in targets:
+        assert target.eval_set is not None
+        candidates += [c.session_input.app_name for c in target.eval_set.eval_cases if c.session_input is not None]
+        candidates.append(target.eval_set.eval_set_id)
+    return check_segment(next(name for name in candidates if name), "app name")
+
+
+def _report_path(path: Path, eval_set_id: str, several: bool) -> Path:
+    return path.with_name(f"{path.stem}.{eval_set_id}{path.suffix}") if several else path
+
+
+def _progress(console: Console, total_label: str) -> tuple[Any, Any]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    )
+    task = bar.add_task(total_label, total=None)
+
+    def update(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    return bar, update
+
+
+@app.command("eval")
+def eval_command(
+    targets: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="[AGENT] EVAL_SET[:case1,case2]...",
+            help="AGENT is path/to/agent.py, an ADK agent directory or "
+            "package.module:attribute (optional when every selected case is in trace mode).",
+            show_default=False,
+        ),
+    ],
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            "--metrics",
+            "--config_file_path",
+            help="Metrics file (.metrics.json array or ADK test_config.json). Default: <evalSetId>.metrics.json "
+            "beside the eval set, else test_config.json beside it, else ADK's default criteria.",
+        ),
+    ] = None,
+    num_runs: Annotated[int, typer.Option("--num-runs", help="Run every case this many times.")] = 1,
+    parallelism: Annotated[int, typer.Option("--parallelism", help="Cases (and runs) in flight at once.")] = 4,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="Per-case inference timeout in seconds.")] = None,
+    output_dir: Annotated[Path, typer.Option("--output-dir", help="Where results are saved.")] = Path(
+        ".agentgauge/results"
+    ),
+    app_name: Annotated[
+        str | None, typer.Option("--app-name", help="App name (default: the cases' sessionInput.appName).")
+    ] = None,
+    print_detailed_results: Annotated[
+        bool,
+        typer.Option(
+            "--print-detailed-results",
+            "--print_detailed_results",
+            help="Per case and invocation: metric, score, threshold, status, Expected / Actual for mismatches.",
+        ),
+    ] = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the saved result as JSON on stdout; human output goes to stderr.")
+    ] = False,
+    junit: Annotated[Path | None, typer.Option("--junit", help="Also write a JUnit XML report.")] = None,
+    html: Annotated[Path | None, typer.Option("--html", help="Also write a self-contained HTML report.")] = None,
+    markdown: Annotated[Path | None, typer.Option("--markdown", help="Also write a Markdown summary.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the judge answer cache.")] = False,
+) -> None:
+    """Evaluate an agent on one or more eval sets and save the results.
+
+    Exit code 0 when every selected case passed, 1 when a case failed or was not evaluated, 2 on bad usage or
+    invalid input (nothing is run or written).
+
+    Examples:
+
+      agentgauge eval examples/calculator/agent.py examples/calculator/calculator.evalset.json
+
+      agentgauge eval my_agent/ evals/smoke.evalset.json:greeting,refund --num-runs 3 --junit report.xml
+
+      agentgauge eval traces.evalset.json --metrics judge.metrics.json --json > result.json
+    """
+    from rich.console import Console
+
+    if num_runs < 1:
+        fail_input(f"--num-runs must be at least 1, got {num_runs}")
+    if parallelism < 1:
+        fail_input(f"--parallelism must be at least 1, got {parallelism}")
+    if timeout is not None and timeout <= 0:
+        fail_input(f"--timeout must be positive, got {timeout:g}")
+    console = Console(stderr=json_out, soft_wrap=False)
+    with input_errors_exit_2():
+        outcomes = _run(
+            targets,
+            config=config,
+            num_runs=num_runs,
+            parallelism=parallelism,
+            timeout=timeout,
+            output_dir=output_dir,
+            app_name=app_name,
+            no_cache=no_cache,
+            console=console,
+            progress_console=None if json_out else Console(stderr=True),
+        )
+        _report(outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown)
+    if json_out:
+        from ..reporting import render
+
+        documents = [render(o.eval_set_result, "json").rstrip("\n") for o in outcomes]
+        sys.stdout.write((documents[0] if len(documents) == 1 else "[\n" + ",\n".join(documents) + "\n]") + "\n")
+        sys.stdout.flush()
+    cases = [case for outcome in outcomes for case in outcome.eval_cases]
+    passed = bool(cases) and all(case.overall_status.value == "passed" for case in cases)
+    raise typer.Exit(EXIT_OK if passed else EXIT_FAILED)
+
+
+def _run(
+    args: list[str],
+    *,
+    config: Path | None,
+    num_runs: int,
+    parallelism: int,
+    timeout: float | None,
+    output_dir: Path,
+    app_name: str | None,
+    no_cache: bool,
+    console: Console,
+    progress_console: Console | None,
+) -> list[EvaluationResult]:
+    """Validate every input, then evaluate each eval set in turn."""
+    from ..agents import load_agent, looks_like_agent_spec
+    from ..errors import InputError
+    from ..evaluator import AgentEvaluator
+    from ..evaluators import Registry
+    from ..formats import load_eval_set
+    from ..judges import JudgeSettings
+    from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager
+
+    agent_spec = args[0] if len(args) > 1 and looks_like_agent_spec(args[0]) else None
+    set_args = args[1:] if agent_spec is not None else args
+    if not set_args:
+        raise InputError("no eval set given: usage: agentgauge eval [AGENT] EVAL_SET[:case1,case2]...")
+    judge_settings = JudgeSettings(cache_dir=None if no_cache else output_dir / ".judge_cache")
+    registry = Registry(judge_settings=judge_settings)
+    targets = [_split_case_filter(arg) for arg in set_args]
+    for target in targets:
+        target.eval_set = load_eval_set(target.path)
+        selected = set(_select(target))
+        _find_metrics(target, config)
+        registry.validate_metrics(target.metrics, file=target.metrics_source)
+        if agent_spec is None:
+            needing = [c.eval_id for c in target.eval_set.eval_cases if c.eval_id in selected and not c.is_trace]
+            if needing:
+                raise InputError(
+                    f"an agent is required: case(s) {', '.join(needing)} are not in trace mode; "
+                    "usage: agentgauge eval AGENT EVAL_SET...",
+                    file=str(target.path),
+                )
+    app = _app_name(app_name, targets)
+    agent = load_agent(agent_spec) if agent_spec is not None else None
+    results = LocalEvalResultManager(base_dir=output_dir)
+    outcomes = []
+    for target in targets:
+        assert target.eval_set is not None
+        sets, metrics = InMemoryEvalSetManager(), InMemoryMetricManager()
+        sets.put(app, target.eval_set)
+        metrics.put_all(app, target.eval_set.eval_set_id, target.metrics)
+        console.print(
+            f"[bold]{target.eval_set.eval_set_id}[/] ({target.path}): metrics from {target.metrics_source}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        bar, update = (None, None)
+        if progress_console is not None and progress_console.is_terminal:
+            bar, update = _progress(progress_console, target.eval_set.eval_set_id)
+        evaluator = AgentEvaluator(
+            app,
+            agent,
+            eval_set_manager=sets,
+            metric_manager=metrics,
+            result_manager=results,
+            registry=registry,
+            num_runs=num_runs,
+            parallelism=parallelism,
+            timeout=timeout,
+            case_ids=target.case_ids or None,
+            progress=update,
+        )
+        if bar is not None:
+            with bar:
+                outcomes.append(asyncio.run(evaluator.evaluate(target.eval_set.eval_set_id)))
+        else:
+            outcomes.append(asyncio.run(evaluator.evaluate(target.eval_set.eval_set_id)))
+    return outcomes
+
+
+def _report(
+    outcomes: list[EvaluationResult],
+    console: Console,
+    *,
+    detailed: bool,
+    junit: Path | None,
+    html: Path | None,
+    markdown: Path | None,
+) -> None:
+    from ..reporting import print_summary, write_report
+
+    several = len(outcomes) > 1
+    for outcome in outcomes:
+        result = outcome.eval_set_result
+        print_summary(result, console=console, detailed=detailed, duration=outcome.execution_time)
+        for path, fmt in ((junit, "junit"), (html, "html"), (markdown, "markdown")):
+            if path is not None:
+                target = _report_path(path, result.eval_set_id, several)
+                write_report(result, target, fmt)  # type: ignore[arg-type]
+                console.print(f"{fmt} report written to {target}", highlight=False, soft_wrap=True)
+        console.print(f"Results saved to {outcome.result_path}", highlight=False, soft_wrap=True)

@@ -1,0 +1,147 @@
+"""``validate``, ``convert`` and ``migrate``: check files and move them between native and ADK formats."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ._app import app
+from ._common import EXIT_INVALID, fail_input, input_errors_exit_2
+
+__all__ = ["convert", "migrate", "validate"]
+
+
+def _load_any(path: str) -> tuple[str, Any]:
+    """Read a file, detect its kind and load it: ``("eval set" | "metrics" | "result", loaded)``."""
+    from ..errors import InputError
+    from ..formats import _api
+    from ..formats._evalset_read import eval_set_from_document
+    from ..formats._jsonio import parse_json, read_bytes
+    from ..formats._metrics import metrics_from_document
+    from ..formats._results import result_from_document
+
+    doc = parse_json(read_bytes(path), path)
+    kind = _api.detect_kind(doc)
+    if kind == "eval_set":
+        return "eval set", eval_set_from_document(doc, path, default_id=_api.default_id_for(path), consume=True)
+    if kind == "metrics":
+        return "metrics", metrics_from_document(doc, path, expand=False)
+    if kind == "result":
+        return "result", result_from_document(doc, path)
+    raise InputError(
+        f"unrecognised file: found {_api.describe(doc)}; expected an eval set (object with 'evalCases'/'eval_cases', "
+        "or an ADK legacy .test.json array), a metrics file (array of metrics, or test_config.json with 'criteria') "
+        "or an eval set result (object with 'evalCaseResults'/'eval_case_results')",
+        file=path,
+    )
+
+
+def _summary(kind: str, loaded: Any) -> str:
+    if kind == "eval set":
+        return f"eval set, {len(loaded.eval_cases)} cases"
+    if kind == "metrics":
+        return f"metrics, {len(loaded)} metrics"
+    return f"result, {len(loaded.eval_case_results)} case results"
+
+
+@app.command(
+    epilog="Example:  agentgauge validate evals/*.evalset.json evals/test_config.json results/app/*.json",
+)
+def validate(
+    files: Annotated[list[Path], typer.Argument(help="Eval set, metrics / test_config.json or result files.")],
+) -> None:
+    """Check eval sets, metrics files and results in any supported format.
+
+    Prints one line per file: "ok: FILE (eval set, N cases)" or "error: FILE: JSON.PATH: what was expected".
+    Exits 0 when every file is valid, 2 when any is not.
+    """
+    from ..errors import InputError, NotFoundError
+
+    bad = 0
+    for file in files:
+        try:
+            kind, loaded = _load_any(str(file))
+        except (InputError, NotFoundError) as exc:
+            bad += 1
+            typer.echo(f"error: {exc}", err=True)
+            continue
+        typer.echo(f"ok: {file} ({_summary(kind, loaded)})")
+    if bad:
+        raise typer.Exit(EXIT_INVALID)
+
+
+@app.command(
+    epilog="Examples:  agentgauge convert home.test.json home.evalset.json\n\n"
+    "           agentgauge convert math.evalset.json math.adk.evalset.json --to adk",
+)
+def convert(
+    source: Annotated[Path, typer.Argument(help="Input file: eval set, metrics or result, any supported format.")],
+    target: Annotated[Path, typer.Argument(help="Output file (written atomically; parent folders are created).")],
+    to: Annotated[str, typer.Option("--to", help="Output format: 'native' (camelCase) or 'adk'.")] = "native",
+) -> None:
+    """Convert an eval set, metrics file or result between the native format and Google ADK's.
+
+    Metrics convert to ADK only when every metric uses an ADK criterion (test_config.json has no other form).
+    Nothing is written when the input is invalid.
+    """
+    if to not in ("native", "adk"):
+        fail_input(f"--to must be 'native' or 'adk', not {to!r}")
+    with input_errors_exit_2():
+        from ..formats import _api
+
+        fmt: Any = to
+        kind, loaded = _load_any(str(source))
+        if kind == "eval set":
+            _api.save_eval_set(loaded, target, fmt=fmt)
+        elif kind == "metrics":
+            _api.save_metrics(loaded, target, fmt=fmt)
+        else:
+            _api.save_result(loaded, target, fmt=fmt)
+    typer.echo(f"wrote {target} ({to} {_summary(kind, loaded)})")
+
+
+@app.command(
+    epilog="Example:  agentgauge migrate tests/fixture/home.test.json evals/home.evalset.json "
+    "--initial-session tests/fixture/initial.session.json",
+)
+def migrate(
+    source: Annotated[Path, typer.Argument(help="An ADK legacy .test.json file (rows of query/expected_tool_use).")],
+    target: Annotated[Path, typer.Argument(help="The new eval set file to write.")],
+    initial_session: Annotated[
+        Path | None,
+        typer.Option("--initial-session", help="ADK initial session JSON ({state, app_name, user_id})."),
+    ] = None,
+    to: Annotated[str, typer.Option("--to", help="Output format: 'native' (camelCase) or 'adk'.")] = "native",
+) -> None:
+    """Migrate an ADK legacy .test.json file (one session) to an eval set file.
+
+    The case id and eval set id are the file name without ".test.json". With --initial-session, its state,
+    app_name and user_id become the case's session input.
+    """
+    if to not in ("native", "adk"):
+        fail_input(f"--to must be 'native' or 'adk', not {to!r}")
+    with input_errors_exit_2():
+        from ..errors import InputError
+        from ..formats import _api
+        from ..formats._evalset_read import eval_set_from_document
+        from ..formats._jsonio import parse_json, read_bytes
+        from ..formats._legacy import is_legacy_document, session_input_from_initial
+
+        path = str(source)
+        doc = parse_json(read_bytes(path), path)
+        if not is_legacy_document(doc):
+            raise InputError(
+                f"not a legacy ADK test file: found {_api.describe(doc)}; expected an array of "
+                "{query, expected_tool_use, reference} rows (use 'agentgauge convert' for other formats)",
+                file=path,
+            )
+        eval_set = eval_set_from_document(doc, path, default_id=_api.default_id_for(path))
+        if initial_session is not None:
+            session_path = str(initial_session)
+            session = session_input_from_initial(parse_json(read_bytes(session_path), session_path), session_path)
+            for case in eval_set.eval_cases:
+                case.session_input = session.model_copy(deep=True)
+        _api.save_eval_set(eval_set, target, fmt="adk" if to == "adk" else "native")
+    typer.echo(f"wrote {target} (eval set {eval_set.eval_set_id!r}, {len(eval_set.eval_cases)} cases)")

@@ -1,0 +1,73 @@
+"""``agentgauge list-metrics``: every registered metric with what it needs and the values it produces."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from ._app import app
+
+__all__ = ["list_metrics"]
+
+
+def _range(lo: float, hi: float) -> str:
+    return f"{lo:g}–{hi:g}"
+
+
+def _one_line(description: str) -> str:
+    """The first line of a description, up to its first ``"; "`` (the table shows the gist; --json has it all)."""
+    first = description.strip().splitlines()[0] if description.strip() else ""
+    return first.split("; ", 1)[0]
+
+
+@app.command("list-metrics")
+def list_metrics(
+    json_out: Annotated[bool, typer.Option("--json", help="Print the list as JSON instead of a table.")] = False,
+) -> None:
+    """List the metrics available to eval runs: name, whether expected data or a judge model is needed, the value
+    range and a one-line description.
+
+    Examples:
+
+        agentgauge list-metrics
+
+        agentgauge list-metrics --json
+    """
+    from ..evaluators import Registry
+
+    infos = Registry().infos()
+    if json_out:
+        rows = [
+            {
+                "name": i.name,
+                "needsExpected": i.needs_expected,
+                "needsJudge": i.needs_judge,
+                "minValue": i.min_value,
+                "maxValue": i.max_value,
+                "description": i.description,
+            }
+            for i in infos
+        ]
+        typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="agentgauge metrics", title_justify="left")
+    table.add_column("metric", style="bold", no_wrap=True)
+    table.add_column("expected", justify="center")
+    table.add_column("judge", justify="center")
+    table.add_column("range", justify="center", no_wrap=True)
+    table.add_column("description")
+    for i in infos:
+        table.add_row(
+            i.name,
+            "yes" if i.needs_expected else "no",
+            "yes" if i.needs_judge else "no",
+            _range(i.min_value, i.max_value),
+            _one_line(i.description),
+        )
+    Console().print(table)

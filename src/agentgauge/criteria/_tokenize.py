@@ -1,0 +1,115 @@
+"""ROUGE tokenizers: ADK's Unicode-aware tokenizer and rouge-score's default one, both with a stem cache.
+
+Stemming is nltk's ``PorterStemmer`` in its default ``NLTK_EXTENSIONS`` mode, applied by rouge-score's own
+``tokenize`` to ASCII words longer than 3 characters. Each distinct word is stemmed once per process: the
+cache is what makes ROUGE cheap, since the same few thousand words recur in every answer.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from itertools import chain
+from typing import Any
+
+__all__ = ["default_tokens", "unicode_tokens"]
+
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+# bytes.translate table: ASCII letters and digits stay, every other byte becomes a space.
+_ASCII_WORDS = bytes(b if chr(b).isascii() and chr(b).isalnum() else 0x20 for b in range(256))
+_CACHE_LIMIT = 500_000
+
+_lock = threading.Lock()
+_stemmer: Any = None
+_rouge_tokenize: Any = None
+
+
+def _load() -> None:
+    global _stemmer, _rouge_tokenize
+    with _lock:
+        if _rouge_tokenize is None:
+            from nltk.stem import porter
+            from rouge_score import tokenize
+
+            _stemmer = porter.PorterStemmer()
+            _rouge_tokenize = tokenize.tokenize
+
+
+class _WordCache(dict[str, tuple[str, ...]]):
+    """rouge-score's tokenization of single ASCII words, computed on first lookup.
+
+    Lookups go through ``dict.__getitem__`` (C speed for hits); ``__missing__`` tokenizes a new word.
+    """
+
+    def __init__(self, stem: bool) -> None:
+        super().__init__()
+        self.stem = stem
+
+    def __missing__(self, word: str) -> tuple[str, ...]:
+        if _rouge_tokenize is None:
+            _load()
+        tokens = tuple(_rouge_tokenize(word, _stemmer if self.stem else None))
+        if len(self) >= _CACHE_LIMIT:
+            self.clear()
+        self[word] = tokens
+        return tokens
+
+
+_CACHES = {True: _WordCache(True), False: _WordCache(False)}
+
+
+def _is_cjk(code: int) -> bool:
+    return 0x4E00 <= code <= 0x9FFF or 0x3040 <= code <= 0x309F or 0x30A0 <= code <= 0x30FF or 0xAC00 <= code <= 0xD7AF
+
+
+def _is_non_spaced(code: int) -> bool:
+    return 0x0E00 <= code <= 0x0E7F or 0x0E80 <= code <= 0x0EFF or 0x1780 <= code <= 0x17FF or 0x1000 <= code <= 0x109F
+
+
+def _unicode_words(text: str) -> list[str]:
+    out: list[str] = []
+    append = out.append
+    category = unicodedata.category
+    for ch in text:
+        code = ord(ch)
+        if code < 0x80:
+            append(ch if ch.isalnum() else " ")
+        elif _is_cjk(code):
+            append(" " + ch + " ")
+        elif _is_non_spaced(code):
+            # A combining mark stays on its base consonant; anything else starts a new cluster.
+            append(ch if category(ch).startswith("M") else " " + ch)
+        elif ch.isalnum() or category(ch).startswith("M"):
+            append(ch)
+        else:
+            append(" ")
+    return "".join(out).split()
+
+
+def unicode_tokens(text: str, stem: bool = True) -> list[str]:
+    """Google ADK's ``response_match_score`` tokenization (2.x ``_UnicodeAwareTokenizer``).
+
+    NFKC + lowercase; CJK characters become single tokens; Thai/Lao/Khmer/Myanmar split into clusters of a base
+    character and its combining marks; other word characters and combining marks are kept, everything else
+    separates words. ASCII words go through rouge-score's tokenizer (stemmed when longer than 3 characters);
+    non-ASCII words are kept whole and never stemmed.
+    """
+    text = unicodedata.normalize("NFKC", text).lower()
+    lookup = _CACHES[stem].__getitem__
+    if text.isascii():
+        words = text.encode("ascii").translate(_ASCII_WORDS).decode("ascii").split()
+        return list(chain.from_iterable(map(lookup, words)))
+    tokens: list[str] = []
+    for word in _unicode_words(text):
+        if word.isascii():
+            tokens.extend(lookup(word))
+        else:
+            tokens.append(word)
+    return tokens
+
+
+def default_tokens(text: str, stem: bool = False) -> list[str]:
+    """rouge-score's ``DefaultTokenizer``: lowercase, keep ``[a-z0-9]`` runs, optional Porter stemming."""
+    words = _NON_ALNUM.sub(" ", text.lower()).split()
+    return list(chain.from_iterable(map(_CACHES[stem].__getitem__, words)))

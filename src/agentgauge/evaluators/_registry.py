@@ -1,0 +1,153 @@
+"""The evaluator registry: metric name → evaluator, with the facts ``list-metrics`` shows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..criteria import CompareRegistry
+from ..errors import InputError, NotFoundError
+from ..model import EvalMetric
+from ._base import Evaluator, EvaluatorError
+from ._final_response import FinalResponseEvaluator
+from ._response_match import ResponseMatchEvaluator
+from ._trajectory import ToolTrajectoryEvaluator
+
+if TYPE_CHECKING:
+    from ..judges._settings import JudgeSettings
+
+__all__ = ["MetricInfo", "Registry"]
+
+
+@dataclass(frozen=True, slots=True)
+class MetricInfo:
+    """What a metric needs and produces: expected data?, a judge model?, and its value range."""
+
+    name: str
+    description: str
+    needs_expected: bool
+    needs_judge: bool
+    min_value: float = 0.0
+    max_value: float = 1.0
+
+
+class Registry:
+    """Evaluators by metric name. The built-in metrics are registered on construction.
+
+    ``judge_settings`` travel to the LLM-judge metrics; ``compares`` holds the named custom comparisons that
+    criteria refer to with ``compareName``. Lookups use ``metric.evaluator_key`` (``evaluatorName``, else
+    ``metricName``). Registering a name again replaces the earlier evaluator.
+    """
+
+    def __init__(self, *, judge_settings: JudgeSettings | None = None, compares: CompareRegistry | None = None) -> None:
+        self.judge_settings = judge_settings
+        self.compares = compares if compares is not None else CompareRegistry()
+        self._evaluators: dict[str, Evaluator] = {}
+        self._infos: dict[str, MetricInfo] = {}
+        for evaluator in (
+            ToolTrajectoryEvaluator(self.compares),
+            FinalResponseEvaluator(self.compares),
+            ResponseMatchEvaluator(),
+        ):
+            self.register(
+                evaluator,
+                info=MetricInfo(evaluator.name, evaluator.description, needs_expected=True, needs_judge=False),
+            )
+        self._register_llm_builtins()
+
+    def _register_llm_builtins(self) -> None:
+        from .llm import register_llm_builtins
+
+        register_llm_builtins(self, self.judge_settings)
+
+    def register(self, evaluator: Evaluator, *, name: str | None = None, info: MetricInfo | None = None) -> None:
+        """Register ``evaluator`` under ``name`` (default ``evaluator.name``), replacing any earlier one.
+
+        Without ``info`` the listing uses the evaluator's description, its optional ``needs_expected`` /
+        ``needs_judge`` attributes (default: needs expected data, no judge) and the range [0, 1].
+        """
+        key = name or evaluator.name
+        if not key:
+            raise ValueError("an evaluator needs a non-empty name")
+        if info is None:
+            info = MetricInfo(
+                key,
+                evaluator.description,
+                needs_expected=bool(getattr(evaluator, "needs_expected", True)),
+                needs_judge=bool(getattr(evaluator, "needs_judge", False)),
+            )
+        elif info.name != key:
+            info = MetricInfo(
+                key, info.description, info.needs_expected, info.needs_judge, info.min_value, info.max_value
+            )
+        self._evaluators[key] = evaluator
+        self._infos[key] = info
+
+    def get(self, name: str) -> Evaluator:
+        """The evaluator registered as ``name``; :class:`NotFoundError` listing the valid names otherwise."""
+        try:
+            return self._evaluators[name]
+        except KeyError:
+            raise NotFoundError(f"unknown metric {name!r}; valid metrics: {', '.join(self.names())}") from None
+
+    def resolve(self, metric: EvalMetric) -> Evaluator:
+        """The evaluator for ``metric`` (by ``evaluatorName``, else ``metricName``)."""
+        return self.get(metric.evaluator_key)
+
+    def names(self) -> list[str]:
+        """Registered metric names, sorted."""
+        return sorted(self._evaluators)
+
+    def info(self, name: str) -> MetricInfo:
+        """The listing facts of ``name``; :class:`NotFoundError` when unknown."""
+        self.get(name)
+        return self._infos[name]
+
+    def infos(self) -> list[MetricInfo]:
+        """Listing facts of every registered metric, sorted by name."""
+        return [self._infos[n] for n in self.names()]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._evaluators
+
+    def validate_metrics(self, metrics: Iterable[EvalMetric], *, file: str | None = None) -> None:
+        """Check metric names and criteria before a run; the first problem raises :class:`InputError`.
+
+        The error names the metric's position (``metrics[2].criterion``) and, for an unknown name, lists the
+        valid ones.
+        """
+        for i, metric in enumerate(metrics):
+            key = metric.evaluator_key
+            if key not in self._evaluators:
+                field = "evaluatorName" if metric.evaluator_name else "metricName"
+                raise InputError(
+                    f"unknown metric {key!r}; valid metrics: {', '.join(self.names())}",
+                    file=file,
+                    location=f"metrics[{i}].{field}",
+                )
+            try:
+                _parse_blocks(metric)
+                check = getattr(self._evaluators[key], "validate_metric", None)
+                if callable(check):
+                    check(metric)
+            except (ValueError, EvaluatorError) as exc:  # CriterionError and pydantic errors are ValueErrors
+                raise InputError(
+                    f"{metric.metric_name}: {exc}", file=file, location=f"metrics[{i}].criterion"
+                ) from None
+
+
+def _parse_blocks(metric: EvalMetric) -> None:
+    """Parse every native criterion block present, whichever metric it is attached to."""
+    from .. import criteria
+
+    crit = metric.criterion
+    if crit is None:
+        return
+    if crit.tool_trajectory is not None:
+        criteria.ToolTrajectoryCriterion.model_validate(crit.tool_trajectory)
+    if crit.final_response is not None:
+        criteria.FinalResponseCriterion.model_validate(crit.final_response)
+    llm_cls: Any = getattr(criteria, "LLMCriterion", None)
+    if crit.llm_judge is not None and llm_cls is not None:
+        llm_cls.model_validate(crit.llm_judge)

@@ -1,0 +1,60 @@
+"""What one judge sample yields, and the judge configuration a metric resolved for one evaluation."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...criteria._llm import JudgeModelOptions, Rubric
+from ...judges import JudgeMessage, ResponseSchema
+from ...model import RubricScore
+
+__all__ = ["JudgeConfig", "NotApplicable", "Prompt", "Sample"]
+
+
+@dataclass(slots=True)
+class Sample:
+    """One judge answer scored: ``score`` is ``None`` when the answer carried no usable verdict."""
+
+    score: float | None
+    reason: str = ""
+    rubric_scores: list[RubricScore] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """The messages for one invocation, the schema the answer should follow, and the rubrics it covers."""
+
+    messages: Sequence[JudgeMessage]
+    schema: ResponseSchema | None = None
+    rubrics: tuple[Rubric, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeConfig:
+    """A metric's judge settings after reading its criterion (either dialect).
+
+    ``options`` is ``None`` only when an injected judge replaces the configured one; ``flags`` holds the raw
+    criterion block for metric-specific switches (``evaluate_intermediate_nl_responses``, ...).
+    ``case_rubrics`` (ADK dialect) are rubrics merged in from the case, used only when their type matches.
+    """
+
+    metric_name: str
+    threshold: float
+    options: JudgeModelOptions | None
+    rubrics: tuple[Rubric, ...]
+    num_samples: int
+    sample_limit: int
+    generation_config: Mapping[str, Any]
+    flags: Mapping[str, Any] = field(default_factory=dict)
+    case_rubrics: tuple[Rubric, ...] = ()
+
+    def flag(self, name: str) -> bool:
+        """A boolean switch of the criterion, read in snake_case or camelCase."""
+        camel = name.split("_")[0] + "".join(p.title() for p in name.split("_")[1:])
+        return bool(self.flags.get(name, self.flags.get(camel, False)))
+
+
+class NotApplicable(Exception):
+    """The metric cannot judge this invocation (no rubrics, no text); it is reported as not evaluated."""

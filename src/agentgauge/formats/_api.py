@@ -1,0 +1,142 @@
+"""Public load / parse / save functions and document-kind detection."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from ..errors import InputError
+from ..model import EvalMetric, EvalSet, EvalSetResult
+from ..storage._atomic import atomic_write
+from ._adk_write import to_adk_eval_set
+from ._evalset_read import describe_document, eval_set_from_document
+from ._jsonio import dump_json, parse_json, read_bytes
+from ._keys import has_key
+from ._legacy import is_legacy_document
+from ._metrics import metrics_from_document, to_test_config
+from ._results import result_from_document, to_adk_result
+
+__all__ = [
+    "DocumentKind",
+    "Format",
+    "default_id_for",
+    "detect_kind",
+    "dump_metrics",
+    "load_eval_set",
+    "load_metrics",
+    "load_result",
+    "parse_eval_set",
+    "parse_metrics",
+    "parse_result",
+    "save_eval_set",
+    "save_metrics",
+    "save_result",
+]
+
+Format = Literal["native", "adk"]
+DocumentKind = Literal["eval_set", "metrics", "result"]
+
+_SUFFIXES = (".evalset_result.json", ".evalset.json", ".metrics.json", ".test.json", ".json")
+
+
+def default_id_for(source: str) -> str:
+    """The id a file implies: its name without ``.evalset.json`` / ``.test.json`` / ``.json``."""
+    name = Path(source).name
+    for suffix in _SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name or "eval_set"
+
+
+def detect_kind(doc: Any) -> DocumentKind | None:
+    """Which kind of document a parsed JSON value is, or ``None`` when it is none of them."""
+    if isinstance(doc, str):
+        return "result" if doc.lstrip().startswith("{") else None
+    if isinstance(doc, dict):
+        if has_key(doc, "eval_cases"):
+            return "eval_set"
+        if has_key(doc, "eval_case_results") or has_key(doc, "eval_set_result_id"):
+            return "result"
+        if "criteria" in doc:
+            return "metrics"
+        return None
+    if isinstance(doc, list):
+        if is_legacy_document(doc):
+            return "eval_set"
+        if not doc or (isinstance(doc[0], dict) and has_key(doc[0], "metric_name")):
+            return "metrics"
+    return None
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in ("native", "adk"):
+        raise InputError(f"unknown format {fmt!r}: expected 'native' or 'adk'")
+
+
+def parse_eval_set(data: bytes | str, *, source: str = "<input>") -> EvalSet:
+    """Parse an eval set in any supported format (native/trpc, ADK, ADK-TS, ADK legacy) into the native model."""
+    return eval_set_from_document(parse_json(data, source), source, default_id=default_id_for(source), consume=True)
+
+
+def load_eval_set(path: str | os.PathLike[str]) -> EvalSet:
+    """Load an eval set file in any supported format; errors name the file and JSON path."""
+    source = os.fspath(path)
+    data = read_bytes(source)
+    doc = parse_json(data, source)
+    del data  # the parsed tree is all we need from here on
+    return eval_set_from_document(doc, source, default_id=default_id_for(source), consume=True)
+
+
+def save_eval_set(eval_set: EvalSet, path: str | os.PathLike[str], *, fmt: Format = "native") -> None:
+    """Write an eval set atomically, as native camelCase JSON (default) or as an ADK EvalSet (``fmt="adk"``)."""
+    _check_format(fmt)
+    doc = to_adk_eval_set(eval_set) if fmt == "adk" else eval_set.model_dump(mode="json")
+    atomic_write(path, dump_json(doc))
+
+
+def parse_metrics(data: bytes | str, *, source: str = "<input>", expand: bool = True) -> list[EvalMetric]:
+    """Parse a native metrics array or an ADK ``test_config.json``; ``expand`` controls judgeModel env expansion."""
+    return metrics_from_document(parse_json(data, source), source, expand=expand)
+
+
+def load_metrics(path: str | os.PathLike[str], *, expand: bool = True) -> list[EvalMetric]:
+    """Load a native ``.metrics.json`` array (``${VAR}``/``$VAR`` expanded in judgeModel providerName, modelName,
+    variant, baseURL and apiKey only) or an ADK ``test_config.json`` (one metric per criterion, ADK semantics)."""
+    source = os.fspath(path)
+    return metrics_from_document(parse_json(read_bytes(source), source), source, expand=expand)
+
+
+def dump_metrics(metrics: list[EvalMetric], *, fmt: Format = "native") -> bytes:
+    """Metrics as JSON bytes: a native array, or (``fmt="adk"``) a ``test_config.json`` object. API keys are blanked."""
+    _check_format(fmt)
+    doc: Any = to_test_config(metrics) if fmt == "adk" else [m.model_dump(mode="json") for m in metrics]
+    return dump_json(doc)
+
+
+def save_metrics(metrics: list[EvalMetric], path: str | os.PathLike[str], *, fmt: Format = "native") -> None:
+    """Write metrics atomically (see :func:`dump_metrics`)."""
+    atomic_write(path, dump_metrics(metrics, fmt=fmt))
+
+
+def parse_result(data: bytes | str, *, source: str = "<input>") -> EvalSetResult:
+    """Parse a result: native, ADK (snake/camel, int statuses) or ADK's legacy string-wrapped JSON."""
+    return result_from_document(parse_json(data, source), source)
+
+
+def load_result(path: str | os.PathLike[str]) -> EvalSetResult:
+    """Load a result file (native, ADK, or ADK's legacy string-wrapped JSON)."""
+    source = os.fspath(path)
+    return result_from_document(parse_json(read_bytes(source), source), source)
+
+
+def save_result(result: EvalSetResult, path: str | os.PathLike[str], *, fmt: Format = "native") -> None:
+    """Write a result atomically, native camelCase (default) or ADK EvalSetResult (``fmt="adk"``)."""
+    _check_format(fmt)
+    doc = to_adk_result(result) if fmt == "adk" else result.model_dump(mode="json")
+    atomic_write(path, dump_json(doc))
+
+
+def describe(doc: Any) -> str:
+    """A short description of a parsed document (for 'unknown document' messages)."""
+    return describe_document(doc)

@@ -1,0 +1,187 @@
+"""Result files: native, ADK (snake/camel, int statuses) and ADK's legacy string-wrapped JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import InputError
+from ..model import EvalMetricResult, EvalSetResult, EvalStatus, Invocation
+from ._adk_read import invocation_from_adk, is_genai_invocation
+from ._adk_write import invocation_to_adk
+from ._jsonio import parse_json, type_name, validation_error
+from ._keys import get_key, has_key, pop_key
+
+__all__ = ["result_from_document", "to_adk_result"]
+
+_NATIVE_CRITERIA = frozenset(
+    {"toolTrajectory", "tool_trajectory", "finalResponse", "final_response", "llmJudge", "llm_judge", "adk"}
+)
+_ADK_STATUS = {
+    EvalStatus.PASSED: 1,
+    EvalStatus.FAILED: 2,
+    EvalStatus.NOT_EVALUATED: 3,
+    EvalStatus.INFORMATIONAL: 4,
+}
+
+
+def _metric_result(raw: Any) -> Any:
+    if not isinstance(raw, dict):
+        return raw
+    out = dict(raw)
+    criterion = out.get("criterion")
+    if isinstance(criterion, dict) and criterion and not (set(criterion) & _NATIVE_CRITERIA):
+        out["criterion"] = {"adk": criterion}  # an ADK BaseCriterion: keep it as written, ADK semantics
+    if "threshold" in out and out["threshold"] is None:
+        adk = criterion if isinstance(criterion, dict) else {}
+        if isinstance(adk.get("threshold"), (int, float)):
+            out["threshold"] = adk["threshold"]
+        else:
+            del out["threshold"]
+    details = out.get("details")
+    if isinstance(details, dict) and isinstance(get_key(details, "rubric_scores"), list):
+        details = dict(details)
+        details["rubric_scores"] = [_rubric_score(s) for s in pop_key(details, "rubric_scores")]
+        out["details"] = details
+    return out
+
+
+def _rubric_score(raw: Any) -> Any:
+    if not isinstance(raw, dict) or not (has_key(raw, "rubric_id") or "rationale" in raw):
+        return raw
+    out = dict(raw)
+    out["id"] = pop_key(out, "rubric_id", "")
+    if "rationale" in out:
+        out["reason"] = out.pop("rationale")
+    return out
+
+
+def _invocation(raw: Any, source: str, path: str) -> Any:
+    if isinstance(raw, dict) and is_genai_invocation(raw):
+        return invocation_from_adk(raw, source, path)
+    return raw
+
+
+def _case_result(raw: Any, source: str, path: str) -> Any:
+    if not isinstance(raw, dict):
+        return raw
+    out = dict(raw)
+    pop_key(out, "eval_metric_results")  # ADK's deprecated (EvalMetric, EvalMetricResult) tuples
+    if has_key(out, "user_id") and get_key(out, "user_id") is None:
+        pop_key(out, "user_id")
+    overall = get_key(out, "overall_eval_metric_results")
+    if isinstance(overall, list):
+        pop_key(out, "overall_eval_metric_results")
+        out["overall_eval_metric_results"] = [_metric_result(m) for m in overall]
+    per = get_key(out, "eval_metric_result_per_invocation")
+    if isinstance(per, list):
+        pop_key(out, "eval_metric_result_per_invocation")
+        converted = []
+        for j, item in enumerate(per):
+            if isinstance(item, dict):
+                item = dict(item)
+                where = f"{path}.evalMetricResultPerInvocation[{j}]"
+                for field, camel in (("actual_invocation", "actualInvocation"), ("expected_invocation", "expectedInvocation")):
+                    if has_key(item, field):
+                        value = pop_key(item, field)
+                        if value is not None:
+                            item[field] = _invocation(value, source, f"{where}.{camel}")
+                results = get_key(item, "eval_metric_results")
+                if isinstance(results, list):
+                    pop_key(item, "eval_metric_results")
+                    item["eval_metric_results"] = [_metric_result(m) for m in results]
+            converted.append(item)
+        out["eval_metric_result_per_invocation"] = converted
+    return out
+
+
+def result_from_document(doc: Any, source: str) -> EvalSetResult:
+    """A parsed result document (native, ADK, or a JSON string that contains the result JSON)."""
+    if isinstance(doc, str):
+        doc = parse_json(doc, source)  # ADK before 1.22 wrote json.dumps(model_dump_json())
+    if not isinstance(doc, dict) or not (has_key(doc, "eval_case_results") or has_key(doc, "eval_set_result_id")):
+        found = f"an object with keys {', '.join(sorted(doc)[:6])}" if isinstance(doc, dict) else f"a JSON {type_name(doc)}"
+        raise InputError(
+            f"not an eval set result: found {found}; expected an object with 'evalSetResultId', 'evalSetId' and "
+            "'evalCaseResults' (native or ADK)",
+            file=source,
+        )
+    top = dict(doc)
+    if has_key(top, "eval_set_result_name") and get_key(top, "eval_set_result_name") is None:
+        pop_key(top, "eval_set_result_name")
+    cases = get_key(top, "eval_case_results")
+    if isinstance(cases, list):
+        pop_key(top, "eval_case_results")
+        top["eval_case_results"] = [_case_result(c, source, f"evalCaseResults[{i}]") for i, c in enumerate(cases)]
+    try:
+        return EvalSetResult.model_validate(top)
+    except ValidationError as exc:
+        raise validation_error(exc, source, "") from None
+
+
+def _adk_metric(metric: EvalMetricResult) -> dict[str, Any]:
+    criterion = metric.criterion
+    if criterion is not None and criterion.adk is not None:
+        adk_criterion: dict[str, Any] = dict(criterion.adk)
+    else:
+        native = criterion.model_dump(mode="json") if criterion is not None else {}
+        adk_criterion = {"threshold": metric.threshold, **native}
+    out: dict[str, Any] = {
+        "metric_name": metric.metric_name,
+        "threshold": metric.threshold,
+        "criterion": adk_criterion,
+        "score": metric.score,
+        "eval_status": _ADK_STATUS[metric.eval_status],
+    }
+    if metric.details is not None and metric.details.rubric_scores:
+        out["details"] = {
+            "rubric_scores": [
+                {"rubric_id": s.id, "rationale": s.reason or None, "score": s.score} for s in metric.details.rubric_scores
+            ]
+        }
+    return out
+
+
+def _adk_invocation(inv: Invocation | None) -> dict[str, Any] | None:
+    return None if inv is None else invocation_to_adk(inv)
+
+
+def to_adk_result(result: EvalSetResult) -> dict[str, Any]:
+    """The result as an ADK EvalSetResult JSON object (snake_case, int statuses 1-4).
+
+    ADK has no place for a metric's ``reason``; it is not written. Keys ADK ignores (``run_id``,
+    ``error_message``, ``summary``) are written so our own reader keeps them.
+    """
+    cases = []
+    for case in result.eval_case_results:
+        item: dict[str, Any] = {
+            "eval_set_id": case.eval_set_id,
+            "eval_id": case.eval_id,
+            "final_eval_status": _ADK_STATUS[case.final_eval_status],
+            "overall_eval_metric_results": [_adk_metric(m) for m in case.overall_eval_metric_results],
+            "eval_metric_result_per_invocation": [
+                {
+                    "actual_invocation": _adk_invocation(per.actual_invocation),
+                    "expected_invocation": _adk_invocation(per.expected_invocation),
+                    "eval_metric_results": [_adk_metric(m) for m in per.eval_metric_results],
+                }
+                for per in case.eval_metric_result_per_invocation
+            ],
+            "session_id": case.session_id,
+            "user_id": case.user_id or None,
+            "run_id": case.run_id,
+        }
+        if case.error_message:
+            item["error_message"] = case.error_message
+        cases.append(item)
+    out: dict[str, Any] = {
+        "eval_set_result_id": result.eval_set_result_id,
+        "eval_set_result_name": result.eval_set_result_name or result.eval_set_result_id,
+        "eval_set_id": result.eval_set_id,
+        "eval_case_results": cases,
+        "creation_timestamp": result.creation_timestamp or 0.0,
+    }
+    if result.summary is not None:
+        out["summary"] = result.summary.model_dump(mode="json")
+    return out

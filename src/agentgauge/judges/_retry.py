@@ -1,0 +1,85 @@
+"""Retry policy for judge calls: exponential backoff with jitter, ``Retry-After``, attempt and time budgets."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+
+__all__ = ["RetryPolicy", "parse_retry_after"]
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How often and how long a judge call is retried on 429, 5xx, timeouts and connection errors.
+
+    - ``max_attempts``: total attempts including the first (``1`` disables retries).
+    - ``initial_delay`` / ``multiplier`` / ``max_delay``: backoff ``initial_delay * multiplier**(n-1)``, capped.
+    - ``jitter``: the backoff is scaled by a random factor in ``[1 - jitter, 1 + jitter]`` so parallel callers
+      spread out.
+    - ``max_retry_after``: a server's ``Retry-After`` is honoured up to this many seconds.
+    - ``total_budget``: no retry starts once this many seconds would have elapsed since the first attempt.
+    - ``request_timeout``: seconds one HTTP request may take before it counts as a timeout.
+    """
+
+    max_attempts: int = 6
+    initial_delay: float = 1.0
+    multiplier: float = 2.0
+    max_delay: float = 30.0
+    jitter: float = 0.25
+    max_retry_after: float = 120.0
+    total_budget: float = 300.0
+    request_timeout: float = 120.0
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ValueError(f"max_attempts must be >= 1, got {self.max_attempts}")
+        if min(self.initial_delay, self.max_delay, self.max_retry_after, self.total_budget) < 0:
+            raise ValueError("retry delays and budgets must not be negative")
+        if not 0 <= self.jitter <= 1:
+            raise ValueError(f"jitter must be within [0, 1], got {self.jitter}")
+        if self.request_timeout <= 0:
+            raise ValueError(f"request_timeout must be > 0, got {self.request_timeout}")
+
+    def backoff(self, attempt: int, retry_after: float | None = None, *, rng: random.Random | None = None) -> float:
+        """Seconds to wait after failed attempt number ``attempt`` (1-based).
+
+        A server-provided ``retry_after`` wins over the computed backoff (capped at ``max_retry_after``).
+        """
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_retry_after)
+        base = min(self.initial_delay * self.multiplier ** max(attempt - 1, 0), self.max_delay)
+        factor = 1.0 + (rng or random).uniform(-self.jitter, self.jitter)
+        return max(base * factor, 0.0)
+
+
+def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait according to ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date).
+
+    Returns ``None`` when no usable header is present.
+    """
+    if not headers:
+        return None
+    lowered = {k.lower(): v for k, v in headers.items()}
+    millis = lowered.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(float(millis) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if value is None:
+        return None
+    value = value.strip()
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    current = time.time() if now is None else now
+    return max(when.timestamp() - current, 0.0)

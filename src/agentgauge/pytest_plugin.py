@@ -1,0 +1,215 @@
+"""pytest integration: eval set files become test items, one per eval case (``file.evalset.json::case_id``).
+
+Collection is opt-in so that JSON fixtures in a test tree are never run by accident. An eval file
+(``*.evalset.json`` or ``*.test.json``) is collected when
+
+- it is named on the command line (``pytest evals/weather.evalset.json``), or
+- it lies under a directory named on the command line and an agent is configured (``--agentgauge-agent``,
+  the ``agentgauge_agent`` ini key or an ``agentgauge_agent`` fixture visible from that directory), or
+- the ini key ``agentgauge_collect = true`` is set (then every eval file under ``testpaths`` is collected).
+
+The agent comes from ``--agentgauge-agent SPEC``, else the ``agentgauge_agent`` ini key, else a fixture named
+``agentgauge_agent``. Metrics come from ``<evalSetId>.metrics.json`` beside the file, else ``test_config.json``
+beside it, else ADK's default criteria. Disable the plugin with ``-p no:agentgauge``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from .model import EvalSet
+
+__all__ = ["EvalCaseFailure", "EvalCaseItem", "EvalSetFile", "pytest_addoption", "pytest_collect_file"]
+
+_SUFFIXES = (".evalset.json", ".test.json")
+_FIXTURE = "agentgauge_agent"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Register ``--agentgauge-agent`` / ``--agentgauge-num-runs`` and the ``agentgauge_*`` ini keys."""
+    group = parser.getgroup("agentgauge", "agent evaluations (agentgauge)")
+    group.addoption(
+        "--agentgauge-agent",
+        dest="agentgauge_agent",
+        default=None,
+        metavar="SPEC",
+        help="agent for collected eval sets: path/to/agent.py, an ADK agent directory or package.module:attr",
+    )
+    group.addoption(
+        "--agentgauge-num-runs",
+        dest="agentgauge_num_runs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run each eval case N times (default: ini agentgauge_num_runs or 1)",
+    )
+    parser.addini("agentgauge_agent", "agent spec for collected eval sets", default="")
+    parser.addini("agentgauge_num_runs", "how many times each eval case runs", default="1")
+    parser.addini(
+        "agentgauge_collect",
+        "collect *.evalset.json / *.test.json files found under testpaths",
+        type="bool",
+        default=False,
+    )
+
+
+class EvalCaseFailure(Exception):
+    """An eval case did not pass; the message is the Expected / Actual report shown as the failure."""
+
+
+def _configured_agent(config: pytest.Config) -> str | None:
+    """The agent spec from the command line (relative to the invocation directory) or the ini file (relative to
+    the ini file's directory)."""
+    option = config.getoption("agentgauge_agent")
+    if option:
+        base, spec = config.invocation_params.dir, str(option)
+    else:
+        spec = str(config.getini("agentgauge_agent") or "")
+        base = config.inipath.parent if config.inipath else config.rootpath
+    if not spec:
+        return None
+    candidate = base / spec
+    return str(candidate) if not Path(spec).is_absolute() and (candidate.exists() or spec.endswith(".py")) else spec
+
+
+def _has_agent_fixture(file_path: Path, parent: pytest.Collector) -> bool:
+    if parent.session._fixturemanager.getfixturedefs(_FIXTURE, parent):
+        return True
+    # Conftest fixtures only become visible once their directory is collected, so look at the modules instead.
+    for plugin in parent.config.pluginmanager.get_plugins():
+        origin = getattr(plugin, "__file__", None)
+        if not origin or Path(origin).name != "conftest.py" or not hasattr(plugin, _FIXTURE):
+            continue
+        if file_path.is_relative_to(Path(origin).resolve().parent):
+            return True
+    return False
+
+
+def _explicit_paths(config: pytest.Config) -> list[Path]:
+    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+        return []
+    base = config.invocation_params.dir
+    return [(base / arg.split("::", 1)[0]).resolve() for arg in config.args]
+
+
+def _wanted(file_path: Path, parent: pytest.Collector) -> bool:
+    config = parent.config
+    if config.getini("agentgauge_collect"):
+        return True
+    resolved = file_path.resolve()
+    explicit = _explicit_paths(config)
+    if resolved in explicit:
+        return True
+    under_arg_dir = any(p.is_dir() and resolved.is_relative_to(p) for p in explicit)
+    return under_arg_dir and (_configured_agent(config) is not None or _has_agent_fixture(resolved, parent))
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> EvalSetFile | None:
+    """Collect ``*.evalset.json`` / ``*.test.json`` files when asked to (see the module docstring)."""
+    if not file_path.name.endswith(_SUFFIXES) or not _wanted(file_path, parent):
+        return None
+    node: EvalSetFile = EvalSetFile.from_parent(parent, path=file_path)
+    return node
+
+
+class EvalSetFile(pytest.File):
+    """An eval set file; yields one :class:`EvalCaseItem` per eval case."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        """Load the eval set (any supported format) and yield its cases in file order."""
+        from .errors import InputError, NotFoundError
+
+        try:
+            eval_set = _load(self.path)
+        except (InputError, NotFoundError, OSError) as exc:
+            raise self.CollectError(str(exc)) from None
+        for case in eval_set.eval_cases:
+            yield EvalCaseItem.from_parent(self, name=case.eval_id, callobj=_run_case, eval_set=eval_set)
+
+
+def _load(path: Path) -> EvalSet:
+    from .adk._files import load_eval_file
+
+    return load_eval_file(path)
+
+
+def _run_case(request: pytest.FixtureRequest) -> None:
+    item = request.node
+    assert isinstance(item, EvalCaseItem)
+    item.run_eval(request)
+
+
+class EvalCaseItem(pytest.Function):
+    """One eval case of an eval set file, run through agentgauge's evaluator with a case filter."""
+
+    def __init__(self, *, eval_set: EvalSet, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.eval_set = eval_set
+
+    def _resolve_agent(self, request: pytest.FixtureRequest) -> object:
+        spec = _configured_agent(self.config)
+        if spec is not None:
+            from .agents import load_agent
+
+            return load_agent(spec)
+        try:
+            return request.getfixturevalue(_FIXTURE)
+        except pytest.FixtureLookupError:
+            raise EvalCaseFailure(
+                "no agent configured: pass --agentgauge-agent SPEC, set the ini key agentgauge_agent, "
+                f"or define a fixture named {_FIXTURE!r} in a conftest.py"
+            ) from None
+
+    def _num_runs(self) -> int:
+        value = self.config.getoption("agentgauge_num_runs") or self.config.getini("agentgauge_num_runs")
+        try:
+            runs = int(value)
+        except ValueError:
+            raise pytest.UsageError(f"agentgauge_num_runs must be an integer, got {value!r}") from None
+        if runs < 1:
+            raise pytest.UsageError(f"agentgauge_num_runs must be at least 1, got {runs}")
+        return runs
+
+    def run_eval(self, request: pytest.FixtureRequest) -> None:
+        """Run this case and raise :class:`EvalCaseFailure` with the Expected / Actual report unless it passed."""
+        from .adk._files import metrics_for_eval_file
+        from .adk._runner import run_eval_set
+        from .model import EvalStatus
+        from .reporting import case_failure_text
+
+        agent = self._resolve_agent(request)
+        metrics = metrics_for_eval_file(self.path, self.eval_set.eval_set_id)
+        result = run_eval_set(
+            self.eval_set, metrics, agent, app_name="pytest", num_runs=self._num_runs(), case_ids=[self.name]
+        )
+        failures = []
+        for case in result.eval_case_results:
+            label = f"run {case.run_id}: " if len(result.eval_case_results) > 1 else ""
+            if case.final_eval_status is EvalStatus.PASSED and not case.error_message:
+                continue
+            text = case_failure_text(case)
+            if case.final_eval_status is EvalStatus.NOT_EVALUATED and not text:
+                text = "not evaluated: no metric produced a score"
+            failures.append(f"{label}{case.final_eval_status.value}\n{text}".rstrip())
+        if failures or not result.eval_case_results:
+            header = f"eval case {self.name!r} of {self.eval_set.eval_set_id!r} did not pass"
+            raise EvalCaseFailure("\n\n".join([header, *failures]))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        """Show the Expected / Actual report instead of a traceback into agentgauge."""
+        if isinstance(excinfo.value, EvalCaseFailure):
+            return str(excinfo.value)
+        from .errors import InputError, NotFoundError
+
+        if isinstance(excinfo.value, InputError | NotFoundError):
+            return f"agentgauge: {excinfo.value}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        """Location shown in reports: the eval file and the case id."""
+        return self.path, None, f"{self.path.name}::{self.name}"

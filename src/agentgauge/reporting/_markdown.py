@@ -1,0 +1,77 @@
+"""Markdown report for CI job summaries (``$GITHUB_STEP_SUMMARY``, merge-request notes)."""
+
+from __future__ import annotations
+
+import re
+
+from ..model import EvalSetResult, EvalStatus
+from ._view import build_view, case_label, case_mismatches, format_score, group_mismatches, mismatch_text
+
+__all__ = ["render_markdown"]
+
+_ICON = {
+    EvalStatus.PASSED: "✅ passed",
+    EvalStatus.FAILED: "❌ failed",
+    EvalStatus.NOT_EVALUATED: "⚪ not evaluated",
+    EvalStatus.INFORMATIONAL: "ℹ️ informational",
+}
+
+
+def _code(text: str) -> str:
+    """An inline code span that survives backticks and newlines in ``text``."""
+    flat = " ".join(text.split())
+    ticks = "`" * (max((len(run) for run in re.findall("`+", flat)), default=0) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{ticks}{pad}{flat}{pad}{ticks}"
+
+
+def _text(text: str) -> str:
+    """Plain text with Markdown and HTML metacharacters escaped."""
+    return re.sub(r"([\\`*\[\]<>|~])", r"\\\1", " ".join(text.split()))
+
+
+def _fence(text: str) -> str:
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def render_markdown(result: EvalSetResult) -> str:
+    """The result as Markdown: a summary table, metric means, pass@k for several runs, and the failed cases with
+    their reasons and Expected / Actual blocks."""
+    view = build_view(result)
+    lines = [f"## agentgauge: {_code(result.eval_set_id)} {_ICON[view.overall_status]}", ""]
+    lines += [
+        "| Cases | Passed | Failed | Not evaluated | Errors | Runs |",
+        "|---:|---:|---:|---:|---:|---:|",
+        f"| {len(view.cases)} | {view.count(EvalStatus.PASSED)} | {view.count(EvalStatus.FAILED)} | "
+        f"{view.count(EvalStatus.NOT_EVALUATED)} | {view.errored} | {view.num_runs} |",
+        "",
+    ]
+    if view.metrics:
+        lines += ["| Metric | Mean score | Threshold | Status | Passed | Failed | Not evaluated |"]
+        lines += ["|---|---:|---:|---|---:|---:|---:|"]
+        for row in view.metrics:
+            lines.append(
+                f"| {_text(row.metric_name)} | {format_score(row.mean)} | {format_score(row.threshold)} | "
+                f"{_ICON[row.status]} | {row.passed} | {row.failed} | {row.not_evaluated} |"
+            )
+        lines.append("")
+    if view.pass_k:
+        lines += ["| k | pass@k | pass^k |", "|---:|---:|---:|"]
+        lines += [f"| {p.k} | {format_score(p.pass_at_k)} | {format_score(p.pass_hat_k)} |" for p in view.pass_k]
+        lines.append("")
+    problems = [c for c in result.eval_case_results if c.final_eval_status is not EvalStatus.PASSED or c.error_message]
+    if problems:
+        lines += ["### Cases that did not pass", ""]
+    for case in problems:
+        label = case_label(case, view.multi_run)
+        lines += [f"#### {_code(label)} {_ICON[case.final_eval_status]}", ""]
+        if case.error_message:
+            lines += [f"**Error:** {_code(case.error_message)}", ""]
+        for group in group_mismatches(case_mismatches(case)):
+            lines += [_fence(mismatch_text(group)), ""]
+    if result.eval_set_result_id:
+        lines.append(f"Result {_code(result.eval_set_result_id)}")
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,43 @@
+"""Rendering a result in a named format and writing it to a file atomically."""
+
+from __future__ import annotations
+
+import os
+from typing import Literal, get_args
+
+from ..errors import InputError
+from ..model import EvalSetResult
+from ._html import render_html
+from ._junit import render_junit
+from ._markdown import render_markdown
+
+__all__ = ["FORMATS", "ReportFormat", "render", "write_report"]
+
+ReportFormat = Literal["json", "junit", "markdown", "html"]
+"""The file formats :func:`render` and :func:`write_report` produce."""
+
+FORMATS: tuple[str, ...] = get_args(ReportFormat)
+
+
+def render(result: EvalSetResult, fmt: ReportFormat) -> str:
+    """``result`` as a document in ``fmt``: ``json`` (the EvalSetResult itself, camelCase, secrets blanked),
+    ``junit`` (JUnit XML), ``markdown`` or ``html`` (one self-contained page).
+
+    An unknown format raises :class:`~agentgauge.errors.InputError` listing the valid ones.
+    """
+    if fmt == "json":
+        return result.model_dump_json(indent=2) + "\n"
+    if fmt == "junit":
+        return render_junit(result)
+    if fmt == "markdown":
+        return render_markdown(result)
+    if fmt == "html":
+        return render_html(result)
+    raise InputError(f"unknown report format {fmt!r}: expected one of {', '.join(FORMATS)}")
+
+
+def write_report(result: EvalSetResult, path: str | os.PathLike[str], fmt: ReportFormat) -> None:
+    """Render ``result`` in ``fmt`` and write it to ``path`` atomically (parent directories are created)."""
+    from ..storage import atomic_write
+
+    atomic_write(path, render(result, fmt).encode("utf-8"))

@@ -1,0 +1,166 @@
+"""Scoring one case: expected invocations, every metric through its evaluator, results as data."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from ..evaluators._base import EvaluateResult, Evaluator
+from ..model import (
+    EvalCase,
+    EvalCaseResult,
+    EvalMetric,
+    EvalMetricResult,
+    EvalMetricResultDetails,
+    EvalMetricResultPerInvocation,
+    EvalStatus,
+    Invocation,
+    RubricScore,
+    summarize_statuses,
+)
+from ._inference import expected_invocations
+from ._rubrics import RubricError, merge_case_rubrics
+from ._types import InferenceResult
+
+__all__ = ["EvaluatorSource", "evaluate_case", "metric_results"]
+
+
+class EvaluatorSource(Protocol):
+    """Where the service finds a metric's evaluator (:class:`agentgauge.evaluators.Registry` satisfies it)."""
+
+    def resolve(self, metric: EvalMetric) -> Evaluator:
+        """The evaluator for ``metric`` (raises ``LookupError`` when none is registered)."""
+        ...
+
+
+class _MetricFailure(Exception):
+    pass
+
+
+def _details(reason: str, score: float | None, rubric_scores: list[RubricScore]) -> EvalMetricResultDetails:
+    return EvalMetricResultDetails(reason=reason or None, score=score, rubric_scores=rubric_scores)
+
+
+def metric_results(metric: EvalMetric, result: EvaluateResult) -> tuple[EvalMetricResult, list[EvalMetricResult]]:
+    """Map an evaluator's result to the overall and per-invocation :class:`EvalMetricResult` of ``metric``.
+
+    The overall ``details.reason`` is the evaluator's overall reason, else the non-empty per-invocation reasons
+    joined by ``";"``; its rubric scores are the evaluator's overall ones, else all per-invocation ones.
+    """
+    # Shared, not copied: results never modify it and managers copy on write (the cost shows at 1000s of cases).
+    criterion = metric.criterion
+    per_invocation = [
+        EvalMetricResult(
+            metric_name=metric.metric_name,
+            score=item.score,
+            eval_status=item.status,
+            threshold=metric.threshold,
+            criterion=criterion,
+            details=_details(item.reason, item.score, list(item.rubric_scores)),
+        )
+        for item in result.per_invocation_results
+    ]
+    reason = result.reason or ";".join(item.reason for item in result.per_invocation_results if item.reason)
+    rubric_scores = list(result.rubric_scores) or [
+        score for item in result.per_invocation_results for score in item.rubric_scores
+    ]
+    overall = EvalMetricResult(
+        metric_name=metric.metric_name,
+        score=result.overall_score,
+        eval_status=result.overall_status,
+        threshold=metric.threshold,
+        criterion=criterion,
+        details=_details(reason, result.overall_score, rubric_scores),
+    )
+    return overall, per_invocation
+
+
+def _with_case_context(actuals: Sequence[Invocation], case: EvalCase) -> list[Invocation]:
+    if not case.context_messages:
+        return list(actuals)
+    return [
+        inv if inv.context_messages else inv.model_copy(update={"context_messages": list(case.context_messages)})
+        for inv in actuals
+    ]
+
+
+async def _score(
+    evaluators: EvaluatorSource, metric: EvalMetric, actuals: list[Invocation], expecteds: list[Invocation]
+) -> EvaluateResult:
+    try:
+        evaluator = evaluators.resolve(metric)
+        result = await evaluator.evaluate(actuals, expecteds, metric)
+    except Exception as exc:
+        raise _MetricFailure(f"run evaluation for metric {metric.metric_name}: {exc}") from exc
+    if not isinstance(result, EvaluateResult):
+        raise _MetricFailure(
+            f"run evaluation for metric {metric.metric_name}: evaluator returned {type(result).__name__}, "
+            "expected EvaluateResult"
+        )
+    if len(result.per_invocation_results) != len(actuals):
+        raise _MetricFailure(
+            f"run evaluation for metric {metric.metric_name}: {len(result.per_invocation_results)} per-invocation "
+            f"results for {len(actuals)} invocations"
+        )
+    return result
+
+
+async def evaluate_case(
+    case: EvalCase,
+    inference: InferenceResult,
+    metrics: Sequence[EvalMetric],
+    evaluators: EvaluatorSource,
+    *,
+    run_id: int = 1,
+) -> EvalCaseResult:
+    """Score one case's inference with every metric (in order) and return its :class:`EvalCaseResult`.
+
+    A failed inference, a count mismatch between actual and expected invocations, a case rubric that cannot be
+    attached, or any evaluator error gives a ``failed`` result with ``error_message`` (and no metric results);
+    otherwise the case status summarises the metric statuses (no metrics: ``not_evaluated``). ``run_id`` tags
+    the result with the run it belongs to.
+    """
+    base = EvalCaseResult(
+        eval_set_id=inference.eval_set_id,
+        eval_id=case.eval_id,
+        run_id=run_id,
+        session_id=inference.session_id,
+        user_id=inference.user_id,
+    )
+
+    def failed(message: str) -> EvalCaseResult:
+        return base.model_copy(update={"final_eval_status": EvalStatus.FAILED, "error_message": message})
+
+    if inference.status is not EvalStatus.PASSED:
+        return failed(inference.error_message or "inference failed")
+    expecteds = expected_invocations(case)
+    if len(inference.inferences) != len(expecteds):
+        return failed(
+            f"inference count {len(inference.inferences)} does not match expected conversation length {len(expecteds)}"
+        )
+    actuals = _with_case_context(inference.inferences, case)
+    try:
+        case_metrics = merge_case_rubrics(list(metrics), case)
+    except RubricError as exc:
+        return failed(str(exc))
+    overall: list[EvalMetricResult] = []
+    per_invocation: list[list[EvalMetricResult]] = [[] for _ in actuals]
+    for metric in case_metrics:
+        try:
+            result = await _score(evaluators, metric, actuals, expecteds)
+        except _MetricFailure as exc:
+            return failed(str(exc))
+        metric_overall, metric_per_invocation = metric_results(metric, result)
+        overall.append(metric_overall)
+        for bucket, item in zip(per_invocation, metric_per_invocation, strict=True):
+            bucket.append(item)
+    return base.model_copy(
+        update={
+            "final_eval_status": summarize_statuses(m.eval_status for m in overall),
+            "overall_eval_metric_results": overall,
+            "eval_metric_result_per_invocation": [
+                EvalMetricResultPerInvocation(actual_invocation=a, expected_invocation=e, eval_metric_results=r)
+                for a, e, r in zip(actuals, expecteds, per_invocation, strict=True)
+            ],
+        }
+    )

@@ -1,0 +1,174 @@
+"""Aggregating case results across runs into per-case outcomes and the EvalSetResult ``summary``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from ..model import (
+    CaseMetricRunResult,
+    CaseRunSummary,
+    EvalCaseResult,
+    EvalCaseSummary,
+    EvalMetricResult,
+    EvalSetResultSummary,
+    EvalStatus,
+    MetricSummary,
+    RunSummary,
+    StatusCounts,
+    status_for_score,
+    summarize_statuses,
+)
+
+__all__ = ["CaseAggregate", "aggregate_case", "case_order", "metric_summaries", "summarize_runs"]
+
+
+@dataclass
+class CaseAggregate:
+    """One case across runs: overall status, metric results averaged over runs, and its per-run results."""
+
+    eval_id: str
+    overall_status: EvalStatus
+    metric_results: list[EvalMetricResult]
+    runs: list[EvalCaseResult]
+
+
+def _group(results: Iterable[EvalMetricResult]) -> dict[str, list[EvalMetricResult]]:
+    groups: dict[str, list[EvalMetricResult]] = {}
+    for result in results:
+        groups.setdefault(result.metric_name, []).append(result)
+    return groups
+
+
+def _average(results: Sequence[EvalMetricResult]) -> float | None:
+    scores = [r.score for r in results if r.eval_status is not EvalStatus.NOT_EVALUATED and r.score is not None]
+    return sum(scores) / len(scores) if scores else None
+
+
+def _status(results: Sequence[EvalMetricResult], average: float | None) -> EvalStatus:
+    if all(r.eval_status is EvalStatus.INFORMATIONAL for r in results):
+        return EvalStatus.INFORMATIONAL
+    return status_for_score(average, results[0].threshold)
+
+
+def _averaged(results: Sequence[EvalMetricResult]) -> EvalMetricResult:
+    # Threshold of the first run, criterion of the last (as the reference aggregator does).
+    average = _average(results)
+    return EvalMetricResult(
+        metric_name=results[0].metric_name,
+        score=average,
+        eval_status=_status(results, average),
+        threshold=results[0].threshold,
+        criterion=results[-1].criterion,
+    )
+
+
+def metric_summaries(results: Iterable[EvalMetricResult]) -> list[MetricSummary]:
+    """Per metric: the mean over results that were evaluated, its status, and counts over every result."""
+    summaries = []
+    for name, group in _group(results).items():
+        counts = StatusCounts()
+        for result in group:
+            counts.add(result.eval_status)
+        average = _average(group)
+        summaries.append(
+            MetricSummary(
+                metric_name=name,
+                average_score=average,
+                eval_status=_status(group, average),
+                threshold=group[0].threshold,
+                status_counts=counts,
+            )
+        )
+    return summaries
+
+
+def aggregate_case(eval_id: str, runs: Sequence[EvalCaseResult]) -> CaseAggregate:
+    """Combine one case's runs.
+
+    Metric averages skip ``not_evaluated`` results. With one run the case status is that run's status; with
+    several it summarises the averaged metric statuses. A ``not_evaluated`` outcome becomes ``failed`` when any
+    run has an error message.
+    """
+    metrics = [_averaged(group) for group in _group(m for r in runs for m in r.overall_eval_metric_results).values()]
+    if len(runs) <= 1:
+        status = summarize_statuses(r.final_eval_status for r in runs)
+    else:
+        status = summarize_statuses(m.eval_status for m in metrics)
+    if status is EvalStatus.NOT_EVALUATED and any(r.error_message for r in runs):
+        status = EvalStatus.FAILED
+    return CaseAggregate(eval_id, status, metrics, list(runs))
+
+
+def case_order(case_ids: Sequence[str]) -> Callable[[str], tuple[int, str]]:
+    """A sort key putting cases in eval-set order; ids not in the set go last, lexicographically."""
+    index = {case_id: i for i, case_id in enumerate(case_ids)}
+    return lambda case_id: (index.get(case_id, len(index)), case_id)
+
+
+def summarize_runs(
+    results: Sequence[EvalCaseResult], *, case_ids: Sequence[str], num_runs: int
+) -> tuple[EvalSetResultSummary, list[CaseAggregate]]:
+    """Build the multi-run ``summary`` and the per-case aggregates (sorted by eval-set order)."""
+    order = case_order(case_ids)
+    by_run: dict[int, list[EvalCaseResult]] = {}
+    by_case: dict[str, list[EvalCaseResult]] = {}
+    for result in results:
+        by_run.setdefault(result.run_id, []).append(result)
+        by_case.setdefault(result.eval_id, []).append(result)
+    run_summaries = []
+    run_counts = StatusCounts()
+    for run_id in sorted(by_run):
+        case_results = by_run[run_id]
+        counts = StatusCounts()
+        for result in case_results:
+            counts.add(result.final_eval_status)
+        status = summarize_statuses(r.final_eval_status for r in case_results)
+        run_counts.add(status)
+        run_summaries.append(
+            RunSummary(
+                run_id=run_id,
+                overall_status=status,
+                case_status_counts=counts,
+                metric_summaries=metric_summaries(m for r in case_results for m in r.overall_eval_metric_results),
+            )
+        )
+    aggregates = [aggregate_case(eval_id, by_case[eval_id]) for eval_id in sorted(by_case, key=order)]
+    case_summaries = []
+    for aggregate in aggregates:
+        counts = StatusCounts()
+        for run in aggregate.runs:
+            counts.add(run.final_eval_status)
+        case_summaries.append(
+            EvalCaseSummary(
+                eval_id=aggregate.eval_id,
+                overall_status=aggregate.overall_status,
+                run_status_counts=counts,
+                metric_summaries=metric_summaries(m for r in aggregate.runs for m in r.overall_eval_metric_results),
+                run_summaries=[
+                    CaseRunSummary(
+                        run_id=run.run_id,
+                        final_eval_status=run.final_eval_status,
+                        error_message=run.error_message,
+                        metric_results=[
+                            CaseMetricRunResult(
+                                metric_name=m.metric_name,
+                                score=m.score,
+                                eval_status=m.eval_status,
+                                threshold=m.threshold,
+                            )
+                            for m in run.overall_eval_metric_results
+                        ],
+                    )
+                    for run in sorted(aggregate.runs, key=lambda r: r.run_id)
+                ],
+            )
+        )
+    summary = EvalSetResultSummary(
+        overall_status=summarize_statuses(a.overall_status for a in aggregates),
+        num_runs=num_runs,
+        run_status_counts=run_counts,
+        run_summaries=run_summaries,
+        eval_case_summaries=case_summaries,
+    )
+    return summary, aggregates

@@ -1,0 +1,69 @@
+"""Requests and results of the two service phases: inference and evaluation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..model import EvalCaseResult, EvalMetric, EvalStatus, Invocation
+
+__all__ = ["EvalSetRunResult", "EvaluateConfig", "EvaluateRequest", "InferenceRequest", "InferenceResult"]
+
+
+@dataclass
+class InferenceRequest:
+    """Which cases of which eval set to run. An empty ``eval_case_ids`` means every case of the set."""
+
+    app_name: str
+    eval_set_id: str
+    eval_case_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class InferenceResult:
+    """What the agent produced for one case (one session), or why it could not.
+
+    ``status`` is ``passed`` when inference succeeded and ``failed`` otherwise; a failed result carries
+    ``error_message`` and no ``inferences``.
+    """
+
+    app_name: str
+    eval_set_id: str
+    eval_case_id: str
+    inferences: list[Invocation] = field(default_factory=list)
+    session_id: str = ""
+    user_id: str = ""
+    status: EvalStatus = EvalStatus.PASSED
+    error_message: str | None = None
+
+    def fail(self, message: str) -> InferenceResult:
+        """Mark this result failed with ``message``; the partial inferences are dropped."""
+        self.status = EvalStatus.FAILED
+        self.error_message = message
+        self.inferences = []
+        return self
+
+
+@dataclass
+class EvaluateConfig:
+    """The metrics to score every case with."""
+
+    eval_metrics: list[EvalMetric] = field(default_factory=list)
+
+
+@dataclass
+class EvaluateRequest:
+    """Score ``inference_results`` of an eval set with ``evaluate_config.eval_metrics``."""
+
+    app_name: str
+    eval_set_id: str
+    inference_results: list[InferenceResult] = field(default_factory=list)
+    evaluate_config: EvaluateConfig = field(default_factory=EvaluateConfig)
+
+
+@dataclass
+class EvalSetRunResult:
+    """The case results of one evaluation pass over an eval set."""
+
+    app_name: str
+    eval_set_id: str
+    eval_case_results: list[EvalCaseResult] = field(default_factory=list)

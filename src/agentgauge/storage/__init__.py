@@ -1,0 +1,43 @@
+"""Storage for eval sets, metrics and results: local files and in-memory managers, locators, atomic writes.
+
+All managers are synchronous and thread-safe. Ids that become path segments are validated (no ``/``, ``\\``, NUL,
+``.``/``..``, absolute or empty ids); a missing item raises :class:`~agentgauge.errors.NotFoundError`.
+"""
+
+from ._atomic import atomic_write
+from ._evalset import EvalSetManager, InMemoryEvalSetManager, LocalEvalSetManager
+from ._ids import check_segment
+from ._locator import (
+    EVALSET_SUFFIX,
+    METRICS_SUFFIX,
+    RESULT_SUFFIX,
+    Locator,
+    SuffixLocator,
+    default_evalset_locator,
+    default_metrics_locator,
+    default_result_locator,
+)
+from ._metric import InMemoryMetricManager, LocalMetricManager, MetricManager
+from ._result import EvalResultManager, InMemoryEvalResultManager, LocalEvalResultManager
+
+__all__ = [
+    "EVALSET_SUFFIX",
+    "METRICS_SUFFIX",
+    "RESULT_SUFFIX",
+    "EvalResultManager",
+    "EvalSetManager",
+    "InMemoryEvalResultManager",
+    "InMemoryEvalSetManager",
+    "InMemoryMetricManager",
+    "LocalEvalResultManager",
+    "LocalEvalSetManager",
+    "LocalMetricManager",
+    "Locator",
+    "MetricManager",
+    "SuffixLocator",
+    "atomic_write",
+    "check_segment",
+    "default_evalset_locator",
+    "default_metrics_locator",
+    "default_result_locator",
+]

@@ -1,0 +1,195 @@
+"""Eval set managers: local files and in-memory, with trpc-agent-go semantics."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from abc import ABC, abstractmethod
+from pathlib import Path
+
+from ..errors import InputError, NotFoundError
+from ..model import EvalCase, EvalSet
+from ._ids import check_segment
+from ._locator import Locator, default_evalset_locator
+
+__all__ = ["EvalSetManager", "InMemoryEvalSetManager", "LocalEvalSetManager"]
+
+
+def _fill_timestamps(case: EvalCase, now: float) -> None:
+    if case.creation_timestamp is None:
+        case.creation_timestamp = now
+    for inv in case.conversation or []:
+        if inv.creation_timestamp is None:
+            inv.creation_timestamp = now
+
+
+class EvalSetManager(ABC):
+    """Get / create / list / delete eval sets and their cases. Thread-safe: one lock per manager."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+
+    @abstractmethod
+    def _read(self, app: str, set_id: str) -> EvalSet | None: ...
+
+    @abstractmethod
+    def _write(self, app: str, eval_set: EvalSet) -> None: ...
+
+    @abstractmethod
+    def _remove(self, app: str, set_id: str) -> bool: ...
+
+    @abstractmethod
+    def _ids(self, app: str) -> list[str]: ...
+
+    def _load(self, app: str, set_id: str) -> EvalSet:
+        check_segment(app, "app name")
+        check_segment(set_id, "eval set id")
+        found = self._read(app, set_id)
+        if found is None:
+            raise NotFoundError(f"eval set {set_id!r} of app {app!r} not found")
+        return found
+
+    def get(self, app: str, set_id: str) -> EvalSet:
+        """The eval set; :class:`NotFoundError` when it does not exist."""
+        with self._lock:
+            return self._load(app, set_id)
+
+    def create(self, app: str, set_id: str) -> EvalSet:
+        """Create an empty eval set named after its id; fails if it already exists."""
+        with self._lock:
+            check_segment(app, "app name")
+            check_segment(set_id, "eval set id")
+            if self._read(app, set_id) is not None:
+                raise InputError(f"eval set {set_id!r} of app {app!r} already exists")
+            eval_set = EvalSet(eval_set_id=set_id, name=set_id, eval_cases=[], creation_timestamp=time.time())
+            self._write(app, eval_set)
+            return eval_set.model_copy(deep=True)
+
+    def put(self, app: str, eval_set: EvalSet) -> None:
+        """Create or replace a whole eval set (its id is ``eval_set.eval_set_id``)."""
+        with self._lock:
+            check_segment(app, "app name")
+            check_segment(eval_set.eval_set_id, "eval set id")
+            self._write(app, eval_set)
+
+    def list(self, app: str) -> list[str]:
+        """Ids of the app's eval sets, sorted (``[]`` when there is none)."""
+        with self._lock:
+            check_segment(app, "app name")
+            return sorted(self._ids(app))
+
+    def delete(self, app: str, set_id: str) -> None:
+        """Delete an eval set; :class:`NotFoundError` when it does not exist."""
+        with self._lock:
+            check_segment(app, "app name")
+            check_segment(set_id, "eval set id")
+            if not self._remove(app, set_id):
+                raise NotFoundError(f"eval set {set_id!r} of app {app!r} not found")
+
+    def get_case(self, app: str, set_id: str, case_id: str) -> EvalCase:
+        """One case of an eval set; :class:`NotFoundError` when the set or the case does not exist."""
+        with self._lock:
+            case = self._load(app, set_id).get_case(case_id)
+            if case is None:
+                raise NotFoundError(f"eval case {case_id!r} not found in eval set {set_id!r} of app {app!r}")
+            return case
+
+    def add_case(self, app: str, set_id: str, case: EvalCase) -> None:
+        """Append a case; its id must be non-empty and new. Missing timestamps are set to now."""
+        with self._lock:
+            eval_set = self._load(app, set_id)
+            if not case.eval_id:
+                raise InputError(f"cannot add a case with an empty evalId to eval set {set_id!r}")
+            if eval_set.get_case(case.eval_id) is not None:
+                raise InputError(f"eval case {case.eval_id!r} already exists in eval set {set_id!r} of app {app!r}")
+            added = case.model_copy(deep=True)
+            _fill_timestamps(added, time.time())
+            eval_set.eval_cases.append(added)
+            self._write(app, eval_set)
+
+    def update_case(self, app: str, set_id: str, case: EvalCase) -> None:
+        """Replace the case with the same id; :class:`NotFoundError` when there is none."""
+        with self._lock:
+            eval_set = self._load(app, set_id)
+            for index, existing in enumerate(eval_set.eval_cases):
+                if existing.eval_id == case.eval_id:
+                    updated = case.model_copy(deep=True)
+                    _fill_timestamps(updated, time.time())
+                    eval_set.eval_cases[index] = updated
+                    self._write(app, eval_set)
+                    return
+            raise NotFoundError(f"eval case {case.eval_id!r} not found in eval set {set_id!r} of app {app!r}")
+
+    def delete_case(self, app: str, set_id: str, case_id: str) -> None:
+        """Remove a case; :class:`NotFoundError` when there is none."""
+        with self._lock:
+            eval_set = self._load(app, set_id)
+            kept = [c for c in eval_set.eval_cases if c.eval_id != case_id]
+            if len(kept) == len(eval_set.eval_cases):
+                raise NotFoundError(f"eval case {case_id!r} not found in eval set {set_id!r} of app {app!r}")
+            eval_set.eval_cases = kept
+            self._write(app, eval_set)
+
+
+class InMemoryEvalSetManager(EvalSetManager):
+    """Eval sets kept in memory; every read and write is a deep copy."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._sets: dict[str, dict[str, EvalSet]] = {}
+
+    def _read(self, app: str, set_id: str) -> EvalSet | None:
+        found = self._sets.get(app, {}).get(set_id)
+        return None if found is None else found.model_copy(deep=True)
+
+    def _write(self, app: str, eval_set: EvalSet) -> None:
+        self._sets.setdefault(app, {})[eval_set.eval_set_id] = eval_set.model_copy(deep=True)
+
+    def _remove(self, app: str, set_id: str) -> bool:
+        return self._sets.get(app, {}).pop(set_id, None) is not None
+
+    def _ids(self, app: str) -> list[str]:
+        return list(self._sets.get(app, {}))
+
+
+class LocalEvalSetManager(EvalSetManager):
+    """Eval sets as files, by default ``<base_dir>/<app>/<evalSetId>.evalset.json`` (native JSON, atomic writes).
+
+    Any supported format is read (ADK, legacy, ...); files are written in the native form.
+    """
+
+    def __init__(self, base_dir: str | os.PathLike[str] = ".", locator: Locator | None = None) -> None:
+        super().__init__()
+        self.base_dir = Path(base_dir)
+        self.locator: Locator = locator if locator is not None else default_evalset_locator()
+
+    def path_for(self, app: str, set_id: str) -> Path:
+        """The file that holds an eval set (ids are validated)."""
+        return self.locator.build(self.base_dir, check_segment(app, "app name"), check_segment(set_id, "eval set id"))
+
+    def _read(self, app: str, set_id: str) -> EvalSet | None:
+        from ..formats._api import load_eval_set
+
+        path = self.path_for(app, set_id)
+        if not path.is_file():
+            return None
+        eval_set = load_eval_set(path)
+        eval_set.eval_set_id = set_id
+        return eval_set
+
+    def _write(self, app: str, eval_set: EvalSet) -> None:
+        from ..formats._api import save_eval_set
+
+        save_eval_set(eval_set, self.path_for(app, eval_set.eval_set_id))
+
+    def _remove(self, app: str, set_id: str) -> bool:
+        path = self.path_for(app, set_id)
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            return False
+        return True
+
+    def _ids(self, app: str) -> list[str]:
+        return self.locator.list(self.base_dir, app)

@@ -1,0 +1,107 @@
+"""The Google ADK adapter, with an ADK agent that needs no model."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("google.adk")
+
+from google.adk.agents import BaseAgent
+from google.adk.agents.invocation_context import InvocationContext
+from google.adk.events import Event
+from google.adk.models.llm_request import LlmRequest
+from google.genai import types
+
+from agentgauge.agents import AgentError, AgentRequest, as_agent
+from agentgauge.agents._adk import AdkAgent, _context_plugin, adk_events_to_output
+from agentgauge.model import Message
+
+
+class ScriptedAdkAgent(BaseAgent):
+    """Calls a tool, gets its response, then answers with text that uses the session state."""
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        text = ctx.user_content.parts[0].text if ctx.user_content and ctx.user_content.parts else ""
+        turns = int(ctx.session.state.get("turns", 0)) + 1
+        call = types.FunctionCall(id="fc-1", name="lookup", args={"q": text})
+        yield Event(
+            author=self.name,
+            invocation_id=ctx.invocation_id,
+            content=types.Content(role="model", parts=[types.Part(text="Looking up."), types.Part(function_call=call)]),
+        )
+        response = types.FunctionResponse(id="fc-1", name="lookup", response={"hits": 3})
+        yield Event(
+            author=self.name,
+            invocation_id=ctx.invocation_id,
+            content=types.Content(role="user", parts=[types.Part(function_response=response)]),
+        )
+        yield Event(
+            author=self.name,
+            invocation_id=ctx.invocation_id,
+            content=types.Content(
+                role="model", parts=[types.Part(text=f"{ctx.session.state.get('city')}: 3 hits (turn {turns})")]
+            ),
+            actions=_state_delta({"turns": turns}),
+        )
+
+
+def _state_delta(delta: dict[str, Any]) -> Any:
+    from google.adk.events.event_actions import EventActions
+
+    return EventActions(state_delta=delta)
+
+
+def _request(text: str, session_id: str = "sess-1") -> AgentRequest:
+    return AgentRequest(
+        user_content=Message(role="user", content=text), session_id=session_id, user_id="u1", state={"city": "Paris"}
+    )
+
+
+async def test_adk_agent_runs_through_runner_with_session_state() -> None:
+    agent = as_agent(ScriptedAdkAgent(name="scripted"))
+    assert isinstance(agent, AdkAgent)
+
+    first = await agent.run(_request("museums"))
+    assert first.final_message() is not None
+    assert first.final_message().content == "Paris: 3 hits (turn 1)"  # type: ignore[union-attr]
+    assert [(t.id, t.name, t.arguments, t.result) for t in first.tools] == [("fc-1", "lookup", {"q": "museums"}, {"hits": 3})]
+    assert [m.content for m in first.intermediate_responses] == ["Looking up."]
+    assert first.intermediate_responses[0].model_extra == {"author": "scripted"}
+
+    # The same session keeps its state across invocations; a new session starts from sessionInput.state.
+    second = await agent.run(_request("parks"))
+    assert second.final_message().content == "Paris: 3 hits (turn 2)"  # type: ignore[union-attr]
+    other = await agent.run(_request("parks", session_id="sess-2"))
+    assert other.final_message().content == "Paris: 3 hits (turn 1)"  # type: ignore[union-attr]
+
+
+def test_error_events_raise() -> None:
+    event = Event(author="a", error_code="RESOURCE_EXHAUSTED", error_message="quota")
+    with pytest.raises(AgentError, match="ADK agent error RESOURCE_EXHAUSTED: quota"):
+        adk_events_to_output([event])
+
+
+def test_function_response_without_call_raises() -> None:
+    response = types.FunctionResponse(id="zz", name="ghost", response={})
+    event = Event(author="a", content=types.Content(role="user", parts=[types.Part(function_response=response)]))
+    with pytest.raises(AgentError, match="without a matching call"):
+        adk_events_to_output([event])
+
+
+async def test_context_plugin_injects_messages_into_model_requests() -> None:
+    context = {
+        "s1": [Message(role="system", content="Be brief."), Message(role="user", content="Example question")]
+    }
+    plugin = _context_plugin(context)
+    request = LlmRequest(contents=[types.Content(role="user", parts=[types.Part(text="real question")])])
+
+    class _Ctx:
+        class session:  # noqa: N801 - mimics callback_context.session
+            id = "s1"
+
+    await plugin.before_model_callback(callback_context=_Ctx(), llm_request=request)
+    assert "Be brief." in str(request.config.system_instruction)
+    assert [c.parts[0].text for c in request.contents] == ["Example question", "real question"]

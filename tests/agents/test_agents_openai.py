@@ -1,0 +1,182 @@
+"""OpenAIAgent against a scripted chat-completions server on 127.0.0.1 (no network)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from agentgauge.agents import AgentError, AgentRequest, OpenAIAgent, as_agent
+from agentgauge.model import Invocation, Message, Tool
+
+
+class ScriptedServer:
+    """Answers each POST /v1/chat/completions with the next scripted assistant message; records requests."""
+
+    def __init__(self) -> None:
+        self.replies: list[dict[str, Any]] = []
+        self.requests: list[dict[str, Any]] = []
+        self.auth: list[str] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append(body)
+                outer.auth.append(self.headers.get("Authorization", ""))
+                message = outer.replies.pop(0)
+                payload = {
+                    "id": f"chatcmpl-{len(outer.requests)}",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": body["model"],
+                    "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                }
+                data = json.dumps(payload).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def _tool_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedServer]:
+    monkeypatch.setenv("TEST_LOOPBACK_KEY", "sk-loopback")
+    srv = ScriptedServer()
+    yield srv
+    srv.close()
+
+
+def calculator(operation: str, a: float, b: float) -> float:
+    """Do arithmetic.
+
+    Args:
+        operation: add or mul.
+        a: left operand.
+        b: right operand.
+    """
+    return a + b if operation == "add" else a * b
+
+
+def explode() -> str:
+    """Always fails."""
+    raise RuntimeError("kaboom")
+
+
+def _agent(server: ScriptedServer, **kwargs: Any) -> OpenAIAgent:
+    return OpenAIAgent(
+        "test-model",
+        base_url=server.base_url,
+        api_key_env="TEST_LOOPBACK_KEY",
+        system_prompt="You are a calculator.",
+        tools=[calculator, explode],
+        **kwargs,
+    )
+
+
+async def test_multi_step_tool_loop_records_every_call(server: ScriptedServer) -> None:
+    server.replies = [
+        {"role": "assistant", "content": "Computing.", "tool_calls": [_tool_call("c1", "calculator", '{"operation":"add","a":2,"b":3}')]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                _tool_call("c2", "calculator", '{"operation":"mul","a":5,"b":4}'),
+                _tool_call("c3", "explode", "{}"),
+            ],
+        },
+        {"role": "assistant", "content": "The answer is 20."},
+    ]
+    request = AgentRequest(
+        user_content=Message(role="user", content="(2+3)*4?"),
+        session_id="s",
+        context_messages=[Message(role="system", content="Be terse.")],
+        history=[
+            Invocation(
+                user_content=Message(content="earlier"),
+                final_response=Message(role="assistant", content="earlier answer"),
+                tools=[Tool(id="h1", name="calculator", arguments={"operation": "add", "a": 1, "b": 1}, result=2)],
+            )
+        ],
+    )
+    out = await _agent(server).run(request)
+
+    assert out.final_message() == Message(role="assistant", content="The answer is 20.")
+    assert [(t.id, t.name, t.arguments, t.result) for t in out.tools] == [
+        ("c1", "calculator", {"operation": "add", "a": 2, "b": 3}, 5.0),
+        ("c2", "calculator", {"operation": "mul", "a": 5, "b": 4}, 20.0),
+        ("c3", "explode", {}, {"error": "RuntimeError: kaboom"}),
+    ]
+    assert [m.content for m in out.intermediate_responses] == ["Computing."]
+
+    first = server.requests[0]
+    assert server.auth[0] == "Bearer sk-loopback"
+    assert [m["role"] for m in first["messages"]] == ["system", "system", "user", "assistant", "tool", "assistant", "user"]
+    assert first["messages"][0]["content"] == "You are a calculator."
+    assert first["messages"][1]["content"] == "Be terse."
+    assert first["messages"][4] == {"role": "tool", "tool_call_id": "h1", "content": "2"}
+    schema = {t["function"]["name"]: t["function"] for t in first["tools"]}
+    assert schema["calculator"]["parameters"]["required"] == ["operation", "a", "b"]
+    assert schema["calculator"]["description"] == "Do arithmetic."
+    # The second request carries the first tool result; the third carries both later ones.
+    assert server.requests[1]["messages"][-1] == {"role": "tool", "tool_call_id": "c1", "content": "5.0"}
+    third = server.requests[2]["messages"]
+    assert [m.get("tool_call_id") for m in third[-2:]] == ["c2", "c3"]
+    assert json.loads(third[-1]["content"]) == {"error": "RuntimeError: kaboom"}
+
+
+async def test_bad_tool_requests_are_answered_to_the_model(server: ScriptedServer) -> None:
+    server.replies = [
+        {
+            "role": "assistant",
+            "tool_calls": [_tool_call("x1", "nosuch", "{}"), _tool_call("x2", "calculator", "{not json")],
+        },
+        {"role": "assistant", "content": "giving up"},
+    ]
+    out = await _agent(server).run(AgentRequest(user_content=Message(content="q"), session_id="s"))
+    assert out.tools[0].result["error"].startswith("unknown tool 'nosuch'")
+    assert out.tools[1].arguments == "{not json"
+    assert out.tools[1].result["error"].startswith("arguments are not valid JSON")
+
+
+async def test_max_steps_exceeded(server: ScriptedServer) -> None:
+    server.replies = [
+        {"role": "assistant", "tool_calls": [_tool_call(f"c{i}", "calculator", '{"operation":"add","a":1,"b":1}')]}
+        for i in range(2)
+    ]
+    with pytest.raises(AgentError, match="no final answer from test-model after 2 model calls"):
+        await _agent(server, max_steps=2).run(AgentRequest(user_content=Message(content="q"), session_id="s"))
+
+
+async def test_missing_api_key_is_a_clear_agent_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NO_SUCH_KEY_VAR", raising=False)
+    agent = OpenAIAgent("m", base_url="http://127.0.0.1:9/v1", api_key_env="NO_SUCH_KEY_VAR")
+    with pytest.raises(AgentError, match="environment variable NO_SUCH_KEY_VAR is not set"):
+        await agent.run(AgentRequest(user_content=Message(content="q"), session_id="s"))
+
+
+def test_openai_agent_is_native() -> None:
+    agent = OpenAIAgent("m", tools=[calculator])
+    assert as_agent(agent) is agent
+    assert "calculator" in repr(agent)

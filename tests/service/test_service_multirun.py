@@ -1,0 +1,119 @@
+"""Aggregation across runs and the EvalSetResult summary; bounded_map scheduling."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agentgauge.model import EvalCaseResult, EvalMetricResult, EvalStatus
+from agentgauge.service import aggregate_case, bounded_map, case_order, summarize_runs
+
+P, F, N = EvalStatus.PASSED, EvalStatus.FAILED, EvalStatus.NOT_EVALUATED
+
+
+def _metric(name: str, score: float | None, status: EvalStatus, threshold: float = 0.5) -> EvalMetricResult:
+    return EvalMetricResult(metric_name=name, score=score, eval_status=status, threshold=threshold)
+
+
+def _run(eval_id: str, run_id: int, status: EvalStatus, *metrics: EvalMetricResult, error: str | None = None) -> EvalCaseResult:
+    return EvalCaseResult(
+        eval_set_id="set",
+        eval_id=eval_id,
+        run_id=run_id,
+        final_eval_status=status,
+        error_message=error,
+        overall_eval_metric_results=list(metrics),
+    )
+
+
+def test_metric_average_skips_not_evaluated_and_uses_first_threshold() -> None:
+    runs = [
+        _run("c", 1, P, _metric("m", 1.0, P, 0.5)),
+        _run("c", 2, F, _metric("m", 0.2, F, 0.9)),
+        _run("c", 3, N, _metric("m", None, N, 0.5)),
+    ]
+    aggregate = aggregate_case("c", runs)
+    [metric] = aggregate.metric_results
+    assert metric.score == pytest.approx(0.6)
+    assert metric.threshold == 0.5
+    assert metric.eval_status is P
+    # Several runs: status from averaged metrics, not from the per-run statuses.
+    assert aggregate.overall_status is P
+
+
+@pytest.mark.parametrize(
+    ("runs", "status"),
+    [
+        ([_run("c", 1, P, _metric("m", 0.0, F))], P),  # one run: the run's own status (custom aggregators)
+        ([_run("c", 1, F, error="agent failed")], F),
+        ([_run("c", 1, N)], N),
+        ([_run("c", 1, F, error="x"), _run("c", 2, F, error="y")], F),  # not_evaluated + errorMessage -> failed
+        ([_run("c", 1, F, error="x"), _run("c", 2, P, _metric("m", 1.0, P))], P),
+        ([_run("c", 1, P, _metric("m", 0.4, F)), _run("c", 2, P, _metric("m", 0.5, P))], F),
+        ([_run("c", 1, N, _metric("m", None, N)), _run("c", 2, N, _metric("m", None, N))], N),
+    ],
+)
+def test_case_status_rules(runs: list[EvalCaseResult], status: EvalStatus) -> None:
+    assert aggregate_case("c", runs).overall_status is status
+
+
+def test_summary_shape_counts_and_order() -> None:
+    results = [
+        _run("b", 1, P, _metric("m", 1.0, P)),
+        _run("a", 1, F, _metric("m", 0.0, F)),
+        _run("zz-unknown", 1, P, _metric("m", 1.0, P)),
+        _run("b", 2, P, _metric("m", 1.0, P)),
+        _run("a", 2, P, _metric("m", 1.0, P)),
+        _run("zz-unknown", 2, N, _metric("m", None, N)),
+    ]
+    summary, aggregates = summarize_runs(results, case_ids=["b", "a"], num_runs=2)
+    assert [a.eval_id for a in aggregates] == ["b", "a", "zz-unknown"]
+    assert summary.num_runs == 2
+    assert [r.run_id for r in summary.run_summaries] == [1, 2]
+    assert [r.overall_status for r in summary.run_summaries] == [F, P]
+    assert summary.run_status_counts.model_dump() == {"failed": 1, "passed": 1}
+    run1 = summary.run_summaries[0]
+    assert run1.case_status_counts.model_dump() == {"passed": 2, "failed": 1}
+    assert run1.metric_summaries[0].average_score == pytest.approx(2 / 3)
+    run2 = summary.run_summaries[1].metric_summaries[0]
+    assert (run2.average_score, run2.status_counts.model_dump()) == (1.0, {"passed": 2, "notEvaluated": 1})
+    case_a = summary.eval_case_summaries[1]
+    assert case_a.eval_id == "a"
+    assert case_a.overall_status is P  # mean 0.5 >= 0.5
+    assert case_a.run_status_counts.model_dump() == {"passed": 1, "failed": 1}
+    assert [(r.run_id, r.final_eval_status) for r in case_a.run_summaries] == [(1, F), (2, P)]
+    assert case_a.run_summaries[0].metric_results[0].score == 0.0
+    assert summary.overall_status is P
+
+
+def test_case_order_puts_unknown_ids_last_lexicographically() -> None:
+    key = case_order(["c", "a"])
+    assert sorted(["z", "a", "y", "c"], key=key) == ["c", "a", "y", "z"]
+
+
+async def test_bounded_map_limits_concurrency_and_keeps_order() -> None:
+    active = peak = 0
+
+    async def work(i: int) -> int:
+        nonlocal active, peak
+        active += 1
+        peak = max(peak, active)
+        await asyncio.sleep(0.01 * (i % 3))
+        active -= 1
+        return i * i
+
+    assert await bounded_map(work, list(range(20)), 4) == [i * i for i in range(20)]
+    assert peak == 4
+
+
+async def test_bounded_map_propagates_the_first_error_itself() -> None:
+    async def work(i: int) -> int:
+        if i == 3:
+            raise KeyError("three")
+        return i
+
+    with pytest.raises(KeyError, match="three"):
+        await bounded_map(work, list(range(6)), 2)
+    with pytest.raises(ValueError, match="parallelism must be at least 1"):
+        await bounded_map(work, [1], 0)

@@ -1,0 +1,245 @@
+"""AgentEvaluator: runs, parallelism, streaming, case filter, saved result with the multi-run summary."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "service"))
+
+from svc_helpers import ExactAnswer, RecordingAgent, case, inv  # noqa: E402
+
+from agentgauge.agents import AgentRequest  # noqa: E402
+from agentgauge.errors import InputError  # noqa: E402
+from agentgauge.evaluator import AgentEvaluator  # noqa: E402
+from agentgauge.evaluators import Registry  # noqa: E402
+from agentgauge.model import EvalCase, EvalMetric, EvalSet, EvalStatus  # noqa: E402
+from agentgauge.service import Callback, Callbacks, CallbackError  # noqa: E402
+from agentgauge.storage import (  # noqa: E402
+    InMemoryEvalResultManager,
+    InMemoryEvalSetManager,
+    InMemoryMetricManager,
+    LocalEvalResultManager,
+    LocalEvalSetManager,
+    LocalMetricManager,
+)
+
+METRICS = [EvalMetric(metric_name="exact_answer", threshold=1.0)]
+
+
+def _registry() -> Registry:
+    registry = Registry()
+    registry.register(ExactAnswer())
+    return registry
+
+
+def _evaluator(cases: list[EvalCase], agent: object | None, **kwargs: Any) -> AgentEvaluator:
+    sets, metrics = InMemoryEvalSetManager(), InMemoryMetricManager()
+    sets.put("app", EvalSet(eval_set_id="set", eval_cases=cases))
+    metrics.put_all("app", "set", kwargs.pop("metrics", METRICS))
+    kwargs.setdefault("result_manager", InMemoryEvalResultManager())
+    return AgentEvaluator(
+        "app", agent, eval_set_manager=sets, metric_manager=metrics, registry=_registry(), **kwargs
+    )
+
+
+CASES = [case("c1", inv("q1", "echo: q1")), case("c2", inv("q2", "echo: q2"), inv("q3", "echo: q3"))]
+
+
+async def test_single_run_passes_and_saves_one_result() -> None:
+    results = InMemoryEvalResultManager()
+    outcome = await _evaluator(CASES, RecordingAgent(), result_manager=results).evaluate("set")
+    assert outcome.overall_status is EvalStatus.PASSED
+    assert (outcome.app_name, outcome.eval_set_id) == ("app", "set")
+    assert outcome.execution_time > 0
+    assert outcome.result_path is None
+    saved = results.get("app", outcome.eval_set_result.eval_set_result_id)
+    assert saved.eval_set_result_id.startswith("app_set_")
+    assert saved.eval_set_result_name == saved.eval_set_result_id
+    assert [(r.eval_id, r.run_id, r.final_eval_status) for r in saved.eval_case_results] == [
+        ("c1", 1, EvalStatus.PASSED),
+        ("c2", 1, EvalStatus.PASSED),
+    ]
+    assert saved.summary is not None and saved.summary.num_runs == 1
+    assert [c.eval_id for c in outcome.eval_cases] == ["c1", "c2"]
+
+
+async def test_multiple_runs_in_one_result_with_pass_at_k() -> None:
+    calls = {"n": 0}
+
+    def flaky(request: AgentRequest) -> str:
+        calls["n"] += 1
+        # c1 fails in exactly one of three runs.
+        if request.user_content.content == "q1" and calls.setdefault("q1", 0) == 0:
+            calls["q1"] = 1
+            return "wrong"
+        return f"echo: {request.user_content.content}"
+
+    outcome = await _evaluator(CASES, flaky, num_runs=3, parallelism=1).evaluate("set")
+    result = outcome.eval_set_result
+    assert result.summary is not None
+    assert result.summary.num_runs == 3
+    assert len(result.eval_case_results) == 6
+    assert sorted((r.eval_id, r.run_id) for r in result.eval_case_results) == [
+        (c, r) for c in ("c1", "c2") for r in (1, 2, 3)
+    ]
+    c1 = outcome.eval_cases[0]
+    assert (c1.num_runs, c1.num_passed) == (3, 2)
+    assert c1.metric_results[0].score == pytest.approx(2 / 3)
+    assert c1.overall_status is EvalStatus.FAILED  # 0.67 < threshold 1.0
+    assert c1.pass_at_k(1) == pytest.approx(2 / 3)
+    assert c1.pass_hat_k(2) == pytest.approx(4 / 9)
+    assert result.summary.run_status_counts.passed == 2
+    assert outcome.pass_at_k(3) == 1.0
+    assert outcome.overall_status is EvalStatus.FAILED
+
+
+async def test_parallelism_is_one_global_limit_across_cases_and_runs() -> None:
+    active = peak = 0
+
+    async def agent(request: AgentRequest) -> str:
+        nonlocal active, peak
+        active += 1
+        peak = max(peak, active)
+        await asyncio.sleep(0.02)
+        active -= 1
+        return f"echo: {request.user_content.content}"
+
+    cases = [case(f"c{i}", inv(f"q{i}", f"echo: q{i}")) for i in range(6)]
+    outcome = await _evaluator(cases, agent, num_runs=3, parallelism=5).evaluate("set")
+    assert peak == 5
+    assert outcome.overall_status is EvalStatus.PASSED
+
+
+async def test_cases_are_scored_while_others_are_still_running() -> None:
+    events: list[str] = []
+    release = asyncio.Event()
+
+    async def agent(request: AgentRequest) -> str:
+        if request.user_content.content == "slow":
+            await release.wait()
+        events.append(f"answer {request.user_content.content}")
+        return "x"
+
+    def scored(context: Any, args: Any) -> None:
+        events.append(f"scored {args.eval_case_id}")
+        if args.eval_case_id == "fast":
+            release.set()
+
+    callbacks = Callbacks().register_before_evaluate_case("watch", scored)
+    cases = [case("slow", inv("slow")), case("fast", inv("fast"))]
+    await asyncio.wait_for(_evaluator(cases, agent, callbacks=callbacks, parallelism=2).evaluate("set"), 5)
+    assert events == ["answer fast", "scored fast", "answer slow", "scored slow"]
+
+
+async def test_errors_stay_inside_their_case() -> None:
+    async def agent(request: AgentRequest) -> str:
+        text = request.user_content.content
+        if text == "raise":
+            raise RuntimeError("agent crashed")
+        if text == "hang":
+            await asyncio.sleep(60)
+        return f"echo: {text}"
+
+    cases = [case("ok", inv("fine", "echo: fine")), case("bad", inv("raise")), case("stuck", inv("hang"))]
+    outcome = await _evaluator(cases, agent, timeout=0.2, parallelism=3).evaluate("set")
+    status = {r.eval_id: (r.final_eval_status, r.error_message) for r in outcome.eval_set_result.eval_case_results}
+    assert status == {
+        "ok": (EvalStatus.PASSED, None),
+        "bad": (EvalStatus.FAILED, "agent failed on invocation 1 of 1: RuntimeError: agent crashed"),
+        "stuck": (EvalStatus.FAILED, "inference timed out after 0.2 s"),
+    }
+    assert outcome.overall_status is EvalStatus.FAILED
+
+
+async def test_case_filter_and_unknown_ids() -> None:
+    agent = RecordingAgent()
+    outcome = await _evaluator(CASES, agent, case_ids=["c2"]).evaluate("set")
+    assert [r.eval_id for r in outcome.eval_set_result.eval_case_results] == ["c2"]
+    with pytest.raises(InputError, match="eval set 'set' has no case 'nope'; valid ids: c1, c2"):
+        await _evaluator(CASES, agent, case_ids=["nope"]).evaluate("set")
+
+
+async def test_input_problems_are_raised_before_running() -> None:
+    agent = RecordingAgent()
+    with pytest.raises(InputError, match="unknown metric 'nope'"):
+        await _evaluator(CASES, agent, metrics=[EvalMetric(metric_name="nope")]).evaluate("set")
+    with pytest.raises(InputError, match="an agent is required: case\\(s\\) c1, c2 are not in trace mode"):
+        await _evaluator(CASES, None).evaluate("set")
+    assert agent.requests == []
+
+
+async def test_trace_mode_without_agent() -> None:
+    trace = EvalCase(eval_id="t", eval_mode="trace", conversation=[inv("q", "recorded")])
+    # Expecteds are user-input only, so exact_answer compares against None and fails: the trace is still scored.
+    outcome = await _evaluator([trace], None).evaluate("set")
+    [result] = outcome.eval_set_result.eval_case_results
+    assert result.final_eval_status is EvalStatus.FAILED
+    assert result.eval_metric_result_per_invocation[0].actual_invocation.final_response.content == "recorded"  # type: ignore[union-attr]
+
+
+async def test_set_level_callbacks_run_once_per_run_and_errors_abort() -> None:
+    points: list[tuple[str, Any]] = []
+    callback = Callback(
+        before_inference_set=lambda c, a: points.append(("bis", a.request.eval_case_ids)),
+        before_evaluate_set=lambda c, a: points.append(("bes", None)),
+        after_inference_set=lambda c, a: points.append(("ais", [r.eval_case_id for r in a.results])),
+        after_evaluate_set=lambda c, a: points.append(("aes", [(r.eval_id, r.run_id) for r in a.result.eval_case_results])),
+    )
+    await _evaluator(CASES, RecordingAgent(), num_runs=2, callbacks=Callbacks().register("p", callback)).evaluate("set")
+    assert points == [
+        ("bis", ["c1", "c2"]),
+        ("bes", None),
+        ("bis", ["c1", "c2"]),
+        ("bes", None),
+        ("ais", ["c1", "c2"]),
+        ("aes", [("c1", 1), ("c2", 1)]),
+        ("ais", ["c1", "c2"]),
+        ("aes", [("c1", 2), ("c2", 2)]),
+    ]
+
+    def boom(context: Any, args: Any) -> None:
+        raise RuntimeError("stop")
+
+    results = InMemoryEvalResultManager()
+    failing = _evaluator(
+        CASES, RecordingAgent(), callbacks=Callbacks().register_after_evaluate_case("x", boom), result_manager=results
+    )
+    with pytest.raises(CallbackError, match=r"AfterEvaluateCase callback\[0\] \(x\): stop"):
+        await failing.evaluate("set")
+    assert results.list("app") == []
+
+
+def test_evaluate_sync_and_local_managers_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    LocalEvalSetManager().put("app", EvalSet(eval_set_id="set", eval_cases=CASES))
+    LocalMetricManager().put_all("app", "set", METRICS)
+    outcome = AgentEvaluator("app", RecordingAgent(), registry=_registry()).evaluate_sync("set")
+    assert outcome.result_path is not None
+    assert outcome.result_path == LocalEvalResultManager().path_for("app", outcome.eval_set_result.eval_set_result_id)
+    assert outcome.result_path.is_file()
+    assert outcome.overall_status is EvalStatus.PASSED
+
+
+async def test_evaluate_sync_refuses_a_running_loop() -> None:
+    with pytest.raises(RuntimeError, match="cannot run inside a running event loop"):
+        _evaluator(CASES, RecordingAgent()).evaluate_sync("set")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [({"num_runs": 0}, "num_runs must be at least 1"), ({"parallelism": 0}, "parallelism"), ({"timeout": 0}, "timeout")],
+)
+def test_bad_settings(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        _evaluator(CASES, RecordingAgent(), **kwargs)
+
+
+async def test_progress_reports_every_case_and_run() -> None:
+    seen: list[tuple[int, int]] = []
+    await _evaluator(CASES, RecordingAgent(), num_runs=2, progress=lambda d, t: seen.append((d, t))).evaluate("set")
+    assert seen == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
