@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import io
 import json
 import math
-import pstats
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import _profile
 import gen
-from _measure import RESULT_MARK, fifo_ideal, median, run_child
+from _measure import RESULT_MARK, fifo_ideal, launcher_cmd, median, run_child
 from _peers import peer_python
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -62,38 +61,29 @@ def dataset(cfg: Config, n: int) -> dict[str, Any]:
     return gen.write(folder, n, cfg.seed)
 
 
-def call(python: Path | str, script: str, args: list[str], *, timeout: float = 1800, prof: Path | None = None) -> Any:
+def call(
+    python: Path | str, script: str, args: list[str], *, timeout: float = 1800, profile: Path | None = None
+) -> Any:
     """Run ``script`` (a file in this folder) under ``python`` and return the JSON it emitted."""
-    cmd = [str(python)]
-    if prof is not None:
-        cmd += ["-m", "cProfile", "-o", str(prof)]
-    cmd += [str(BENCH_DIR / script), *args]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=BENCH_DIR)
+    cmd = [str(python), str(BENCH_DIR / script), *args]
+    if profile is not None:
+        cmd = _profile.wrap(cmd, profile)
+    done = subprocess.run(launcher_cmd(cmd), capture_output=True, text=True, timeout=timeout, cwd=BENCH_DIR)
     for line in reversed(done.stdout.splitlines()):
         if line.startswith(RESULT_MARK):
             return json.loads(line[len(RESULT_MARK) :])
     tail = "\n".join(done.stderr.strip().splitlines()[-12:])
-    raise MeasureError(f"{script} {args[0]} exited {done.returncode} without a result:\n{tail}")
+    raise MeasureError(f"{script} {args[0]} exited without a result:\n{tail}")
 
 
 def _ours(cfg: Config, args: list[str], profile_name: str | None = None) -> Any:
-    """One agentgauge measurement; with ``--profile``, first an extra, uncounted run under cProfile."""
+    """One agentgauge measurement; with ``--profile``, first an extra, uncounted run under the profiler."""
     if cfg.profile and profile_name and profile_name not in cfg.profiles:
-        prof = cfg.results_dir / "profiles" / f"{profile_name}.prof"
-        prof.parent.mkdir(parents=True, exist_ok=True)
-        call(sys.executable, "ours.py", args, prof=prof)
-        cfg.profiles[profile_name] = summarize_profile(prof)
+        out = cfg.results_dir / "profiles" / profile_name
+        out.parent.mkdir(parents=True, exist_ok=True)
+        call(sys.executable, "ours.py", args, profile=out)
+        cfg.profiles[profile_name] = _profile.summarize(out, args[0])
     return call(sys.executable, "ours.py", args)
-
-
-def summarize_profile(path: Path, top: int = 18) -> str:
-    """The hottest functions of a cProfile dump (by own time), as text; also written next to the dump."""
-    buf = io.StringIO()
-    stats = pstats.Stats(str(path), stream=buf)
-    stats.strip_dirs().sort_stats("tottime").print_stats(top)
-    text = buf.getvalue()
-    path.with_suffix(".txt").write_text(text)
-    return text
 
 
 def _flatten(scores: dict[str, list[list[float | None]]]) -> dict[str, list[float | None]]:

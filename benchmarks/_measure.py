@@ -101,11 +101,42 @@ class ChildRun:
     returncode: int
 
 
+# Linux carries the RSS high-water mark of the exec'ing process into the new program's ru_maxrss, so a child started
+# straight from the (possibly large) harness would report at least the harness's size. Every measured command is
+# therefore started by this small launcher (``python -S``, ~10 MB): the reported peak is max(launcher, command),
+# which is the command's own peak for any Python program.
+LAUNCHER = """
+import os, sys, time
+argv = sys.argv[1:]
+start = time.perf_counter()
+pid = os.posix_spawnp(argv[0], argv, os.environ)
+_, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - start
+sys.stderr.write("%s%r %r %d\\n" % (CHILD_MARK, wall, usage.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status)))
+"""
+CHILD_MARK = "@@BENCH-CHILD@@ "
+
+
+def launcher_cmd(cmd: Sequence[str]) -> list[str]:
+    """``cmd`` wrapped in the launcher (see ``LAUNCHER``)."""
+    return [sys.executable, "-S", "-c", f"CHILD_MARK = {CHILD_MARK!r}\n" + LAUNCHER, *cmd]
+
+
+def parse_child(stderr: str) -> ChildRun | None:
+    """The launcher's report from a captured stderr (``None`` when it is missing)."""
+    for line in reversed(stderr.splitlines()):
+        if line.startswith(CHILD_MARK):
+            wall, rss, code = line[len(CHILD_MARK) :].split()
+            return ChildRun(float(wall), float(rss), int(code))
+    return None
+
+
 def run_child(cmd: Sequence[str], *, env: dict[str, str] | None = None, cwd: str | None = None) -> ChildRun:
-    """Run ``cmd`` with output discarded and report its wall time and peak RSS (via ``wait4``)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(list(cmd), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return ChildRun(wall, usage.ru_maxrss / 1024.0, proc.returncode)
+    """Run ``cmd`` with its output discarded and report its wall time and peak RSS (measured by the launcher)."""
+    done = subprocess.run(
+        launcher_cmd(cmd), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd
+    )
+    child = parse_child(done.stderr)
+    if child is None:
+        raise RuntimeError(f"launcher failed for {list(cmd)}: {done.stderr.strip()[-300:]}")
+    return child

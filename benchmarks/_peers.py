@@ -16,6 +16,8 @@ BENCH_DIR = Path(__file__).resolve().parent
 PEERS_DIR = BENCH_DIR / ".peers"
 VENV_DIR = PEERS_DIR / "venv"
 PEER_PACKAGES = ("google-adk[eval]>=2.0", "pydantic-evals>=1.0", "rouge-score>=0.1.2")
+# Not a peer: the sampling profiler ``run.py --profile`` uses; kept here so agentgauge's own environment stays lean.
+TOOLS = ("py-spy>=0.3",)
 # Distribution names whose versions go into the results file.
 PEER_DISTRIBUTIONS = ("google-adk", "pydantic-evals", "pydantic", "rouge-score", "nltk")
 
@@ -40,7 +42,7 @@ def install_peers(*, log: Path | None = None) -> None:
     if not peer_python().exists():
         venv.EnvBuilder(with_pip=True, clear=False).create(VENV_DIR)
     log = log or PEERS_DIR / "install.log"
-    cmd = [str(peer_python()), "-m", "pip", "install", "--upgrade", "--progress-bar", "off", *PEER_PACKAGES]
+    cmd = [str(peer_python()), "-m", "pip", "install", "--upgrade", "--progress-bar", "off", *PEER_PACKAGES, *TOOLS]
     with log.open("ab") as out:
         done = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT)
     if done.returncode != 0:

@@ -77,22 +77,21 @@ FIELDS = (
     "locale",
 )
 # Answer words; stems shared by several forms make the stemmer matter for ROUGE.
-LEXICON = tuple(
-    (
-        "i we you it they the a one some every no more fewer most valve valves pump pumps pumped pumping sensor "
-        "sensors reading readings read parcel parcels courier depot depots shelf shelves archive archived "
-        "archiving record records recorded invoice invoices paid paying payment ledger room rooms reserve "
-        "reserved reserving floor floors garden gardens water watered watering tide tides harbour coast "
-        "north south east west inland level levels rising fell falling steady warm warmer cool cooler "
-        "humid dry heat heating cooled cooling window schedule scheduled scheduling hour hours minute minutes "
-        "monday friday weekend noon dawn dusk route routes routed routing van truck driver drivers "
-        "late early ready pending closed open opened opening queue queued ticket tickets escalate escalated "
-        "team teams owner owners note notes noted draft drafted reply replied export exported table tables "
-        "rank ranked ranking score scores list listed match matched matching is are was were has have will "
-        "should can must may not also then so because and or but after before until since near above "
-        "below inside outside within about per of in on at to for from with by"
-    ).split()
+_WORDS = (
+    "i we you it they the a one some every no more fewer most valve valves pump pumps pumped pumping sensor "
+    "sensors reading readings read parcel parcels courier depot depots shelf shelves archive archived "
+    "archiving record records recorded invoice invoices paid paying payment ledger room rooms reserve "
+    "reserved reserving floor floors garden gardens water watered watering tide tides harbour coast "
+    "north south east west inland level levels rising fell falling steady warm warmer cool cooler "
+    "humid dry heat heating cooled cooling window schedule scheduled scheduling hour hours minute minutes "
+    "monday friday weekend noon dawn dusk route routes routed routing van truck driver drivers "
+    "late early ready pending closed open opened opening queue queued ticket tickets escalate escalated "
+    "team teams owner owners note notes noted draft drafted reply replied export exported table tables "
+    "rank ranked ranking score scores list listed match matched matching is are was were has have will "
+    "should can must may not also then so because and or but after before until since near above "
+    "below inside outside within about per of in on at to for from with by"
 )
+LEXICON = tuple(_WORDS.split())
 # Reword table: true synonyms (change the stem) and inflections (the stemmer folds them back together).
 REWORD = {
     "valve": "tap",
@@ -265,7 +264,7 @@ def _bump(value: Any) -> Any:
     if isinstance(value, int):
         return value + 7
     if isinstance(value, float):
-        return round(value * 2 + 1, 3)
+        return round(value + 1.5, 3)
     if isinstance(value, str):
         return value + "-x"
     return "altered"  # an empty dict or list becomes a scalar
@@ -296,8 +295,8 @@ def _reword(synth: Synth, text: str) -> str:
         elif roll < 0.15:
             stem = synth.rng.choice(LEXICON)
         out.append(stem + tail)
-    if synth.rng.random() < 0.4:
-        out.insert(0, synth.rng.choice(OPENERS))
+    if synth.rng.random() < 0.4 or out == text.split(" "):
+        out.insert(0, synth.rng.choice(OPENERS))  # also guarantees that a reworded answer differs
     return " ".join(out)
 
 

@@ -119,9 +119,13 @@ def _replay_agent(actual: Any, latency: float) -> Any:
             calls = inv.intermediate_data.tool_uses
             if calls:
                 parts = [types.Part(function_call=c) for c in calls]
-                yield Event(author=self.name, invocation_id=ctx.invocation_id, content=types.Content(role="model", parts=parts))
+                yield Event(
+                    author=self.name, invocation_id=ctx.invocation_id, content=types.Content(role="model", parts=parts)
+                )
                 answers = [types.Part(function_response=r) for r in inv.intermediate_data.tool_responses]
-                yield Event(author=self.name, invocation_id=ctx.invocation_id, content=types.Content(role="user", parts=answers))
+                yield Event(
+                    author=self.name, invocation_id=ctx.invocation_id, content=types.Content(role="user", parts=answers)
+                )
             yield Event(author=self.name, invocation_id=ctx.invocation_id, content=inv.final_response)
 
     return ReplayAgent(name="replay_agent")

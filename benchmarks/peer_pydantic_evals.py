@@ -72,7 +72,10 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         evaluators.append(Rouge())
     dataset = Dataset[list[str], list[dict[str, Any]], None](
         name="bench",
-        cases=[Case(name=cid, inputs=[t["question"] for t in turns], expected_output=turns) for cid, turns in expected.items()],
+        cases=[
+            Case(name=cid, inputs=[t["question"] for t in turns], expected_output=turns)
+            for cid, turns in expected.items()
+        ],
         evaluators=evaluators,
     )
 

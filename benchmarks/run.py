@@ -20,13 +20,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _harness import Config, MeasureError, measure_e2e, measure_load, measure_scoring, measure_startup  # noqa: E402
-from _machine import describe  # noqa: E402
-from _peers import install_peers, peer_python, peer_versions, peers_available  # noqa: E402
-from _reference import SHARED_GENERATOR, reference_check  # noqa: E402
-from _report import render_text, targets  # noqa: E402
+from _harness import Config, MeasureError, measure_e2e, measure_load, measure_scoring, measure_startup
+from _machine import describe
+from _peers import install_peers, peer_python, peer_versions, peers_available
+from _reference import SHARED_GENERATOR, reference_check
+from _report import render_text, targets
 
 BENCH_DIR = Path(__file__).resolve().parent
 MEASURES = ("scoring", "load", "e2e", "startup")

@@ -23,6 +23,7 @@ from agentgauge.model import (
     Invocation,
     Message,
 )
+from agentgauge.storage import InMemoryEvalResultManager
 
 _AGENT = '''
 """A calculator agent: "add 2 3" -> add({{"a": 2, "b": 3}}) -> "5". {doc}"""
@@ -111,7 +112,12 @@ def evals(tmp_path: Path) -> Path:
 
 
 async def test_passing_folder_raises_nothing(agents: Path, evals: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    await AgentEvaluator.evaluate("adk_calc_ok", str(evals), num_runs=2)
+    manager = InMemoryEvalResultManager()
+    await AgentEvaluator.evaluate("adk_calc_ok", str(evals), num_runs=2, eval_set_results_manager=manager)
+    # One saved result per eval file, each holding two runs of every case.
+    saved = [manager.get("test_app", result_id) for result_id in manager.list("test_app")]
+    assert sorted(r.eval_set_id for r in saved) == ["adders", "math"]
+    assert all(sorted(c.run_id for c in r.eval_case_results) == [1, 2] for r in saved)
     out = capsys.readouterr().out
     assert "Summary: `EvalStatus.PASSED` for Metric: `tool_trajectory_avg_score`. Expected threshold: `1.0`, " in out
     assert "actual value: `1.0`." in out

@@ -11,15 +11,15 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "service"))
 
-from svc_helpers import ExactAnswer, RecordingAgent, case, inv  # noqa: E402
+from svc_fakes import ExactAnswer, RecordingAgent, case, inv
 
-from agentgauge.agents import AgentRequest  # noqa: E402
-from agentgauge.errors import InputError  # noqa: E402
-from agentgauge.evaluator import AgentEvaluator  # noqa: E402
-from agentgauge.evaluators import Registry  # noqa: E402
-from agentgauge.model import EvalCase, EvalMetric, EvalSet, EvalStatus  # noqa: E402
-from agentgauge.service import Callback, Callbacks, CallbackError  # noqa: E402
-from agentgauge.storage import (  # noqa: E402
+from agentgauge.agents import AgentRequest
+from agentgauge.errors import InputError
+from agentgauge.evaluator import AgentEvaluator
+from agentgauge.evaluators import Registry
+from agentgauge.model import EvalCase, EvalMetric, EvalSet, EvalStatus
+from agentgauge.service import Callback, CallbackError, Callbacks
+from agentgauge.storage import (
     InMemoryEvalResultManager,
     InMemoryEvalSetManager,
     InMemoryMetricManager,
@@ -42,9 +42,7 @@ def _evaluator(cases: list[EvalCase], agent: object | None, **kwargs: Any) -> Ag
     sets.put("app", EvalSet(eval_set_id="set", eval_cases=cases))
     metrics.put_all("app", "set", kwargs.pop("metrics", METRICS))
     kwargs.setdefault("result_manager", InMemoryEvalResultManager())
-    return AgentEvaluator(
-        "app", agent, eval_set_manager=sets, metric_manager=metrics, registry=_registry(), **kwargs
-    )
+    return AgentEvaluator("app", agent, eval_set_manager=sets, metric_manager=metrics, registry=_registry(), **kwargs)
 
 
 CASES = [case("c1", inv("q1", "echo: q1")), case("c2", inv("q2", "echo: q2"), inv("q3", "echo: q3"))]
@@ -188,7 +186,9 @@ async def test_set_level_callbacks_run_once_per_run_and_errors_abort() -> None:
         before_inference_set=lambda c, a: points.append(("bis", a.request.eval_case_ids)),
         before_evaluate_set=lambda c, a: points.append(("bes", None)),
         after_inference_set=lambda c, a: points.append(("ais", [r.eval_case_id for r in a.results])),
-        after_evaluate_set=lambda c, a: points.append(("aes", [(r.eval_id, r.run_id) for r in a.result.eval_case_results])),
+        after_evaluate_set=lambda c, a: points.append(
+            ("aes", [(r.eval_id, r.run_id) for r in a.result.eval_case_results])
+        ),
     )
     await _evaluator(CASES, RecordingAgent(), num_runs=2, callbacks=Callbacks().register("p", callback)).evaluate("set")
     assert points == [
@@ -232,7 +232,11 @@ async def test_evaluate_sync_refuses_a_running_loop() -> None:
 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
-    [({"num_runs": 0}, "num_runs must be at least 1"), ({"parallelism": 0}, "parallelism"), ({"timeout": 0}, "timeout")],
+    [
+        ({"num_runs": 0}, "num_runs must be at least 1"),
+        ({"parallelism": 0}, "parallelism"),
+        ({"timeout": 0}, "timeout"),
+    ],
 )
 def test_bad_settings(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
@@ -243,3 +247,17 @@ async def test_progress_reports_every_case_and_run() -> None:
     seen: list[tuple[int, int]] = []
     await _evaluator(CASES, RecordingAgent(), num_runs=2, progress=lambda d, t: seen.append((d, t))).evaluate("set")
     assert seen == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+async def test_before_inference_set_may_narrow_the_cases_of_a_run() -> None:
+    def second_run_only_c2(context: Any, args: Any) -> None:
+        calls.append(args.request.eval_case_ids)
+        if len(calls) == 2:
+            args.request.eval_case_ids = ["c2"]
+
+    calls: list[list[str]] = []
+    callbacks = Callbacks().register_before_inference_set("narrow", second_run_only_c2)
+    outcome = await _evaluator(CASES, RecordingAgent(), num_runs=2, callbacks=callbacks).evaluate("set")
+    runs = [(r.eval_id, r.run_id) for r in outcome.eval_set_result.eval_case_results]
+    assert runs == [("c1", 1), ("c2", 1), ("c2", 2)]
+    assert [c.num_runs for c in outcome.eval_cases] == [1, 2]

@@ -89,7 +89,7 @@ def test_eval_cases_become_items_with_expected_actual(project: Path) -> None:
         "evals/calc.evalset.json::add_small": "PASSED",
         "evals/calc.evalset.json::multiply_small": "FAILED",
     }
-    assert "eval case 'multiply_small' of 'calc' did not pass" in run.stdout
+    assert "eval case 'multiply_small' of 'calc': failed\n\ntool_trajectory_avg_score (invocation 1)" in run.stdout
     assert "tool_trajectory_avg_score (invocation 1): score 0 < threshold 1" in run.stdout
     assert 'Expected:\n    tool calls: multiply({"a": 2, "b": 3})\n    final response: "6"' in run.stdout
     assert 'Actual:\n    tool calls: add({"a": 2, "b": 3})\n    final response: "5"' in run.stdout
@@ -110,6 +110,7 @@ def test_keyword_selection_and_exitfirst(project: Path) -> None:
         "--agentgauge-num-runs", "2",
     )  # fmt: skip
     assert _outcomes(run.stdout) == {"evals/calc.evalset.json::multiply_small": "FAILED"}
+    assert "eval case 'multiply_small' of 'calc' did not pass (2 of 2 runs)" in run.stdout
     assert "run 1: failed\ntool_trajectory_avg_score (invocation 1)" in run.stdout
     assert "run 2: failed\ntool_trajectory_avg_score (invocation 1)" in run.stdout
 

@@ -56,7 +56,12 @@ def test_pass_hat_k_values(n: int, c: int, k: int, expected: float) -> None:
 
 @pytest.mark.parametrize(
     ("n", "c", "k", "message"),
-    [(0, 0, 1, "n must be > 0"), (3, 1, 0, "k must be > 0"), (3, 4, 1, "c must be between"), (3, -1, 1, "c must be between")],
+    [
+        (0, 0, 1, "n must be > 0"),
+        (3, 1, 0, "k must be > 0"),
+        (3, 4, 1, "c must be between"),
+        (3, -1, 1, "c must be between"),
+    ],
 )
 def test_pass_hat_k_errors(n: int, c: int, k: int, message: str) -> None:
     with pytest.raises(ValueError, match=message):

@@ -8,17 +8,34 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import InputError, NotFoundError
-from .model import EvalCase, EvalCaseResult, EvalMetricResult, EvalSetResult, EvalStatus
+from .model import EvalCase, EvalCaseResult, EvalMetric, EvalMetricResult, EvalSetResult, EvalStatus
 from .stats import pass_at_k, pass_hat_k
 
 if TYPE_CHECKING:  # pragma: no cover
     from .judges._settings import JudgeSettings
-    from .service import Callbacks, EvaluateRequest, EvaluatorSource, InferenceRequest, InferenceResult
+    from .service import Callbacks, EvalSetSource, EvaluateRequest, EvaluatorSource, InferenceRequest, InferenceResult
 
-__all__ = ["AgentEvaluator", "EvaluationCaseResult", "EvaluationResult", "ProgressFn"]
+__all__ = ["AgentEvaluator", "EvaluationCaseResult", "EvaluationResult", "MetricSource", "ProgressFn", "ResultSink"]
+
+
+class MetricSource(Protocol):
+    """Where the evaluator reads an eval set's metrics (every metric manager satisfies it)."""
+
+    def get_all(self, app: str, set_id: str) -> list[EvalMetric]:
+        """Every metric of the eval set (``NotFoundError`` when none are stored)."""
+        ...
+
+
+class ResultSink(Protocol):
+    """Where the evaluator saves the result (every result manager satisfies it; ``path_for`` is optional)."""
+
+    def save(self, app: str, result: EvalSetResult) -> str:
+        """Store ``result`` and return its id."""
+        ...
+
 
 ProgressFn = Callable[[int, int], None]
 """``progress(done, total)``: called with ``(0, total)`` first, then after each case of each run is scored."""
@@ -88,7 +105,8 @@ class _Run:
     run_id: int
     inference_request: InferenceRequest
     evaluate_request: EvaluateRequest
-    inference_results: list[InferenceResult | None]
+    cases: list[EvalCase] = field(default_factory=list)
+    inference_results: list[InferenceResult | None] = field(default_factory=list)
     context: Any = field(default_factory=dict)
     start_time: float = field(default_factory=time.time)
 
@@ -113,9 +131,9 @@ class AgentEvaluator:
         app_name: str,
         agent: object | None = None,
         *,
-        eval_set_manager: Any = None,
-        metric_manager: Any = None,
-        result_manager: Any = None,
+        eval_set_manager: EvalSetSource | None = None,
+        metric_manager: MetricSource | None = None,
+        result_manager: ResultSink | None = None,
         registry: EvaluatorSource | None = None,
         callbacks: Callbacks | None = None,
         num_runs: int = 1,
@@ -156,14 +174,14 @@ class AgentEvaluator:
         self.case_ids = list(case_ids) if case_ids else None
         self.progress = progress
 
-    def _metrics(self, eval_set_id: str) -> list[Any]:
+    def _metrics(self, eval_set_id: str) -> list[EvalMetric]:
         try:
             return list(self.metric_manager.get_all(self.app_name, eval_set_id))
         except NotFoundError:
             # As with trpc's local metric manager: no metrics stored means none configured (cases not_evaluated).
             return []
 
-    def _check(self, cases: Sequence[EvalCase], metrics: list[Any]) -> None:
+    def _check(self, cases: Sequence[EvalCase], metrics: list[EvalMetric]) -> None:
         validate = getattr(self.registry, "validate_metrics", None)
         if validate is not None:
             validate(metrics)
@@ -209,51 +227,53 @@ class AgentEvaluator:
             parallelism=self.parallelism,
             timeout=self.timeout,
         )
-        case_ids = [case.eval_id for case in cases]
         runs: list[_Run] = []
         for run_id in range(1, self.num_runs + 1):
             run = _Run(
                 run_id,
-                InferenceRequest(self.app_name, eval_set_id, list(case_ids)),
+                InferenceRequest(self.app_name, eval_set_id, [case.eval_id for case in cases]),
                 EvaluateRequest(self.app_name, eval_set_id, [], EvaluateConfig(list(metrics))),
-                [None] * len(cases),
             )
-            run.context = await self.callbacks.run(
-                "before_inference_set", {}, BeforeInferenceSetArgs(run.inference_request)
-            )
+            before = BeforeInferenceSetArgs(run.inference_request)
+            run.context = await self.callbacks.run("before_inference_set", {}, before)
+            # A BeforeInferenceSet callback may change the request, e.g. the case ids of this run.
+            run.cases = select_cases(eval_set, run.inference_request.eval_case_ids)
+            run.inference_results = [None] * len(run.cases)
             run.context = await self.callbacks.run(
                 "before_evaluate_set", run.context, BeforeEvaluateSetArgs(run.evaluate_request)
             )
             runs.append(run)
 
-        total = len(runs) * len(cases)
+        items = [(run, index) for run in runs for index in range(len(run.cases))]
         done = 0
         if self.progress is not None:
-            self.progress(0, total)
+            self.progress(0, len(items))
 
         async def pipeline(item: tuple[_Run, int]) -> EvalCaseResult:
             nonlocal done
             run, index = item
-            case = cases[index]
+            case = run.cases[index]
             inference, context = await service.infer(run.inference_request, case, run.context)
             run.inference_results[index] = inference
             run.evaluate_request.inference_results.append(inference)
             result, _ = await service.score(run.evaluate_request, case, inference, context, run_id=run.run_id)
             done += 1
             if self.progress is not None:
-                self.progress(done, total)
+                self.progress(done, len(items))
             return result
 
-        results = await bounded_map(pipeline, [(run, i) for run in runs for i in range(len(cases))], self.parallelism)
+        results = await bounded_map(pipeline, items, self.parallelism)
 
-        for position, run in enumerate(runs):
+        offset = 0
+        for run in runs:
             inferences = [r for r in run.inference_results if r is not None]
             await self.callbacks.run(
                 "after_inference_set",
                 run.context,
                 AfterInferenceSetArgs(run.inference_request, inferences, None, run.start_time),
             )
-            run_results = results[position * len(cases) : (position + 1) * len(cases)]
+            run_results = results[offset : offset + len(run.cases)]
+            offset += len(run.cases)
             await self.callbacks.run(
                 "after_evaluate_set",
                 run.context,

@@ -187,17 +187,23 @@ class EvalCaseItem(pytest.Function):
         result = run_eval_set(
             self.eval_set, metrics, agent, app_name="pytest", num_runs=self._num_runs(), case_ids=[self.name]
         )
+        runs = result.eval_case_results
         failures = []
-        for case in result.eval_case_results:
-            label = f"run {case.run_id}: " if len(result.eval_case_results) > 1 else ""
+        for case in runs:
             if case.final_eval_status is EvalStatus.PASSED and not case.error_message:
                 continue
             text = case_failure_text(case)
             if case.final_eval_status is EvalStatus.NOT_EVALUATED and not text:
                 text = "not evaluated: no metric produced a score"
-            failures.append(f"{label}{case.final_eval_status.value}\n{text}".rstrip())
-        if failures or not result.eval_case_results:
-            header = f"eval case {self.name!r} of {self.eval_set.eval_set_id!r} did not pass"
+            status = case.final_eval_status.value.replace("_", " ")
+            failures.append(f"run {case.run_id}: {status}\n{text}".rstrip() if len(runs) > 1 else text)
+        if failures or not runs:
+            where = f"eval case {self.name!r} of {self.eval_set.eval_set_id!r}"
+            if len(runs) == 1:
+                status = runs[0].final_eval_status.value.replace("_", " ")
+                header = f"{where}: {status}"
+            else:
+                header = f"{where} did not pass ({len(failures)} of {len(runs)} runs)"
             raise EvalCaseFailure("\n\n".join([header, *failures]))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]

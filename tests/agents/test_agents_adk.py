@@ -67,7 +67,9 @@ async def test_adk_agent_runs_through_runner_with_session_state() -> None:
     first = await agent.run(_request("museums"))
     assert first.final_message() is not None
     assert first.final_message().content == "Paris: 3 hits (turn 1)"  # type: ignore[union-attr]
-    assert [(t.id, t.name, t.arguments, t.result) for t in first.tools] == [("fc-1", "lookup", {"q": "museums"}, {"hits": 3})]
+    assert [(t.id, t.name, t.arguments, t.result) for t in first.tools] == [
+        ("fc-1", "lookup", {"q": "museums"}, {"hits": 3})
+    ]
     assert [m.content for m in first.intermediate_responses] == ["Looking up."]
     assert first.intermediate_responses[0].model_extra == {"author": "scripted"}
 
@@ -92,16 +94,75 @@ def test_function_response_without_call_raises() -> None:
 
 
 async def test_context_plugin_injects_messages_into_model_requests() -> None:
-    context = {
-        "s1": [Message(role="system", content="Be brief."), Message(role="user", content="Example question")]
-    }
+    context = {"s1": [Message(role="system", content="Be brief."), Message(role="user", content="Example question")]}
     plugin = _context_plugin(context)
     request = LlmRequest(contents=[types.Content(role="user", parts=[types.Part(text="real question")])])
 
     class _Ctx:
-        class session:  # noqa: N801 - mimics callback_context.session
+        class session:
             id = "s1"
 
     await plugin.before_model_callback(callback_context=_Ctx(), llm_request=request)
     assert "Be brief." in str(request.config.system_instruction)
     assert [c.parts[0].text for c in request.contents] == ["Example question", "real question"]
+
+
+ADK_AGENT_MODULE = """
+from google.adk.agents import BaseAgent
+from google.adk.events import Event
+from google.genai import types
+
+
+class Lookup(BaseAgent):
+    async def _run_async_impl(self, ctx):
+        text = ctx.user_content.parts[0].text
+        call = types.FunctionCall(id="fc", name="lookup", args={"q": text})
+        yield Event(author=self.name, invocation_id=ctx.invocation_id,
+                    content=types.Content(role="model", parts=[types.Part(function_call=call)]))
+        response = types.FunctionResponse(id="fc", name="lookup", response={"hits": 3})
+        yield Event(author=self.name, invocation_id=ctx.invocation_id,
+                    content=types.Content(role="user", parts=[types.Part(function_response=response)]))
+        answer = types.Part(text=f"{ctx.session.state['city']}: 3 hits")
+        yield Event(author=self.name, invocation_id=ctx.invocation_id,
+                    content=types.Content(role="model", parts=[answer]))
+
+
+root_agent = Lookup(name="lookup_agent")
+"""
+
+
+def test_adk_agent_directory_through_the_cli(tmp_path: Any) -> None:
+    import json
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from agentgauge.cli import app
+
+    root = Path(tmp_path)
+    package = root / "lookup_app"
+    package.mkdir()
+    (package / "__init__.py").write_text("from . import agent\n")
+    (package / "agent.py").write_text(ADK_AGENT_MODULE)
+    turn = {
+        "user_content": {"role": "user", "parts": [{"text": "museums"}]},
+        "final_response": {"role": "model", "parts": [{"text": "Paris: 3 hits"}]},
+        "intermediate_data": {"tool_uses": [{"name": "lookup", "args": {"q": "museums"}}]},
+    }
+    case = {
+        "eval_id": "museums",
+        "conversation": [turn],
+        "session_input": {"app_name": "lookup_app", "user_id": "u", "state": {"city": "Paris"}},
+    }
+    (root / "lookup.evalset.json").write_text(json.dumps({"eval_set_id": "lookup", "eval_cases": [case]}))
+    (root / "test_config.json").write_text(
+        json.dumps({"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}})
+    )
+    result = CliRunner().invoke(
+        app, ["eval", str(package), str(root / "lookup.evalset.json"), "--output-dir", str(root / "out")]
+    )
+    assert result.exit_code == 0, result.output
+    [saved] = [json.loads(p.read_text()) for p in (root / "out").rglob("*.evalset_result.json")]
+    actual = saved["evalCaseResults"][0]["evalMetricResultPerInvocation"][0]["actualInvocation"]
+    assert actual["finalResponse"]["content"] == "Paris: 3 hits"
+    assert actual["tools"] == [{"id": "fc", "name": "lookup", "arguments": {"q": "museums"}, "result": {"hits": 3}}]

@@ -34,7 +34,9 @@ def test_text_after_last_tool_call_is_final_and_earlier_text_is_intermediate() -
     )
     assert out.final_response == Message(role="assistant", content="It is 21 degrees.")
     assert out.intermediate_responses == [Message(role="assistant", content="Let me check.")]
-    assert [(t.id, t.name, t.arguments, t.result) for t in out.tools] == [("c1", "weather", {"city": "Paris"}, {"temp": 21})]
+    assert [(t.id, t.name, t.arguments, t.result) for t in out.tools] == [
+        ("c1", "weather", {"city": "Paris"}, {"temp": 21})
+    ]
 
 
 def test_final_text_replaces_streamed_text() -> None:

@@ -22,10 +22,10 @@ async def _answer(spec: str) -> str | None:
 
 
 async def test_file_prefers_root_agent_and_imports_siblings(tmp_path: Path) -> None:
-    (tmp_path / "helper_mod_x1.py").write_text("PREFIX = 'sib'\n")
+    (tmp_path / "sibling_mod_x1.py").write_text("PREFIX = 'sib'\n")
     agent = tmp_path / "agent.py"
     agent.write_text(
-        "from helper_mod_x1 import PREFIX\n"
+        "from sibling_mod_x1 import PREFIX\n"
         "def root_agent(request):\n    return PREFIX + ':root'\n"
         "def agent(request):\n    return 'plain'\n"
     )
@@ -90,7 +90,7 @@ def test_bad_specs_raise_input_error(tmp_path: Path, setup: str | None, spec: st
 
 
 def test_directory_without_init(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="needs an __init__.py"):
+    with pytest.raises(InputError, match=r"needs an __init__\.py"):
         load_agent(str(tmp_path))
 
 

@@ -97,7 +97,11 @@ def _agent(server: ScriptedServer, **kwargs: Any) -> OpenAIAgent:
 
 async def test_multi_step_tool_loop_records_every_call(server: ScriptedServer) -> None:
     server.replies = [
-        {"role": "assistant", "content": "Computing.", "tool_calls": [_tool_call("c1", "calculator", '{"operation":"add","a":2,"b":3}')]},
+        {
+            "role": "assistant",
+            "content": "Computing.",
+            "tool_calls": [_tool_call("c1", "calculator", '{"operation":"add","a":2,"b":3}')],
+        },
         {
             "role": "assistant",
             "content": None,
@@ -132,7 +136,15 @@ async def test_multi_step_tool_loop_records_every_call(server: ScriptedServer) -
 
     first = server.requests[0]
     assert server.auth[0] == "Bearer sk-loopback"
-    assert [m["role"] for m in first["messages"]] == ["system", "system", "user", "assistant", "tool", "assistant", "user"]
+    assert [m["role"] for m in first["messages"]] == [
+        "system",
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "user",
+    ]
     assert first["messages"][0]["content"] == "You are a calculator."
     assert first["messages"][1]["content"] == "Be terse."
     assert first["messages"][4] == {"role": "tool", "tool_call_id": "h1", "content": "2"}
@@ -180,3 +192,34 @@ def test_openai_agent_is_native() -> None:
     agent = OpenAIAgent("m", tools=[calculator])
     assert as_agent(agent) is agent
     assert "calculator" in repr(agent)
+
+
+def test_openai_example_passes_against_a_scripted_model(
+    server: ScriptedServer, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from agentgauge.cli import app
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "openai_agent"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback")
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_MODEL", "scripted-model")
+    server.replies = [
+        {"role": "assistant", "tool_calls": [_tool_call("a", "get_weather", '{"city": "Paris"}')]},
+        {"role": "assistant", "content": "It is Sunny in Paris, up to 24°C."},
+        {"role": "assistant", "tool_calls": [_tool_call("b", "get_weather", '{"city": "Oslo"}')]},
+        {"role": "assistant", "tool_calls": [_tool_call("c", "celsius_to_fahrenheit", '{"celsius": 11}')]},
+        {"role": "assistant", "content": "Oslo will reach 51.8°F."},
+    ]
+    result = CliRunner().invoke(
+        app,
+        ["eval", str(example / "agent.py"), str(example / "weather.evalset.json"), "--parallelism", "1",
+         "--output-dir", str(tmp_path)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert server.requests[0]["model"] == "scripted-model"
+    assert server.requests[0]["temperature"] == 0
+    assert json.loads(server.requests[4]["messages"][-1]["content"]) == 51.8

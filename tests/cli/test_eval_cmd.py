@@ -247,7 +247,9 @@ def test_adk_eval_set_with_test_config_uses_adk_semantics(tmp_path: Path) -> Non
 
 
 def test_config_lookup_order(tmp_path: Path) -> None:
-    evalset = _set(tmp_path / "s.evalset.json", {"evalId": "c", "conversation": [_inv("calc add 1 1", "calc result: 2")]})
+    evalset = _set(
+        tmp_path / "s.evalset.json", {"evalId": "c", "conversation": [_inv("calc add 1 1", "calc result: 2")]}
+    )
     out = tmp_path / "out"
 
     def metric_names() -> list[str]:
@@ -296,7 +298,11 @@ def test_report_files(tmp_path: Path) -> None:
 
 
 def test_several_eval_sets(tmp_path: Path) -> None:
-    a = _set(tmp_path / "a.evalset.json", {"evalId": "x", "conversation": [_inv("calc add 1 2", "calc result: 3")]}, set_id="a")
+    a = _set(
+        tmp_path / "a.evalset.json",
+        {"evalId": "x", "conversation": [_inv("calc add 1 2", "calc result: 3")]},
+        set_id="a",
+    )
     b = _set(tmp_path / "b.evalset.json", {"evalId": "y", "conversation": [_inv("calc add 1 2", "wrong")]}, set_id="b")
     for name in ("a", "b"):
         _write(tmp_path / f"{name}.metrics.json", FINAL_ONLY)
@@ -306,21 +312,37 @@ def test_several_eval_sets(tmp_path: Path) -> None:
     assert [(d["evalSetId"], _statuses(d)) for d in documents] == [("a", {"x": "passed"}), ("b", {"y": "failed"})]
 
 
-@pytest.mark.parametrize(
-    ("make_args", "message"),
-    [
-        (lambda d: [CALC_AGENT, d / "missing.evalset.json"], "missing.evalset.json"),
-        (lambda d: [CALC_AGENT, _write(d / "bad.evalset.json", {"evalSetId": "s", "evalCases": [{"evalId": "c", "conversation": [{"userContent": 5}]}]})], "evalCases[0].conversation[0].userContent"),
-        (lambda d: [CALC_AGENT, f"{CALC_DIR / 'calculator.evalset.json'}:calc_add,nope"], "has no case 'nope'; valid ids: calc_add, calc_natural_multiply"),
-        (lambda d: [CALC_AGENT, CALC_DIR / "calculator.evalset.json", "--metrics", _write(d / "m.json", [{"metricName": "no_such_metric", "threshold": 1}])], "unknown metric 'no_such_metric'; valid metrics:"),
-        (lambda d: [CALC_AGENT, CALC_DIR / "calculator.evalset.json", "--metrics", _write(d / "m.json", {"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "match_type": "SOMETIMES"}}})], "m.json"),
-        (lambda d: [CALC_DIR / "calculator.evalset.json"], "an agent is required: case(s) calc_add"),
-        (lambda d: [d / "nope_agent.py", CALC_DIR / "calculator.evalset.json"], "nope_agent.py: agent file not found"),
-        (lambda d: [CALC_AGENT, CALC_DIR / "calculator.evalset.json", "--num-runs", "0"], "--num-runs must be at least 1"),
-        (lambda d: [CALC_AGENT, CALC_DIR / "calculator.evalset.json", "--parallelism", "0"], "--parallelism must be at least 1"),
-        (lambda d: [CALC_AGENT, CALC_DIR / "calculator.evalset.json", "--app-name", "a/b"], "invalid app name 'a/b'"),
-    ],
-)  # fmt: skip
+CALC_SET = CALC_DIR / "calculator.evalset.json"
+BAD_SET = {"evalSetId": "s", "evalCases": [{"evalId": "c", "conversation": [{"userContent": 5}]}]}
+UNKNOWN_METRIC = [{"metricName": "no_such_metric", "threshold": 1}]
+BAD_MATCH_TYPE = {"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "match_type": "SOMETIMES"}}}
+BAD_INPUTS: dict[str, tuple[Any, str]] = {
+    "missing set": (lambda d: [CALC_AGENT, d / "missing.evalset.json"], "missing.evalset.json"),
+    "invalid set": (
+        lambda d: [CALC_AGENT, _write(d / "bad.evalset.json", BAD_SET)],
+        "bad.evalset.json: evalCases[0].conversation[0].userContent",
+    ),
+    "unknown case": (
+        lambda d: [CALC_AGENT, f"{CALC_SET}:calc_add,nope"],
+        "has no case 'nope'; valid ids: calc_add, calc_natural_multiply",
+    ),
+    "unknown metric": (
+        lambda d: [CALC_AGENT, CALC_SET, "--metrics", _write(d / "m.json", UNKNOWN_METRIC)],
+        "m.json: metrics[0].metricName: unknown metric 'no_such_metric'; valid metrics:",
+    ),
+    "bad match_type": (
+        lambda d: [CALC_AGENT, CALC_SET, "--metrics", _write(d / "m.json", BAD_MATCH_TYPE)],
+        "invalid match_type 'SOMETIMES'",
+    ),
+    "agent needed": (lambda d: [CALC_SET], "an agent is required: case(s) calc_add"),
+    "missing agent": (lambda d: [d / "nope_agent.py", CALC_SET], "nope_agent.py: agent file not found"),
+    "num runs": (lambda d: [CALC_AGENT, CALC_SET, "--num-runs", "0"], "--num-runs must be at least 1"),
+    "parallelism": (lambda d: [CALC_AGENT, CALC_SET, "--parallelism", "0"], "--parallelism must be at least 1"),
+    "app name": (lambda d: [CALC_AGENT, CALC_SET, "--app-name", "a/b"], "invalid app name 'a/b'"),
+}
+
+
+@pytest.mark.parametrize(("make_args", "message"), list(BAD_INPUTS.values()), ids=list(BAD_INPUTS))
 def test_bad_inputs_exit_2_with_a_precise_message(tmp_path: Path, make_args: Any, message: str) -> None:
     out = tmp_path / "out"
     result = _eval(*make_args(tmp_path), "--output-dir", out)
@@ -329,3 +351,22 @@ def test_bad_inputs_exit_2_with_a_precise_message(tmp_path: Path, make_args: Any
     assert message in result.stderr
     assert "Traceback" not in result.output
     assert not out.exists()
+
+
+@pytest.mark.parametrize(("flags", "cache"), [([], ".judge_cache"), (["--no-cache"], None)])
+def test_judge_cache_lives_in_the_output_dir_unless_disabled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flags: list[str], cache: str | None
+) -> None:
+    import agentgauge.evaluators as evaluators
+
+    seen: list[Any] = []
+
+    class RecordingRegistry(evaluators.Registry):
+        def __init__(self, **kwargs: Any) -> None:
+            seen.append(kwargs["judge_settings"])
+            super().__init__(**kwargs)
+
+    monkeypatch.setattr(evaluators, "Registry", RecordingRegistry)
+    result = _eval(CALC_AGENT, f"{CALC_SET}:calc_add", "--output-dir", tmp_path, *flags)
+    assert result.exit_code == 0, result.output
+    assert [s.cache_dir for s in seen] == [tmp_path / cache if cache else None]

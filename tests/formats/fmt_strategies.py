@@ -52,7 +52,9 @@ def eval_cases(draw: st.DrawFn) -> EvalCase:
         conversation=draw(st.lists(invocations(), max_size=3)),
         session_input=draw(
             st.none()
-            | st.builds(SessionInput, app_name=ident, user_id=ident, state=st.dictionaries(ident, json_value, max_size=2))
+            | st.builds(
+                SessionInput, app_name=ident, user_id=ident, state=st.dictionaries(ident, json_value, max_size=2)
+            )
         ),
         rubrics=draw(
             st.lists(
@@ -114,7 +116,9 @@ def adk_intermediate(draw: st.DrawFn) -> dict[str, Any]:
         responses.append({"id": "orphan", "name": "x", "response": {}})
     out: dict[str, Any] = {"tool_uses": calls, "tool_responses": responses}
     if draw(st.booleans()):
-        out["intermediate_responses"] = draw(st.lists(st.tuples(ident, st.lists(_part_text, max_size=2)).map(list), max_size=2))
+        out["intermediate_responses"] = draw(
+            st.lists(st.tuples(ident, st.lists(_part_text, max_size=2)).map(list), max_size=2)
+        )
     return out
 
 

@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fmt_adk_samples import ADK_TS_SET, COMPLEX_ADK_SET
 
 from agentgauge.formats import parse_eval_set, to_adk_eval_set
 from agentgauge.model import EvalCase, EvalSet, Invocation, Message, Tool
-
-from fmt_adk_samples import ADK_TS_SET, COMPLEX_ADK_SET
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ADK_FILES = [
@@ -49,13 +48,17 @@ def test_complex_adk_reading() -> None:
     extra = first.model_extra or {}
     assert extra["unpaired_tool_responses"] == [{"id": "zz", "name": "orphan", "response": {"r": 1}}]
     assert extra["duration"] == 1.5 and "app_details" in extra
-    assert [(m.content, (m.model_extra or {})["author"]) for m in first.intermediate_responses] == [("hi\nthere", "sub")]
+    assert [(m.content, (m.model_extra or {})["author"]) for m in first.intermediate_responses] == [
+        ("hi\nthere", "sub")
+    ]
     events = conv[1]
     assert [(t.id, t.name, t.result) for t in events.tools] == [
         ("e1", "g", {"v": 3}),
         ("e2", "transfer_to_agent", None),
     ]
-    assert [(m.content, (m.model_extra or {})["author"]) for m in events.intermediate_responses] == [("thinking", "root")]
+    assert [(m.content, (m.model_extra or {})["author"]) for m in events.intermediate_responses] == [
+        ("thinking", "root")
+    ]
     assert conv[2].final_response is not None and conv[2].final_response.content == ""
     assert case.session_input is not None and (case.session_input.model_extra or {})["session_id"] == "s1"
     assert case.rubrics[0].id == "r1" and case.rubrics[0].content is not None
@@ -96,7 +99,12 @@ def test_older_trpc_genai_shape() -> None:
         ],
     }
     inv = parse_eval_set(json.dumps(doc)).eval_cases[0].conversation[0]  # type: ignore[index]
-    assert inv.tools[0].model_dump() == {"id": "t1", "name": "calculator", "arguments": {"a": 2, "b": 3}, "result": {"result": 5}}
+    assert inv.tools[0].model_dump() == {
+        "id": "t1",
+        "name": "calculator",
+        "arguments": {"a": 2, "b": 3},
+        "result": {"result": 5},
+    }
     assert inv.final_response == Message(role="assistant", content="calc result: 5")
 
 

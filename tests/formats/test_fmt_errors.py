@@ -16,23 +16,43 @@ _INV = '{"invocationId": "i", "userContent": {"role": "user", "content": "hi"}}'
 CASES = [
     ("{", "<input>: line 1 column 2: invalid JSON"),
     ("", "<input>: empty file, expected a JSON document"),
-    ('{"evalSetId": "s", "evalCases": [{"evalId": "c", "conversation": [{"invocationId": "i"}]}]}',
-     "<input>: evalCases[0].conversation[0].userContent: missing required field"),
+    (
+        '{"evalSetId": "s", "evalCases": [{"evalId": "c", "conversation": [{"invocationId": "i"}]}]}',
+        "<input>: evalCases[0].conversation[0].userContent: missing required field",
+    ),
     ('{"evalSetId": "s", "evalCases": {}}', "<input>: evalCases: expected an array of eval cases (got object)"),
-    ('{"evalSetId": "s", "evalCases": [{"evalId": "c", "conversation": "x"}]}',
-     "<input>: evalCases[0].conversation: expected an array of invocations (got string)"),
-    ('{"evalSetId": "s", "evalCases": [{"evalId": "a"}, {"evalId": "c", "conversation": [' + _INV + ', {"invocationId": 5, '
-     '"userContent": {"role": "user", "content": "x"}}]}]}',
-     "<input>: evalCases[1].conversation[1].invocationId: input should be a valid string (got number)"),
-    ('{"evalSetId": "s", "evalCases": [{"evalId": "c", "conversation": [{"userContent": {"role": "robot", "content": "x"}}]}]}',
-     "<input>: evalCases[0].conversation[0].userContent.role: input should be 'system', 'user', 'assistant' or 'tool' (got string)"),
+    (
+        '{"evalSetId": "s", "evalCases": [{"evalId": "c", "conversation": "x"}]}',
+        "<input>: evalCases[0].conversation: expected an array of invocations (got string)",
+    ),
+    (
+        '{"evalSetId": "s", "evalCases": [{"evalId": "a"}, {"evalId": "c", "conversation": ['
+        + _INV
+        + ', {"invocationId": 5, '
+        '"userContent": {"role": "user", "content": "x"}}]}]}',
+        "<input>: evalCases[1].conversation[1].invocationId: input should be a valid string (got number)",
+    ),
+    (
+        '{"evalSetId": "s", "evalCases": [{"evalId": "c", "conversation": '
+        '[{"userContent": {"role": "robot", "content": "x"}}]}]}',
+        "<input>: evalCases[0].conversation[0].userContent.role: "
+        "input should be 'system', 'user', 'assistant' or 'tool' (got string)",
+    ),
     ('{"evalCases": []}', "<input>: evalSetId: missing required field"),
-    ('{"eval_set_id": "s", "eval_cases": [{"eval_id": "c", "conversation": [{"user_content": {"parts": "x"}}]}]}',
-     "<input>: evalCases[0].conversation[0].userContent.parts: expected an array of parts (got string)"),
-    ('{"eval_set_id": "s", "eval_cases": [{"eval_id": "c", "conversation": [{"user_content": {"role": "user", "parts": []}, '
-     '"intermediate_data": {"tool_uses": [{"args": {}}]}}]}]}',
-     "<input>: evalCases[0].conversation[0].intermediateData.tool_uses[0].name: expected the tool name as a string (got null)"),
-    ('{"eval_set_id": "s", "eval_cases": [{"conversation": []}]}', "<input>: evalCases[0].evalId: missing required field"),
+    (
+        '{"eval_set_id": "s", "eval_cases": [{"eval_id": "c", "conversation": [{"user_content": {"parts": "x"}}]}]}',
+        "<input>: evalCases[0].conversation[0].userContent.parts: expected an array of parts (got string)",
+    ),
+    (
+        '{"eval_set_id": "s", "eval_cases": [{"eval_id": "c", "conversation": '
+        '[{"user_content": {"role": "user", "parts": []}, "intermediate_data": {"tool_uses": [{"args": {}}]}}]}]}',
+        "<input>: evalCases[0].conversation[0].intermediateData.tool_uses[0].name: "
+        "expected the tool name as a string (got null)",
+    ),
+    (
+        '{"eval_set_id": "s", "eval_cases": [{"conversation": []}]}',
+        "<input>: evalCases[0].evalId: missing required field",
+    ),
     ('[{"query": 3}]', "<input>: [0].query: expected a string (got number)"),
     ('{"hello": 1}', "<input>: not an eval set: found an object with keys hello; expected an object with 'evalSetId'"),
     ('[{"metricName": "m"}]', "<input>: not an eval set: found a metrics array"),
@@ -70,10 +90,14 @@ def test_broken_metrics(text: str, expected: str) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ('{"evalSetResultId": "r", "evalSetId": "s", "evalCaseResults": [{"finalEvalStatus": "great"}]}',
-         "<input>: evalCaseResults[0].finalEvalStatus: unknown status 'great'"),
-        ('{"evalSetResultId": "r", "evalSetId": "s", "evalCaseResults": [{"finalEvalStatus": 9}]}',
-         "<input>: evalCaseResults[0].finalEvalStatus: unknown status 9"),
+        (
+            '{"evalSetResultId": "r", "evalSetId": "s", "evalCaseResults": [{"finalEvalStatus": "great"}]}',
+            "<input>: evalCaseResults[0].finalEvalStatus: unknown status 'great'",
+        ),
+        (
+            '{"evalSetResultId": "r", "evalSetId": "s", "evalCaseResults": [{"finalEvalStatus": 9}]}',
+            "<input>: evalCaseResults[0].finalEvalStatus: unknown status 9",
+        ),
         ('{"evalSetResultId": "r", "evalCaseResults": []}', "<input>: evalSetId: missing required field"),
         ('{"a": 1}', "<input>: not an eval set result: found an object with keys a"),
     ],

@@ -53,7 +53,10 @@ def test_home_automation_adk_set_and_config() -> None:
     inv = es.eval_cases[0].conversation[0]  # type: ignore[index]
     assert inv.user_content.content == "Turn off device_2 in the Bedroom."
     assert inv.final_response is not None
-    assert (inv.final_response.role, inv.final_response.content) == ("assistant", "I have set the device_2 status to off.")
+    assert (inv.final_response.role, inv.final_response.content) == (
+        "assistant",
+        "I have set the device_2 status to off.",
+    )
     assert [(t.name, t.arguments, t.result) for t in inv.tools] == [
         ("set_device_info", {"location": "Bedroom", "device_id": "device_2", "status": "OFF"}, None)
     ]
@@ -110,7 +113,9 @@ def test_legacy_test_file() -> None:
     assert conv[1].final_response is not None and conv[1].final_response.content == "Device device_2 is off."
 
 
-@pytest.mark.parametrize("path", sorted(p for p in EXAMPLES.rglob("*.json") if not {"calculator", "openai_agent"} & set(p.parts)))
+@pytest.mark.parametrize(
+    "path", sorted(p for p in EXAMPLES.rglob("*.json") if not {"calculator", "openai_agent"} & set(p.parts))
+)
 def test_every_example_json_is_loadable(path: Path) -> None:
     from agentgauge.formats import detect_kind, session_input_from_initial
     from agentgauge.formats._jsonio import parse_json

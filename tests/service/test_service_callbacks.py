@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from svc_helpers import ExactAnswer, FakeRegistry, RecordingAgent, SetManager, case, inv
+from svc_fakes import ExactAnswer, FakeRegistry, RecordingAgent, SetManager, case, inv
 
 from agentgauge.model import EvalMetric, EvalSet, EvalStatus
 from agentgauge.service import (
@@ -126,7 +126,14 @@ def _boom(context: Any, args: Any) -> None:
 
 @pytest.mark.parametrize(
     "point",
-    ["before_inference_set", "after_inference_set", "before_evaluate_set", "after_evaluate_set", "before_evaluate_case", "after_evaluate_case"],
+    [
+        "before_inference_set",
+        "after_inference_set",
+        "before_evaluate_set",
+        "after_evaluate_set",
+        "before_evaluate_case",
+        "after_evaluate_case",
+    ],
 )
 async def test_set_and_evaluate_case_errors_abort_with_wrapped_message(point: str) -> None:
     callbacks = Callbacks().register("ok", Callback()).register("noop", Callback(**{point: lambda c, a: None}))
@@ -189,4 +196,3 @@ async def test_unknown_case_in_evaluate_request_fails_that_case() -> None:
     inferences[0].eval_case_id = "ghost"
     run = await service.evaluate(EvaluateRequest("app", "set", inferences, EvaluateConfig(METRICS)))
     assert run.eval_case_results[0].error_message == "eval case 'ghost' is not in eval set 'set'"
-

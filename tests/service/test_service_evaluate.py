@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
-from svc_helpers import ExactAnswer, FakeRegistry, FuncEvaluator, case, inv, rubric_result
+from svc_fakes import ExactAnswer, FakeRegistry, FuncEvaluator, case, inv, rubric_result
 
 from agentgauge.evaluators import EvaluateResult, EvaluatorError
 from agentgauge.model import (
@@ -27,7 +27,9 @@ def _inference(eval_case: EvalCase, answers: list[str]) -> InferenceResult:
         "app",
         "set",
         eval_case.eval_id,
-        inferences=[inv(t.user_content.content, a) for t, a in zip(eval_case.conversation or [], answers, strict=False)],
+        inferences=[
+            inv(t.user_content.content, a) for t, a in zip(eval_case.conversation or [], answers, strict=False)
+        ],
         session_id="s",
         user_id="u",
     )
@@ -66,7 +68,9 @@ async def test_reasons_joined_with_semicolons_and_rubric_scores_concatenated() -
 
     metric = EvalMetric(metric_name="judge", evaluator_name="func", threshold=0.5, criterion=Criterion(llm_judge={}))
     eval_case = case("c", inv("q1"), inv("q2"))
-    result = await evaluate_case(eval_case, _inference(eval_case, ["x", "y"]), [metric], FakeRegistry(func=FuncEvaluator(fn)))
+    result = await evaluate_case(
+        eval_case, _inference(eval_case, ["x", "y"]), [metric], FakeRegistry(func=FuncEvaluator(fn))
+    )
     overall = result.overall_eval_metric_results[0]
     assert overall.metric_name == "judge"
     assert overall.details is not None
@@ -95,7 +99,10 @@ def _raise(exc: Exception):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize(
     ("fn", "message"),
     [
-        (_raise(EvaluatorError("judge failed after 3 attempts")), "run evaluation for metric m: judge failed after 3 attempts"),
+        (
+            _raise(EvaluatorError("judge failed after 3 attempts")),
+            "run evaluation for metric m: judge failed after 3 attempts",
+        ),
         (_raise(KeyError("oops")), "run evaluation for metric m: 'oops'"),
         (lambda a, e, m: "garbage", "run evaluation for metric m: evaluator returned str, expected EvaluateResult"),
         (
@@ -117,7 +124,9 @@ async def test_evaluator_errors_fail_the_case_and_drop_metrics(fn, message: str)
 
 async def test_unknown_evaluator_fails_the_case() -> None:
     eval_case = case("c", inv("q", "a"))
-    result = await evaluate_case(eval_case, _inference(eval_case, ["a"]), [EvalMetric(metric_name="nope")], FakeRegistry())
+    result = await evaluate_case(
+        eval_case, _inference(eval_case, ["a"]), [EvalMetric(metric_name="nope")], FakeRegistry()
+    )
     assert result.error_message == "run evaluation for metric nope: unknown metric 'nope'"
 
 
@@ -147,7 +156,9 @@ async def test_case_context_messages_are_attached_to_actuals_without_their_own()
         context_messages=[Message(role="system", content="case")],
     )
     inference = InferenceResult("app", "set", "t", inferences=list(trace.conversation or []))
-    await evaluate_case(trace, inference, [EvalMetric(metric_name="f", evaluator_name="func")], FakeRegistry(func=FuncEvaluator(fn)))
+    await evaluate_case(
+        trace, inference, [EvalMetric(metric_name="f", evaluator_name="func")], FakeRegistry(func=FuncEvaluator(fn))
+    )
     assert seen == [["case"], ["own"]]
     assert trace.conversation is not None and trace.conversation[0].context_messages == []
 
@@ -184,11 +195,17 @@ def test_rubrics_merge_into_copies_of_native_and_adk_metrics() -> None:
     assert merged[1].criterion is not None and merged[1].criterion.adk == {
         "threshold": 0.5,
         "rubrics": [
-            {"rubric_id": "case_rubric_1", "rubric_content": {"text_property": "adk style"}, "type": "FINAL_RESPONSE_QUALITY"}
+            {
+                "rubric_id": "case_rubric_1",
+                "rubric_content": {"text_property": "adk style"},
+                "type": "FINAL_RESPONSE_QUALITY",
+            }
         ],
     }
     assert merged[2] is other
-    assert native.criterion is not None and native.criterion.llm_judge == {"rubrics": [{"id": "r0", "content": {"text": "base"}}]}
+    assert native.criterion is not None and native.criterion.llm_judge == {
+        "rubrics": [{"id": "r0", "content": {"text": "base"}}]
+    }
 
 
 @pytest.mark.parametrize(
@@ -212,7 +229,9 @@ async def test_rubric_error_fails_the_case_and_evaluator_sees_merged_metric() ->
     result = await evaluate_case(eval_case, _inference(eval_case, ["a"]), [judge], FakeRegistry(func=evaluator))
     assert result.final_eval_status is EvalStatus.PASSED
     assert evaluator.metrics_seen[0].criterion is not None
-    assert evaluator.metrics_seen[0].criterion.llm_judge == {"rubrics": [{"id": "case_rubric_0", "content": {"text": "be nice"}}]}
+    assert evaluator.metrics_seen[0].criterion.llm_judge == {
+        "rubrics": [{"id": "case_rubric_0", "content": {"text": "be nice"}}]
+    }
 
     bad = case("c", inv("q"), rubrics=[_rubric("x", "nope")])
     result = await evaluate_case(bad, _inference(bad, ["a"]), [judge], FakeRegistry(func=evaluator))

@@ -6,7 +6,7 @@ import asyncio
 import uuid
 
 import pytest
-from svc_helpers import RecordingAgent, case, inv
+from svc_fakes import RecordingAgent, case, inv
 
 from agentgauge.agents import AgentRequest, as_agent
 from agentgauge.model import EvalCase, EvalStatus, Message, SessionInput

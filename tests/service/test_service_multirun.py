@@ -16,7 +16,9 @@ def _metric(name: str, score: float | None, status: EvalStatus, threshold: float
     return EvalMetricResult(metric_name=name, score=score, eval_status=status, threshold=threshold)
 
 
-def _run(eval_id: str, run_id: int, status: EvalStatus, *metrics: EvalMetricResult, error: str | None = None) -> EvalCaseResult:
+def _run(
+    eval_id: str, run_id: int, status: EvalStatus, *metrics: EvalMetricResult, error: str | None = None
+) -> EvalCaseResult:
     return EvalCaseResult(
         eval_set_id="set",
         eval_id=eval_id,

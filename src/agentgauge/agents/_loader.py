@@ -45,7 +45,7 @@ def _import_file(path: Path, *, package: bool) -> ModuleType:
     if spec is None or spec.loader is None:
         raise InputError("cannot be imported as a Python module", file=str(path))
     module = importlib.util.module_from_spec(spec)
-    # Sibling modules of the agent file (helpers, tools) must be importable, as when running it directly.
+    # Sibling modules of the agent file (utilities, tools) must be importable, as when running it directly.
     parent = str(path.parent.resolve())
     if parent not in sys.path:
         sys.path.insert(0, parent)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -190,8 +189,10 @@ def eval_command(
         documents = [render(o.eval_set_result, "json").rstrip("\n") for o in outcomes]
         sys.stdout.write((documents[0] if len(documents) == 1 else "[\n" + ",\n".join(documents) + "\n]") + "\n")
         sys.stdout.flush()
+    from ..model import EvalStatus
+
     cases = [case for outcome in outcomes for case in outcome.eval_cases]
-    passed = bool(cases) and all(case.overall_status.value == "passed" for case in cases)
+    passed = bool(cases) and all(case.overall_status is EvalStatus.PASSED for case in cases)
     raise typer.Exit(EXIT_OK if passed else EXIT_FAILED)
 
 
@@ -209,6 +210,8 @@ def _run(
     progress_console: Console | None,
 ) -> list[EvaluationResult]:
     """Validate every input, then evaluate each eval set in turn."""
+    import asyncio
+
     from ..agents import load_agent, looks_like_agent_spec
     from ..errors import InputError
     from ..evaluator import AgentEvaluator

@@ -27,9 +27,15 @@ def _load_any(path: str) -> tuple[str, Any]:
     if kind == "eval_set":
         return "eval set", eval_set_from_document(doc, path, default_id=_api.default_id_for(path), consume=True)
     if kind == "metrics":
-        return "metrics", metrics_from_document(doc, path, expand=False)
+        metrics = metrics_from_document(doc, path, expand=False)
+        _check_metric_names(metrics, path)
+        return "metrics", metrics
     if kind == "result":
         return "result", result_from_document(doc, path)
+    if isinstance(doc, dict) and ("app_name" in doc or "appName" in doc) and set(doc) <= _SESSION_KEYS:
+        from ..formats import session_input_from_initial
+
+        return "initial session", session_input_from_initial(doc, path)
     raise InputError(
         f"unrecognised file: found {_api.describe(doc)}; expected an eval set (object with 'evalCases'/'eval_cases', "
         "or an ADK legacy .test.json array), a metrics file (array of metrics, or test_config.json with 'criteria') "
@@ -38,11 +44,25 @@ def _load_any(path: str) -> tuple[str, Any]:
     )
 
 
+_SESSION_KEYS = frozenset({"app_name", "appName", "user_id", "userId", "state", "session_id", "sessionId"})
+
+
+def _check_metric_names(metrics: Any, path: str) -> None:
+    """Unknown metric names and invalid criteria are invalid input; custom ADK metrics are checked at run time."""
+    from ..evaluators import Registry
+
+    Registry().validate_metrics(
+        [m for m in metrics if not (isinstance(m.extension, dict) and "custom_metric" in m.extension)], file=path
+    )
+
+
 def _summary(kind: str, loaded: Any) -> str:
     if kind == "eval set":
         return f"eval set, {len(loaded.eval_cases)} cases"
     if kind == "metrics":
         return f"metrics, {len(loaded)} metrics"
+    if kind == "initial session":
+        return f"initial session, app {loaded.app_name!r}"
     return f"result, {len(loaded.eval_case_results)} case results"
 
 
@@ -97,8 +117,12 @@ def convert(
             _api.save_eval_set(loaded, target, fmt=fmt)
         elif kind == "metrics":
             _api.save_metrics(loaded, target, fmt=fmt)
-        else:
+        elif kind == "result":
             _api.save_result(loaded, target, fmt=fmt)
+        else:
+            from ..errors import InputError
+
+            raise InputError(f"an {kind} file has a single format; nothing to convert", file=str(source))
     typer.echo(f"wrote {target} ({to} {_summary(kind, loaded)})")
 
 

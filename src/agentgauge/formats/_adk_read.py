@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
+from ._adk_fast import fast_invocation
 from ._jsonio import type_name
 from ._keys import get_key, has_key, pop_key
 
@@ -123,13 +124,17 @@ def _pair(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     # Same pairing as ADK's get_all_tool_calls_with_responses: by id, the last response with an id wins.
     by_id: dict[Any, dict[str, Any]] = {}
-    for resp in responses:
-        by_id[resp.get("id")] = resp
+    for response in responses:
+        by_id[response.get("id")] = response
     used: set[int] = set()
     tools: list[dict[str, Any]] = []
     for i, call in enumerate(calls):
         args = call.get("args")
-        tool: dict[str, Any] = {"id": _call_id(call, i), "name": call["name"], "arguments": {} if args is None else args}
+        tool: dict[str, Any] = {
+            "id": _call_id(call, i),
+            "name": call["name"],
+            "arguments": {} if args is None else args,
+        }
         resp = by_id.get(call.get("id"))
         if resp is not None:
             used.add(id(resp))
@@ -220,7 +225,12 @@ def derive_intermediate(data: Any, source: str, path: str) -> tuple[list[Any], l
 
 def _plain_tools(calls: list[dict[str, Any]], responses: list[dict[str, Any]], tools: list[dict[str, Any]]) -> bool:
     for call in calls:
-        if len(call) != 3 or not isinstance(call.get("id"), str) or not call["id"] or not isinstance(call.get("args"), dict):
+        if (
+            len(call) != 3
+            or not isinstance(call.get("id"), str)
+            or not call["id"]
+            or not isinstance(call.get("args"), dict)
+        ):
             return False
     with_result = [t for t in tools if "result" in t]
     if len(with_result) != len(responses):
@@ -243,70 +253,10 @@ def _plain_texts(items: Any) -> bool:
     return True
 
 
-_FAST_KEYS = frozenset({"invocation_id", "user_content", "final_response", "intermediate_data", "creation_timestamp"})
-_FAST_DATA_KEYS = frozenset({"tool_uses", "tool_responses", "intermediate_responses"})
-
-
-def _plain_text(content: Any, role: str) -> str | None:
-    # The text of a Content that is exactly {"role": role, "parts": [{"text": "..."}]}, else None.
-    if type(content) is not dict or len(content) != 2 or content.get("role") != role:
-        return None
-    parts = content.get("parts")
-    if type(parts) is not list or len(parts) != 1:
-        return None
-    part = parts[0]
-    if type(part) is not dict or len(part) != 1:
-        return None
-    text = part.get("text")
-    return text if type(text) is str else None
-
-
-def _fast_invocation(inv: dict[str, Any]) -> dict[str, Any] | None:
-    """The usual snake_case ADK invocation (plain text messages, id-paired tool calls) converted without the
-    general machinery; ``None`` sends anything unusual down the general path, which gives the same result."""
-    if not _FAST_KEYS.issuperset(inv):
-        return None
-    user = _plain_text(inv.get("user_content"), "user")
-    if user is None:
-        return None
-    out: dict[str, Any] = {"user_content": {"role": "user", "content": user}}
-    final = inv.get("final_response")
-    if final is not None:
-        text = _plain_text(final, "model")
-        if text is None:
-            return None
-        out["final_response"] = {"role": "assistant", "content": text}
-    data = inv.get("intermediate_data")
-    if type(data) is not dict or not _FAST_DATA_KEYS.issuperset(data) or data.get("intermediate_responses"):
-        return None
-    calls = data.get("tool_uses") or []
-    responses = data.get("tool_responses") or []
-    if type(calls) is not list or type(responses) is not list or len(responses) != len(calls):
-        return None
-    tools = []
-    for call, resp in zip(calls, responses, strict=True):
-        if type(call) is not dict or len(call) != 3 or type(resp) is not dict or len(resp) != 3:
-            return None
-        call_id, name, args, body = call.get("id"), call.get("name"), call.get("args"), resp.get("response")
-        if type(call_id) is not str or not call_id or type(name) is not str or type(args) is not dict:
-            return None
-        if resp.get("id") != call_id or resp.get("name") != name or type(body) is not dict:
-            return None
-        tools.append({"id": call_id, "name": name, "arguments": args, "result": body})
-    if len(tools) > 1 and len({t["id"] for t in tools}) != len(tools):
-        return None  # duplicate ids pair differently (last response wins); let the general path decide
-    out["tools"] = tools
-    if "invocation_id" in inv:
-        out["invocation_id"] = inv["invocation_id"]
-    if "creation_timestamp" in inv:
-        out["creation_timestamp"] = inv["creation_timestamp"]
-    return out
-
-
 def invocation_from_adk(inv: Any, source: str, path: str) -> dict[str, Any]:
     """One ADK / genai-shaped invocation as a native invocation dict (extras preserved as described above)."""
     if type(inv) is dict:
-        fast = _fast_invocation(inv)
+        fast = fast_invocation(inv)
         if fast is not None:
             return fast
     if not isinstance(inv, dict):
@@ -325,9 +275,7 @@ def invocation_from_adk(inv: Any, source: str, path: str) -> dict[str, Any]:
         if isinstance(final, dict) and "parts" not in final and "content" in final:
             out["final_response"] = final
         else:
-            out["final_response"] = content_to_message(
-                final, source, f"{path}.finalResponse", default_role="assistant"
-            )
+            out["final_response"] = content_to_message(final, source, f"{path}.finalResponse", default_role="assistant")
     if has_key(rest, "intermediate_data"):
         data = pop_key(rest, "intermediate_data")
         if has_key(rest, "tools"):
@@ -368,4 +316,3 @@ def rubric_from_adk(rubric: Any, source: str, path: str) -> Any:
             out["content"] = {"text": text}
     out.update(rest)
     return out
-

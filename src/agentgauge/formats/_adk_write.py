@@ -47,9 +47,7 @@ def _intermediate_data(inv: Invocation) -> dict[str, Any] | None:
     if isinstance(preserved, dict):
         try:
             p_tools, p_texts, p_unpaired, _ = derive_intermediate(preserved, "", "")
-            p_inv = Invocation.model_validate(
-                {"user_content": {}, "tools": p_tools, "intermediate_responses": p_texts}
-            )
+            p_inv = Invocation.model_validate({"user_content": {}, "tools": p_tools, "intermediate_responses": p_texts})
             same = (
                 [t.model_dump(mode="json") for t in p_inv.tools] == tools
                 and [m.model_dump(mode="json") for m in p_inv.intermediate_responses] == texts
@@ -187,5 +185,3 @@ def to_adk_eval_set(eval_set: EvalSet) -> dict[str, Any]:
     for key, value in extra.items():
         out.setdefault(key, value)
     return out
-
-

@@ -65,7 +65,9 @@ def _intermediate(row: dict[str, Any], source: str, path: str) -> list[dict[str,
     if items is None:
         return []
     if not isinstance(items, list):
-        raise _fail(f"expected an array (got {type_name(items)})", source, f"{path}.expected_intermediate_agent_responses")
+        raise _fail(
+            f"expected an array (got {type_name(items)})", source, f"{path}.expected_intermediate_agent_responses"
+        )
     out: list[dict[str, Any]] = []
     for k, item in enumerate(items):
         where = f"{path}.expected_intermediate_agent_responses[{k}]"
@@ -91,7 +93,10 @@ def _rows_to_case(rows: Any, eval_id: str, source: str, path: str) -> dict[str, 
             "invocation_id": invocation_id,
             "user_content": {"role": "user", "content": query},
             # ADK's conversion always sets a final response, empty when there is no reference.
-            "final_response": {"role": "assistant", "content": _string(row, "reference", source, where, required=False) or ""},
+            "final_response": {
+                "role": "assistant",
+                "content": _string(row, "reference", source, where, required=False) or "",
+            },
             "tools": _tools(row, invocation_id, source, where),
         }
         intermediate = _intermediate(row, source, where)
@@ -140,5 +145,3 @@ def legacy_eval_set(doc: list[Any], source: str, *, default_id: str) -> EvalSet:
         return EvalSet.model_validate({"eval_set_id": default_id, "name": default_id, "eval_cases": cases})
     except ValidationError as exc:
         raise validation_error(exc, source, "evalCases") from None
-
-

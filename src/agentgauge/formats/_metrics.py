@@ -27,7 +27,18 @@ ADK_DEFAULT_CRITERIA: dict[str, float] = {"tool_trajectory_avg_score": 1.0, "res
 
 # judgeModel keys whose values get ``${VAR}`` / ``$VAR`` expansion (trpc-agent-go: only these, only from JSON).
 _EXPANDED = frozenset(
-    {"providerName", "provider_name", "modelName", "model_name", "variant", "baseURL", "baseUrl", "base_url", "apiKey", "api_key"}
+    {
+        "providerName",
+        "provider_name",
+        "modelName",
+        "model_name",
+        "variant",
+        "baseURL",
+        "baseUrl",
+        "base_url",
+        "apiKey",
+        "api_key",
+    }
 )
 _VAR = re.compile(r"\$\{([^}]*)\}|\$([A-Za-z0-9_]+)")
 
@@ -109,7 +120,9 @@ def metrics_from_test_config(doc: dict[str, Any], source: str) -> list[EvalMetri
     """
     criteria = doc.get("criteria")
     if not isinstance(criteria, dict):
-        raise InputError(f"expected an object of metric criteria (got {type_name(criteria)})", file=source, location="criteria")
+        raise InputError(
+            f"expected an object of metric criteria (got {type_name(criteria)})", file=source, location="criteria"
+        )
     custom = doc.get("custom_metrics") or doc.get("customMetrics") or {}
     if not isinstance(custom, dict):
         raise InputError(f"expected an object (got {type_name(custom)})", file=source, location="custom_metrics")

@@ -82,7 +82,10 @@ def _case_result(raw: Any, source: str, path: str) -> Any:
             if isinstance(item, dict):
                 item = dict(item)
                 where = f"{path}.evalMetricResultPerInvocation[{j}]"
-                for field, camel in (("actual_invocation", "actualInvocation"), ("expected_invocation", "expectedInvocation")):
+                for field, camel in (
+                    ("actual_invocation", "actualInvocation"),
+                    ("expected_invocation", "expectedInvocation"),
+                ):
                     if has_key(item, field):
                         value = pop_key(item, field)
                         if value is not None:
@@ -101,7 +104,9 @@ def result_from_document(doc: Any, source: str) -> EvalSetResult:
     if isinstance(doc, str):
         doc = parse_json(doc, source)  # ADK before 1.22 wrote json.dumps(model_dump_json())
     if not isinstance(doc, dict) or not (has_key(doc, "eval_case_results") or has_key(doc, "eval_set_result_id")):
-        found = f"an object with keys {', '.join(sorted(doc)[:6])}" if isinstance(doc, dict) else f"a JSON {type_name(doc)}"
+        found = (
+            f"an object with keys {', '.join(sorted(doc)[:6])}" if isinstance(doc, dict) else f"a JSON {type_name(doc)}"
+        )
         raise InputError(
             f"not an eval set result: found {found}; expected an object with 'evalSetResultId', 'evalSetId' and "
             "'evalCaseResults' (native or ADK)",
@@ -137,7 +142,8 @@ def _adk_metric(metric: EvalMetricResult) -> dict[str, Any]:
     if metric.details is not None and metric.details.rubric_scores:
         out["details"] = {
             "rubric_scores": [
-                {"rubric_id": s.id, "rationale": s.reason or None, "score": s.score} for s in metric.details.rubric_scores
+                {"rubric_id": s.id, "rationale": s.reason or None, "score": s.score}
+                for s in metric.details.rubric_scores
             ]
         }
     return out

@@ -4,7 +4,7 @@ Every model reads camelCase or snake_case keys, writes camelCase JSON, omits emp
 unknown keys.
 """
 
-from ._base import GaugeModel
+from ._base import GaugeModel, is_empty, omit_empty
 from ._evalset import (
     CaseRubric,
     ConversationScenario,
@@ -63,7 +63,9 @@ __all__ = [
     "StatusCounts",
     "StatusField",
     "Tool",
+    "is_empty",
     "new_tool_id",
+    "omit_empty",
     "parse_status",
     "redact_secrets",
     "status_for_score",

@@ -2,25 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-__all__ = ["GaugeModel"]
+__all__ = ["GaugeModel", "is_empty", "omit_empty"]
 
 
-def _is_empty(value: Any) -> bool:
+def is_empty(value: Any) -> bool:
+    """True for ``None``, ``""``, ``[]`` and ``{}`` — the values an optional key is omitted for on output."""
     return value is None or (isinstance(value, (list, dict, str)) and not value)
+
+
+def omit_empty(default: Any = None, *, factory: Any = None) -> Any:
+    """A field that is left out of serialised output while empty (like Go's ``omitempty``).
+
+    Use ``factory=list`` / ``factory=dict`` for container defaults. Fields declared without it are always written.
+    """
+    if factory is not None:
+        return Field(default_factory=factory, exclude_if=is_empty)
+    return Field(default, exclude_if=is_empty)
 
 
 class GaugeModel(BaseModel):
     """Base of every persisted agentgauge model.
 
     Attributes are snake_case in Python and camelCase in JSON; input accepts both, even mixed in one object.
-    Serialisation omits keys whose value is ``None``, ``""`` or an empty list/dict (like Go's ``omitempty``), except
-    the fields named in ``_always_written``, which are written even when empty (``score: null``).
-    Unknown keys are kept (``extra="allow"``) so files round-trip without loss.
+    Optional fields are declared with :func:`omit_empty` and omitted from output while empty; every other field is
+    always written (``score: null``). Unknown keys are kept (``extra="allow"``) so files round-trip without loss.
     """
 
     model_config = ConfigDict(
@@ -29,24 +39,4 @@ class GaugeModel(BaseModel):
         validate_by_alias=True,
         serialize_by_alias=True,
         extra="allow",
-        arbitrary_types_allowed=False,
     )
-
-    _always_written: ClassVar[frozenset[str]] = frozenset()
-    """Field names (snake_case) that are serialised even when ``None`` or empty."""
-
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        names = set(cls._always_written)
-        cls._always_written = frozenset(names | {to_camel(n) for n in names})
-
-    @model_serializer(mode="wrap")
-    def _omit_empty(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
-        return self._compact(handler(self))
-
-    def _compact(self, data: Any) -> Any:
-        if not isinstance(data, dict):
-            return data
-        keep = self._always_written
-        return {k: v for k, v in data.items() if k in keep or not _is_empty(v)}

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
-from ._base import GaugeModel
+from ._base import GaugeModel, omit_empty
 
 __all__ = [
     "CaseRubric",
@@ -36,8 +36,6 @@ class Message(GaugeModel):
     Extra keys (``tool_calls``, ``content_parts``, ADK part details, ...) are preserved.
     """
 
-    _always_written: ClassVar[frozenset[str]] = frozenset({"role", "content"})
-
     role: Role = "user"
     content: str = ""
 
@@ -45,43 +43,41 @@ class Message(GaugeModel):
 class Tool(GaugeModel):
     """A tool call and its result. ``arguments`` and ``result`` may be any JSON value."""
 
-    _always_written: ClassVar[frozenset[str]] = frozenset({"name"})
-
     id: str = Field(default_factory=new_tool_id)
     name: str
     arguments: Any = Field(default_factory=dict)
-    result: Any = None
+    result: Any = omit_empty()
 
 
 class Invocation(GaugeModel):
     """One user turn and the agent's answer to it: final response, tool calls, intermediate messages."""
 
-    invocation_id: str = ""
-    context_messages: list[Message] = Field(default_factory=list)
+    invocation_id: str = omit_empty("")
+    context_messages: list[Message] = omit_empty(factory=list)
     user_content: Message
-    final_response: Message | None = None
-    tools: list[Tool] = Field(default_factory=list)
-    intermediate_responses: list[Message] = Field(default_factory=list)
-    creation_timestamp: float | None = None
+    final_response: Message | None = omit_empty()
+    tools: list[Tool] = omit_empty(factory=list)
+    intermediate_responses: list[Message] = omit_empty(factory=list)
+    creation_timestamp: float | None = omit_empty()
 
 
 class SessionInput(GaugeModel):
     """How the agent's session starts: application name, user id and initial state."""
 
-    app_name: str = ""
-    user_id: str = ""
-    state: dict[str, Any] = Field(default_factory=dict)
+    app_name: str = omit_empty("")
+    user_id: str = omit_empty("")
+    state: dict[str, Any] = omit_empty(factory=dict)
 
 
 class ConversationScenario(GaugeModel):
     """A user-simulation plan instead of a fixed conversation (trpc and ADK fields; unknown keys kept)."""
 
-    driver: str | None = None
-    starting_prompt: str | None = None
-    conversation_plan: str | None = None
-    stop_signal: str | None = None
-    max_allowed_invocations: int | None = None
-    user_persona: Any = None
+    driver: str | None = omit_empty()
+    starting_prompt: str | None = omit_empty()
+    conversation_plan: str | None = omit_empty()
+    stop_signal: str | None = omit_empty()
+    max_allowed_invocations: int | None = omit_empty()
+    user_persona: Any = omit_empty()
 
 
 class RubricContent(GaugeModel):
@@ -97,11 +93,11 @@ class CaseRubric(GaugeModel):
     only use rubrics of their own type.
     """
 
-    metric_name: str | None = None
+    metric_name: str | None = omit_empty()
     id: str = ""
-    content: RubricContent | None = None
-    description: str | None = None
-    type: str | None = None
+    content: RubricContent | None = omit_empty()
+    description: str | None = omit_empty()
+    type: str | None = omit_empty()
 
 
 class EvalCase(GaugeModel):
@@ -111,17 +107,15 @@ class EvalCase(GaugeModel):
     agent is never called. Unknown keys are preserved on round trip.
     """
 
-    _always_written: ClassVar[frozenset[str]] = frozenset({"eval_id"})
-
     eval_id: str
-    eval_mode: Literal["", "trace"] = ""
-    context_messages: list[Message] = Field(default_factory=list)
-    conversation: list[Invocation] | None = None
-    actual_conversation: list[Invocation] | None = None
-    conversation_scenario: ConversationScenario | None = None
-    session_input: SessionInput | None = None
-    rubrics: list[CaseRubric] = Field(default_factory=list)
-    creation_timestamp: float | None = None
+    eval_mode: Literal["", "trace"] = omit_empty("")
+    context_messages: list[Message] = omit_empty(factory=list)
+    conversation: list[Invocation] | None = Field(default=None, exclude_if=lambda v: v is None)
+    actual_conversation: list[Invocation] | None = omit_empty()
+    conversation_scenario: ConversationScenario | None = omit_empty()
+    session_input: SessionInput | None = omit_empty()
+    rubrics: list[CaseRubric] = omit_empty(factory=list)
+    creation_timestamp: float | None = omit_empty()
 
     @property
     def is_trace(self) -> bool:
@@ -132,13 +126,11 @@ class EvalCase(GaugeModel):
 class EvalSet(GaugeModel):
     """A named collection of eval cases."""
 
-    _always_written: ClassVar[frozenset[str]] = frozenset({"eval_set_id", "eval_cases"})
-
     eval_set_id: str
-    name: str | None = None
-    description: str | None = None
+    name: str | None = omit_empty()
+    description: str | None = omit_empty()
     eval_cases: list[EvalCase] = Field(default_factory=list)
-    creation_timestamp: float | None = None
+    creation_timestamp: float | None = omit_empty()
 
     def get_case(self, eval_id: str) -> EvalCase | None:
         """The case with this id, or ``None``."""

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
-from ._base import GaugeModel
+from pydantic import field_serializer
+
+from ._base import GaugeModel, omit_empty
 
 __all__ = ["Criterion", "EvalMetric", "redact_secrets"]
 
@@ -31,14 +33,15 @@ class Criterion(GaugeModel):
     ``apiKey`` values are blanked whenever a criterion is serialised.
     """
 
-    tool_trajectory: dict[str, Any] | None = None
-    final_response: dict[str, Any] | None = None
-    llm_judge: dict[str, Any] | None = None
-    adk: dict[str, Any] | None = None
+    tool_trajectory: dict[str, Any] | None = omit_empty()
+    final_response: dict[str, Any] | None = omit_empty()
+    llm_judge: dict[str, Any] | None = omit_empty()
+    adk: dict[str, Any] | None = omit_empty()
 
-    def _compact(self, data: Any) -> Any:
+    @field_serializer("llm_judge", "adk")
+    def _redact(self, value: dict[str, Any] | None) -> Any:
         # Redaction lives in the serializer so every dump path (results, reports, logs) is covered.
-        return redact_secrets(super()._compact(data))
+        return redact_secrets(value)
 
     @property
     def is_adk(self) -> bool:
@@ -53,13 +56,11 @@ class EvalMetric(GaugeModel):
     data for custom evaluators.
     """
 
-    _always_written: ClassVar[frozenset[str]] = frozenset({"metric_name", "threshold"})
-
     metric_name: str
-    evaluator_name: str | None = None
+    evaluator_name: str | None = omit_empty()
     threshold: float = 0.0
-    criterion: Criterion | None = None
-    extension: Any = None
+    criterion: Criterion | None = omit_empty()
+    extension: Any = omit_empty()
 
     @property
     def evaluator_key(self) -> str:

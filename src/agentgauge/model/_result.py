@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pydantic import Field
 
-from ._base import GaugeModel
+from ._base import GaugeModel, omit_empty
 from ._evalset import Invocation
 from ._metric import Criterion
 from ._status import EvalStatus, StatusField
@@ -31,8 +29,6 @@ __all__ = [
 class RubricScore(GaugeModel):
     """A judge's verdict on one rubric: its id, the reason and the score (``None`` when unparseable)."""
 
-    _always_written: ClassVar[frozenset[str]] = frozenset({"id", "score"})
-
     id: str = ""
     reason: str = ""
     score: float | None = None
@@ -41,54 +37,54 @@ class RubricScore(GaugeModel):
 class EvalMetricResultDetails(GaugeModel):
     """Why a metric scored what it did: the reason, the score and per-rubric scores."""
 
-    reason: str | None = None
-    score: float | None = None
-    rubric_scores: list[RubricScore] = Field(default_factory=list)
+    reason: str | None = omit_empty()
+    score: float | None = omit_empty()
+    rubric_scores: list[RubricScore] = omit_empty(factory=list)
 
 
 class EvalMetricResult(GaugeModel):
     """The outcome of one metric (overall or for one invocation). ``score`` is always written (null if none)."""
 
-    _always_written: ClassVar[frozenset[str]] = frozenset({"metric_name", "score", "eval_status", "threshold"})
-
     metric_name: str
     score: float | None = None
     eval_status: StatusField = EvalStatus.NOT_EVALUATED
     threshold: float = 0.0
-    criterion: Criterion | None = None
-    details: EvalMetricResultDetails | None = None
+    criterion: Criterion | None = omit_empty()
+    details: EvalMetricResultDetails | None = omit_empty()
 
 
 class EvalMetricResultPerInvocation(GaugeModel):
     """All metric results for one invocation, with the actual and expected invocation side by side."""
 
     actual_invocation: Invocation
-    expected_invocation: Invocation | None = None
+    expected_invocation: Invocation | None = omit_empty()
     eval_metric_results: list[EvalMetricResult] = Field(default_factory=list)
 
 
 class EvalCaseResult(GaugeModel):
     """The result of one eval case in one run."""
 
-    _always_written: ClassVar[frozenset[str]] = frozenset({"final_eval_status"})
-
     eval_set_id: str = ""
     eval_id: str = ""
     run_id: int = 1
     final_eval_status: StatusField = EvalStatus.NOT_EVALUATED
-    error_message: str | None = None
+    error_message: str | None = omit_empty()
     overall_eval_metric_results: list[EvalMetricResult] = Field(default_factory=list)
     eval_metric_result_per_invocation: list[EvalMetricResultPerInvocation] = Field(default_factory=list)
     session_id: str = ""
     user_id: str = ""
 
 
+def _is_zero(value: int) -> bool:
+    return value == 0
+
+
 class StatusCounts(GaugeModel):
     """How many results had each status (zero counts are omitted on output)."""
 
-    passed: int = 0
-    failed: int = 0
-    not_evaluated: int = 0
+    passed: int = Field(0, exclude_if=_is_zero)
+    failed: int = Field(0, exclude_if=_is_zero)
+    not_evaluated: int = Field(0, exclude_if=_is_zero)
 
     def add(self, status: EvalStatus) -> None:
         """Count one more result with ``status`` (informational is not counted)."""
@@ -99,16 +95,9 @@ class StatusCounts(GaugeModel):
         elif status is EvalStatus.NOT_EVALUATED:
             self.not_evaluated += 1
 
-    def _compact(self, data: object) -> object:
-        if isinstance(data, dict):
-            return {k: v for k, v in data.items() if v}
-        return data
-
 
 class MetricSummary(GaugeModel):
     """A metric's mean score over evaluated results, its status against the threshold, and status counts."""
-
-    _always_written: ClassVar[frozenset[str]] = frozenset({"average_score", "threshold"})
 
     metric_name: str
     average_score: float | None = None
@@ -129,8 +118,6 @@ class RunSummary(GaugeModel):
 class CaseMetricRunResult(GaugeModel):
     """One metric's outcome for one case in one run."""
 
-    _always_written: ClassVar[frozenset[str]] = frozenset({"score"})
-
     metric_name: str
     score: float | None = None
     eval_status: StatusField = EvalStatus.NOT_EVALUATED
@@ -142,7 +129,7 @@ class CaseRunSummary(GaugeModel):
 
     run_id: int
     final_eval_status: StatusField = EvalStatus.NOT_EVALUATED
-    error_message: str | None = None
+    error_message: str | None = omit_empty()
     metric_results: list[CaseMetricRunResult] = Field(default_factory=list)
 
 
@@ -169,11 +156,9 @@ class EvalSetResultSummary(GaugeModel):
 class EvalSetResult(GaugeModel):
     """Everything one evaluation of an eval set produced: every case result of every run, plus a summary."""
 
-    _always_written: ClassVar[frozenset[str]] = frozenset({"eval_set_result_id", "eval_set_id", "eval_case_results"})
-
     eval_set_result_id: str = ""
     eval_set_result_name: str = ""
     eval_set_id: str
     eval_case_results: list[EvalCaseResult] = Field(default_factory=list)
-    summary: EvalSetResultSummary | None = None
-    creation_timestamp: float | None = None
+    summary: EvalSetResultSummary | None = omit_empty()
+    creation_timestamp: float | None = omit_empty()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import os
 import threading
 from abc import ABC, abstractmethod
@@ -26,12 +27,12 @@ class MetricManager(ABC):
         self._lock = threading.RLock()
 
     @abstractmethod
-    def _read(self, app: str, set_id: str, *, expand: bool) -> list[EvalMetric] | None: ...
+    def _read(self, app: str, set_id: str, *, expand: bool) -> builtins.list[EvalMetric] | None: ...
 
     @abstractmethod
-    def _write(self, app: str, set_id: str, metrics: list[EvalMetric]) -> None: ...
+    def _write(self, app: str, set_id: str, metrics: builtins.list[EvalMetric]) -> None: ...
 
-    def _load(self, app: str, set_id: str, *, expand: bool = True) -> list[EvalMetric]:
+    def _load(self, app: str, set_id: str, *, expand: bool = True) -> builtins.list[EvalMetric]:
         check_segment(app, "app name")
         check_segment(set_id, "eval set id")
         found = self._read(app, set_id, expand=expand)
@@ -39,12 +40,12 @@ class MetricManager(ABC):
             raise NotFoundError(f"no metrics stored for eval set {set_id!r} of app {app!r}")
         return found
 
-    def get_all(self, app: str, set_id: str) -> list[EvalMetric]:
+    def get_all(self, app: str, set_id: str) -> builtins.list[EvalMetric]:
         """Every metric of the eval set, in stored order."""
         with self._lock:
             return self._load(app, set_id)
 
-    def put_all(self, app: str, set_id: str, metrics: list[EvalMetric]) -> None:
+    def put_all(self, app: str, set_id: str, metrics: builtins.list[EvalMetric]) -> None:
         """Replace the eval set's metrics (names must be unique)."""
         with self._lock:
             check_segment(app, "app name")
@@ -55,7 +56,7 @@ class MetricManager(ABC):
                 raise InputError(f"duplicate metric names: {', '.join(duplicates)}")
             self._write(app, set_id, list(metrics))
 
-    def list(self, app: str, set_id: str) -> list[str]:
+    def list(self, app: str, set_id: str) -> builtins.list[str]:
         """Metric names of the eval set, in stored order."""
         with self._lock:
             return [m.metric_name for m in self._load(app, set_id)]
@@ -68,7 +69,7 @@ class MetricManager(ABC):
                     return metric
             raise NotFoundError(f"metric {name!r} not found for eval set {set_id!r} of app {app!r}")
 
-    def _load_or_empty(self, app: str, set_id: str) -> list[EvalMetric]:
+    def _load_or_empty(self, app: str, set_id: str) -> builtins.list[EvalMetric]:
         try:
             return self._load(app, set_id, expand=False)
         except NotFoundError:
@@ -109,13 +110,13 @@ class InMemoryMetricManager(MetricManager):
 
     def __init__(self) -> None:
         super().__init__()
-        self._metrics: dict[tuple[str, str], list[EvalMetric]] = {}
+        self._metrics: dict[tuple[str, str], builtins.list[EvalMetric]] = {}
 
-    def _read(self, app: str, set_id: str, *, expand: bool) -> list[EvalMetric] | None:
+    def _read(self, app: str, set_id: str, *, expand: bool) -> builtins.list[EvalMetric] | None:
         found = self._metrics.get((app, set_id))
         return None if found is None else [m.model_copy(deep=True) for m in found]
 
-    def _write(self, app: str, set_id: str, metrics: list[EvalMetric]) -> None:
+    def _write(self, app: str, set_id: str, metrics: builtins.list[EvalMetric]) -> None:
         self._metrics[(app, set_id)] = [m.model_copy(deep=True) for m in metrics]
 
 
@@ -135,7 +136,7 @@ class LocalMetricManager(MetricManager):
         """The metrics file of an eval set (ids are validated)."""
         return self.locator.build(self.base_dir, check_segment(app, "app name"), check_segment(set_id, "eval set id"))
 
-    def _read(self, app: str, set_id: str, *, expand: bool) -> list[EvalMetric] | None:
+    def _read(self, app: str, set_id: str, *, expand: bool) -> builtins.list[EvalMetric] | None:
         from ..formats._api import load_metrics
 
         path = self.path_for(app, set_id)
@@ -143,7 +144,7 @@ class LocalMetricManager(MetricManager):
             return None
         return load_metrics(path, expand=expand)
 
-    def _write(self, app: str, set_id: str, metrics: list[EvalMetric]) -> None:
+    def _write(self, app: str, set_id: str, metrics: builtins.list[EvalMetric]) -> None:
         from ..formats._api import save_metrics
 
         save_metrics(metrics, self.path_for(app, set_id))
