@@ -19,6 +19,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 SCORE_TOLERANCE = 1e-12
 # Means of means are summed in different orders by different frameworks; 1e-9 still catches any real difference.
 MEAN_TOLERANCE = 1e-9
+E2E_SIDES = ("agentgauge", "projection_nocopy_stores", "adk", "pydantic-evals")
 METRIC_SETS = {
     "traj": "tool_trajectory_avg_score",
     "traj+rouge": "tool_trajectory_avg_score,response_match_score",
@@ -46,6 +47,7 @@ class Config:
     data_dir: Path
     results_dir: Path
     only: frozenset[str]
+    projections: bool = False
     profile: bool = False
     profiles: dict[str, str] = field(default_factory=dict)
 
@@ -180,10 +182,18 @@ def measure_load(cfg: Config) -> dict[str, Any]:
     """Parse + validate speed and peak RSS of one large file, each load in a fresh process."""
     m = dataset(cfg, cfg.n_load)
     adk_file, native_file = m["files"]["expected.adk"]["path"], m["files"]["expected.native"]["path"]
-    runs: dict[str, list[dict[str, Any]]] = {"agentgauge_adk_file": [], "agentgauge_native_file": [], "adk": []}
+    runs: dict[str, list[dict[str, Any]]] = {
+        "agentgauge_adk_file": [],
+        "agentgauge_native_file": [],
+        "adk": [],
+        "projection_gc_freeze": [],
+    }
     for i in range(cfg.repeats):
         runs["agentgauge_adk_file"].append(_ours(cfg, ["load", "--path", adk_file], "load" if i == 0 else None))
         runs["agentgauge_native_file"].append(_ours(cfg, ["load", "--path", native_file]))
+        if cfg.projections:
+            args = ["load", "--path", adk_file, "--projection", "gc-freeze"]
+            runs["projection_gc_freeze"].append(_ours(cfg, args))
         if cfg.peers:
             runs["adk"].append(call(peer_python(), "peer_adk.py", ["load", "--path", adk_file]))
     out: dict[str, Any] = {"n_cases": m["n_cases"]}
@@ -207,6 +217,9 @@ def measure_e2e(cfg: Config) -> dict[str, Any]:
             sides: list[tuple[str, Path | str, str, list[str]]] = [
                 ("agentgauge", sys.executable, "ours.py", base + native + config)
             ]
+            if cfg.projections:
+                args = [*base, *native, *config, "--projection", "nocopy-stores"]
+                sides.append(("projection_nocopy_stores", sys.executable, "ours.py", args))
             if cfg.peers:
                 sides.append(("adk", peer_python(), "peer_adk.py", base + adk_files + config))
                 sides.append(("pydantic-evals", peer_python(), "peer_pydantic_evals.py", base + native))
@@ -232,7 +245,7 @@ def measure_e2e(cfg: Config) -> dict[str, Any]:
 
 
 def _means_agree(row: dict[str, Any]) -> bool:
-    sides = [row[k]["mean_case_scores"] for k in ("agentgauge", "adk", "pydantic-evals") if k in row]
+    sides = [row[k]["mean_case_scores"] for k in E2E_SIDES if k in row]
     return all(
         abs(a[k] - b[k]) <= MEAN_TOLERANCE
         for a in sides

@@ -14,11 +14,12 @@ from pathlib import Path
 
 from _peers import VENV_DIR
 
-# Frames under which a measurement's timed work runs (see ours.py); only those samples are summarised.
-ANCHORS = {
-    "score": "run (ours.py",
-    "load": "load_eval_set (",
-    "e2e": "AgentEvaluator.evaluate (",
+# Per measurement: the frame under which its work runs (see ours.py) and frames of untimed set-up to leave out.
+# The e2e anchor is the whole coroutine because pipeline tasks run from the event loop, not under evaluate().
+ANCHORS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "score": ("run (ours.py", ()),
+    "load": ("load_eval_set (", ()),
+    "e2e": ("e2e (ours.py", ("load_eval_set (", "_warm_up (ours.py", "_find_and_load (", "put (agentgauge")),
 }
 
 
@@ -40,7 +41,8 @@ def summarize(out: Path, kind: str, top: int = 20) -> str:
     """Text summary of the profile written for ``out``; also saved as ``out.txt``."""
     raw, prof = out.with_suffix(".raw"), out.with_suffix(".prof")
     if raw.exists():
-        text = summarize_samples(raw, ANCHORS.get(kind, ""), top)
+        anchor, skip = ANCHORS.get(kind, ("", ()))
+        text = summarize_samples(raw, anchor, skip, top)
     elif prof.exists():
         buf = io.StringIO()
         pstats.Stats(str(prof), stream=buf).strip_dirs().sort_stats("tottime").print_stats(top)
@@ -51,8 +53,8 @@ def summarize(out: Path, kind: str, top: int = 20) -> str:
     return text
 
 
-def summarize_samples(path: Path, anchor: str, top: int) -> str:
-    """Inclusive and own-time shares of functions in py-spy raw samples taken under ``anchor``."""
+def summarize_samples(path: Path, anchor: str, skip: tuple[str, ...], top: int) -> str:
+    """Inclusive and own-time shares of functions in py-spy samples taken under ``anchor`` and not under ``skip``."""
     inclusive: collections.Counter[str] = collections.Counter()
     own: collections.Counter[str] = collections.Counter()
     total = 0
@@ -60,7 +62,7 @@ def summarize_samples(path: Path, anchor: str, top: int) -> str:
         stack, _, count = line.rpartition(" ")
         frames = stack.split(";")
         start = next((i for i, f in enumerate(frames) if anchor in f), None)
-        if start is None or not count.isdigit():
+        if start is None or not count.isdigit() or any(s in f for f in frames for s in skip):
             continue
         frames = frames[start:]
         n = int(count)

@@ -45,7 +45,7 @@ def score(args: argparse.Namespace) -> None:
         out: dict[str, list[list[float | None]]] = {n: [] for n in names}
         for act, exp in pairs:
             for name in names:
-                res = evaluators[name].evaluate_invocations(actual_invocations=act, expected_invocations=exp)
+                res: Any = evaluators[name].evaluate_invocations(actual_invocations=act, expected_invocations=exp)
                 out[name].append([r.score for r in res.per_invocation_results])
         return out
 

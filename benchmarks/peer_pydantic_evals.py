@@ -50,13 +50,13 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     scorer = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=True)
 
     @dataclass
-    class Trajectory(Evaluator[list[str], list[dict[str, Any]], None]):
+    class Trajectory(Evaluator[list[str], list[dict[str, Any]], None]):  # type: ignore[misc]
         def evaluate(self, ctx: EvaluatorContext[list[str], list[dict[str, Any]], None]) -> float:
             got, want = ctx.output, ctx.expected_output or []
             return sum(1.0 if g["calls"] == w["calls"] else 0.0 for g, w in zip(got, want, strict=True)) / len(want)
 
     @dataclass
-    class Rouge(Evaluator[list[str], list[dict[str, Any]], None]):
+    class Rouge(Evaluator[list[str], list[dict[str, Any]], None]):  # type: ignore[misc]
         def evaluate(self, ctx: EvaluatorContext[list[str], list[dict[str, Any]], None]) -> float:
             got, want = ctx.output, ctx.expected_output or []
             total = 0.0

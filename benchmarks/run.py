@@ -24,7 +24,7 @@ from _harness import Config, MeasureError, measure_e2e, measure_load, measure_sc
 from _machine import describe
 from _peers import install_peers, peer_python, peer_versions, peers_available
 from _reference import SHARED_GENERATOR, reference_check
-from _report import render_text, targets
+from _report import render_markdown, render_text, targets
 
 BENCH_DIR = Path(__file__).resolve().parent
 MEASURES = ("scoring", "load", "e2e", "startup")
@@ -48,7 +48,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=11)
     p.add_argument("--only", help=f"comma list of measures to run: {','.join(MEASURES)}")
     p.add_argument("--reference-check", action="store_true", help=f"also score the data of {SHARED_GENERATOR}")
+    p.add_argument(
+        "--projections", action="store_true", help="also time benchmark-only variants of proposed fixes (labelled)"
+    )
     p.add_argument("--profile", action="store_true", help="cProfile agentgauge's side; summaries go in the results")
+    p.add_argument("--markdown", type=Path, metavar="RESULTS_JSON", help="print a results file as Markdown and exit")
     p.add_argument("--data-dir", type=Path, default=BENCH_DIR / ".data")
     p.add_argument("--results-dir", type=Path, default=BENCH_DIR / "results")
     return p
@@ -76,9 +80,10 @@ def _config(args: argparse.Namespace) -> Config:
         seed=args.seed,
         latency=pick(args.latency, 0.05, 0.01),
         parallelism=parallelism,
-        data_dir=args.data_dir,
-        results_dir=args.results_dir,
+        data_dir=args.data_dir.resolve(),
+        results_dir=args.results_dir.resolve(),
         only=only,
+        projections=args.projections,
         profile=args.profile,
     )
 
@@ -97,6 +102,9 @@ def _write(doc: dict[str, Any], results_dir: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     """Run the selected measures, print the summary and write the results files."""
     args = _parser().parse_args(argv)
+    if args.markdown:
+        print(render_markdown(json.loads(args.markdown.read_text())), end="")
+        return 0
     if args.install_peers:
         print(f"installing peers into {peer_python().parent.parent} ...", flush=True)
         install_peers()
@@ -123,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             "latency_s": cfg.latency,
             "parallelism": list(cfg.parallelism),
             "measures": sorted(cfg.only),
+            "projections": cfg.projections,
         },
         "measures": {},
         "errors": {},

@@ -198,6 +198,7 @@ def test_rubrics_merge_into_copies_of_native_and_adk_metrics() -> None:
             {
                 "rubric_id": "case_rubric_1",
                 "rubric_content": {"text_property": "adk style"},
+                "source": "case",
                 "type": "FINAL_RESPONSE_QUALITY",
             }
         ],

@@ -23,9 +23,11 @@ def _native(rubric: CaseRubric, rubric_id: str) -> dict[str, Any]:
 
 
 def _adk(rubric: CaseRubric, rubric_id: str) -> dict[str, Any]:
+    # "source": "case" lets ADK's typed rubric metrics apply case rubrics only when their type matches the metric.
     entry: dict[str, Any] = {
         "rubric_id": rubric_id,
         "rubric_content": {"text_property": rubric.content.text if rubric.content else ""},
+        "source": "case",
     }
     if rubric.description:
         entry["description"] = rubric.description

@@ -70,18 +70,18 @@ class EvalResultManager(ABC):
 
 
 class InMemoryEvalResultManager(EvalResultManager):
-    """Results kept in memory; every read and write is a deep copy."""
+    """Results kept in memory as JSON snapshots, so every read and write is an independent deep copy."""
 
     def __init__(self) -> None:
         super().__init__()
-        self._results: dict[str, dict[str, EvalSetResult]] = {}
+        self._results: dict[str, dict[str, str]] = {}
 
     def _read(self, app: str, result_id: str) -> EvalSetResult | None:
         found = self._results.get(app, {}).get(result_id)
-        return None if found is None else found.model_copy(deep=True)
+        return None if found is None else EvalSetResult.model_validate_json(found)
 
     def _write(self, app: str, result: EvalSetResult) -> None:
-        self._results.setdefault(app, {})[result.eval_set_result_id] = result.model_copy(deep=True)
+        self._results.setdefault(app, {})[result.eval_set_result_id] = result.model_dump_json()
 
     def _ids(self, app: str) -> list[str]:
         return list(self._results.get(app, {}))
