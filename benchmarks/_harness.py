@@ -280,8 +280,11 @@ def measure_startup(cfg: Config) -> dict[str, Any]:
         ]
     rows = []
     for label, framework, cmd in targets:
-        run_child(cmd)  # warm the file cache; not counted
-        runs = [run_child(cmd) for _ in range(cfg.startup_repeats)]
+        try:
+            run_child(cmd)  # warm the file cache; not counted
+            runs = [run_child(cmd) for _ in range(cfg.startup_repeats)]
+        except RuntimeError as exc:  # the command could not be started at all
+            raise MeasureError(f"start-up {label!r}: {exc}") from None
         rows.append(
             {
                 "target": label,
