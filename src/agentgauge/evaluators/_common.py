@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
-from ..criteria import CriterionError
+from ..criteria import CriterionError, MatchResult
 from ..model import EvalMetric, EvalStatus, Invocation, status_for_score
 from ._base import EvaluateResult, EvaluatorError, PerInvocationResult
 
-__all__ = ["ParsedCache", "check_counts", "criterion_error", "summarize"]
+__all__ = ["InvocationMatcher", "ParsedCache", "check_counts", "criterion_error", "score_matches", "summarize"]
 
 T = TypeVar("T")
 
@@ -26,6 +26,41 @@ def check_counts(name: str, actuals: Sequence[Invocation], expecteds: Sequence[I
 def criterion_error(metric: EvalMetric, exc: CriterionError) -> EvaluatorError:
     """The evaluator error for a criterion that cannot be used (bad configuration, invalid regex, ...)."""
     return EvaluatorError(f"{metric.metric_name}: invalid criterion: {exc}")
+
+
+class InvocationMatcher(Protocol):
+    """Anything that decides whether an actual invocation matches the expected one."""
+
+    def match(self, actual: Invocation, expected: Invocation) -> MatchResult:
+        """Match ``actual`` against ``expected``."""
+        ...
+
+
+def score_matches(
+    name: str,
+    matcher: Callable[[], InvocationMatcher],
+    actuals: Sequence[Invocation],
+    expecteds: Sequence[Invocation],
+    metric: EvalMetric,
+    mismatch: str,
+) -> EvaluateResult:
+    """Score each invocation pair 1 when ``matcher()`` accepts it, else 0 with ``"<mismatch>: <reason>"``.
+
+    ``matcher`` is called inside the loop's error handling so an unusable criterion becomes an
+    :class:`EvaluatorError` naming the metric.
+    """
+    check_counts(name, actuals, expecteds)
+    try:
+        criterion = matcher()
+        per: list[PerInvocationResult] = []
+        for actual, expected in zip(actuals, expecteds, strict=True):
+            result = criterion.match(actual, expected)
+            score = 1.0 if result.ok else 0.0
+            reason = "" if result.ok else f"{mismatch}: {result.reason or 'no detail'}"
+            per.append(PerInvocationResult(actual, expected, score, status_for_score(score, metric.threshold), reason))
+    except CriterionError as exc:
+        raise criterion_error(metric, exc) from None
+    return summarize(per, metric.threshold)
 
 
 def summarize(per: list[PerInvocationResult], threshold: float) -> EvaluateResult:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..criteria import CompareRegistry, CriterionError, FinalResponseCriterion
-from ..model import EvalMetric, Invocation, status_for_score
-from ._base import EvaluateResult, EvaluatorError, PerInvocationResult
-from ._common import ParsedCache, check_counts, criterion_error, summarize
+from ..criteria import CompareRegistry, FinalResponseCriterion
+from ..model import EvalMetric, Invocation
+from ._base import EvaluateResult, EvaluatorError
+from ._common import ParsedCache, score_matches
 
 __all__ = ["FinalResponseEvaluator"]
 
@@ -37,17 +37,6 @@ class FinalResponseEvaluator:
         self, actuals: Sequence[Invocation], expecteds: Sequence[Invocation], metric: EvalMetric
     ) -> EvaluateResult:
         """Score every invocation pair with the configured final-response criterion."""
-        check_counts(self.name, actuals, expecteds)
-        try:
-            criterion = self.criterion(metric)
-            per: list[PerInvocationResult] = []
-            for actual, expected in zip(actuals, expecteds, strict=True):
-                result = criterion.match(actual, expected)
-                score = 1.0 if result.ok else 0.0
-                reason = "" if result.ok else f"final response mismatch: {result.reason or 'no detail'}"
-                per.append(
-                    PerInvocationResult(actual, expected, score, status_for_score(score, metric.threshold), reason)
-                )
-        except CriterionError as exc:
-            raise criterion_error(metric, exc) from None
-        return summarize(per, metric.threshold)
+        return score_matches(
+            self.name, lambda: self.criterion(metric), actuals, expecteds, metric, "final response mismatch"
+        )

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
-from ..criteria import AdkToolTrajectoryCriterion, CompareRegistry, CriterionError, MatchResult, ToolTrajectoryCriterion
-from ..model import EvalMetric, Invocation, status_for_score
-from ._base import EvaluateResult, PerInvocationResult
-from ._common import ParsedCache, check_counts, criterion_error, summarize
+from ..criteria import AdkToolTrajectoryCriterion, CompareRegistry, ToolTrajectoryCriterion
+from ..model import EvalMetric, Invocation
+from ._base import EvaluateResult
+from ._common import InvocationMatcher, ParsedCache, score_matches
 
 __all__ = ["ToolTrajectoryEvaluator"]
-
-
-class _InvocationMatcher(Protocol):
-    def match(self, actual: Invocation, expected: Invocation) -> MatchResult: ...
 
 
 class ToolTrajectoryEvaluator:
@@ -37,7 +33,7 @@ class ToolTrajectoryEvaluator:
     def _parse_native(self, data: Any) -> ToolTrajectoryCriterion:
         return ToolTrajectoryCriterion.model_validate(data).resolve(self._compares)
 
-    def matcher(self, metric: EvalMetric) -> _InvocationMatcher:
+    def matcher(self, metric: EvalMetric) -> InvocationMatcher:
         """The criterion this metric uses (raises :class:`CriterionError` for an invalid one)."""
         crit = metric.criterion
         if crit is not None and crit.tool_trajectory is not None:
@@ -54,20 +50,10 @@ class ToolTrajectoryEvaluator:
         self, actuals: Sequence[Invocation], expecteds: Sequence[Invocation], metric: EvalMetric
     ) -> EvaluateResult:
         """Score every invocation pair; see the class docstring for the dialect rules."""
-        check_counts(self.name, actuals, expecteds)
-        try:
-            matcher = self.matcher(metric)
-            per: list[PerInvocationResult] = []
-            for actual, expected in zip(actuals, expecteds, strict=True):
-                result = matcher.match(actual, expected)
-                score = 1.0 if result.ok else 0.0
-                reason = "" if result.ok else f"tool trajectory mismatch: {result.reason}"
-                per.append(
-                    PerInvocationResult(actual, expected, score, status_for_score(score, metric.threshold), reason)
-                )
-        except CriterionError as exc:
-            raise criterion_error(metric, exc) from None
-        out = summarize(per, metric.threshold)
+        out = score_matches(
+            self.name, lambda: self.matcher(metric), actuals, expecteds, metric, "tool trajectory mismatch"
+        )
+        per = out.per_invocation_results
         if per:
             matched = sum(1 for r in per if r.score == 1.0)
             out.reason = f"{matched}/{len(per)} invocations matched the expected tool trajectory"
