@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-__all__ = ["fast_invocation"]
+__all__ = ["fast_invocation", "fast_parts"]
 
 _FAST_KEYS = frozenset({"invocation_id", "user_content", "final_response", "intermediate_data", "creation_timestamp"})
 _FAST_DATA_KEYS = frozenset({"tool_uses", "tool_responses", "intermediate_responses"})
@@ -30,21 +30,20 @@ def _plain_text(content: Any, role: str) -> str | None:
     return text if type(text) is str else None
 
 
-def fast_invocation(inv: dict[str, Any]) -> dict[str, Any] | None:
-    """The usual snake_case ADK invocation (plain text messages, id-paired tool calls) converted without the
-    general machinery; ``None`` sends anything unusual down the general path, which gives the same result."""
+def fast_parts(inv: dict[str, Any]) -> tuple[str, str | None, list[tuple[str, str, Any, Any]]] | None:
+    """The user text, final text (``None`` when absent) and ``(id, name, args, response)`` tool calls of a
+    snake_case ADK invocation of the usual shape; ``None`` for anything else. Invocation id and timestamp are not
+    checked here."""
     if not _FAST_KEYS.issuperset(inv):
         return None
     user = _plain_text(inv.get("user_content"), "user")
     if user is None:
         return None
-    out: dict[str, Any] = {"user_content": {"role": "user", "content": user}}
     final = inv.get("final_response")
     if final is not None:
-        text = _plain_text(final, "model")
-        if text is None:
+        final = _plain_text(final, "model")
+        if final is None:
             return None
-        out["final_response"] = {"role": "assistant", "content": text}
     data = inv.get("intermediate_data")
     if type(data) is not dict or not _FAST_DATA_KEYS.issuperset(data) or data.get("intermediate_responses"):
         return None
@@ -61,10 +60,23 @@ def fast_invocation(inv: dict[str, Any]) -> dict[str, Any] | None:
             return None
         if resp.get("id") != call_id or resp.get("name") != name or type(body) is not dict:
             return None
-        tools.append({"id": call_id, "name": sys.intern(name), "arguments": args, "result": body})
-    if len(tools) > 1 and len({t["id"] for t in tools}) != len(tools):
+        tools.append((call_id, sys.intern(name), args, body))
+    if len(tools) > 1 and len({t[0] for t in tools}) != len(tools):
         return None  # duplicate ids pair differently (last response wins); let the general path decide
-    out["tools"] = tools
+    return user, final, tools
+
+
+def fast_invocation(inv: dict[str, Any]) -> dict[str, Any] | None:
+    """The usual snake_case ADK invocation (plain text messages, id-paired tool calls) converted without the
+    general machinery; ``None`` sends anything unusual down the general path, which gives the same result."""
+    parts = fast_parts(inv)
+    if parts is None:
+        return None
+    user, final, tools = parts
+    out: dict[str, Any] = {"user_content": {"role": "user", "content": user}}
+    if final is not None:
+        out["final_response"] = {"role": "assistant", "content": final}
+    out["tools"] = [{"id": i, "name": name, "arguments": args, "result": body} for i, name, args, body in tools]
     if "invocation_id" in inv:
         out["invocation_id"] = inv["invocation_id"]
     if "creation_timestamp" in inv:

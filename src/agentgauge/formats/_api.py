@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -16,6 +17,7 @@ from ._keys import has_key
 from ._legacy import is_legacy_document
 from ._metrics import metrics_from_document, to_test_config
 from ._results import result_from_document, to_adk_result
+from ._stream import stream_eval_set
 
 __all__ = [
     "DocumentKind",
@@ -76,12 +78,25 @@ def _check_format(fmt: str) -> None:
 
 def parse_eval_set(data: bytes | str, *, source: str = "<input>") -> EvalSet:
     """Parse an eval set in any supported format (native/trpc, ADK, ADK-TS, ADK legacy) into the native model."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    streamed = stream_eval_set(io.BytesIO(data).read, source)
+    if streamed is not None:
+        return streamed
     return eval_set_from_document(parse_json(data, source), source, default_id=default_id_for(source), consume=True)
 
 
 def load_eval_set(path: str | os.PathLike[str]) -> EvalSet:
     """Load an eval set file in any supported format; errors name the file and JSON path."""
     source = os.fspath(path)
+    try:
+        with open(source, "rb") as handle:
+            # An eval set object is read one case at a time, keeping memory low; anything else is read whole.
+            streamed = stream_eval_set(handle.read, source)
+    except OSError:
+        streamed = None  # read_bytes reports it
+    if streamed is not None:
+        return streamed
     data = read_bytes(source)
     doc = parse_json(data, source)
     del data  # the parsed tree is all we need from here on

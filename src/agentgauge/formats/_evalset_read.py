@@ -14,12 +14,13 @@ from pydantic import ValidationError
 from ..errors import InputError
 from ..model import EvalCase, EvalSet, Invocation
 from ._adk_read import invocation_from_adk, is_genai_invocation, rubric_from_adk
+from ._fast_build import build_case
 from ._jsonio import gc_paused, type_name, validation_error
 from ._keys import get_key, has_key, pop_key
 from ._legacy import is_legacy_document, legacy_eval_set
 from ._stash import STASH_KEY, fingerprint
 
-__all__ = ["case_to_native", "describe_document", "eval_set_from_document"]
+__all__ = ["case_from_raw", "case_to_native", "describe_document", "eval_set_from_document", "eval_set_top"]
 
 
 def describe_document(doc: Any) -> str:
@@ -53,29 +54,40 @@ def eval_set_from_document(doc: Any, source: str, *, default_id: str, consume: b
     cases = pop_key(top, "eval_cases")
     if not isinstance(cases, list):
         raise InputError(f"expected an array of eval cases (got {type_name(cases)})", file=source, location="evalCases")
-    # Native output omits empty strings; remember ADK's explicit "" so the ADK writer can restore it.
-    empty = [key for key in ("name", "description") if top.get(key) == ""]
-    if empty:
-        top["adk_empty_fields"] = empty
-    try:
-        eval_set = EvalSet.model_validate(top)
-    except ValidationError as exc:
-        raise validation_error(exc, source, "") from None
-    validate = EvalCase.model_validate
+    eval_set = eval_set_top(top, source)
     out: list[EvalCase] = []
     with gc_paused():
         for i in range(len(cases)):
             raw = cases[i]
             if consume:
                 cases[i] = None  # free each raw case once it is converted: keeps peak memory low
-            path = f"evalCases[{i}]"
-            native = case_to_native(raw, source, path)
-            try:
-                out.append(validate(native))
-            except ValidationError as exc:
-                raise validation_error(exc, source, path) from None
+            out.append(case_from_raw(raw, source, f"evalCases[{i}]"))
     eval_set.eval_cases = out
     return eval_set
+
+
+def eval_set_top(top: dict[str, Any], source: str) -> EvalSet:
+    """The eval set described by a document's top-level keys other than its cases (``top`` may be modified)."""
+    # Native output omits empty strings; remember ADK's explicit "" so the ADK writer can restore it.
+    empty = [key for key in ("name", "description") if top.get(key) == ""]
+    if empty:
+        top["adk_empty_fields"] = empty
+    try:
+        return EvalSet.model_validate(top)
+    except ValidationError as exc:
+        raise validation_error(exc, source, "") from None
+
+
+def case_from_raw(raw: Any, source: str, path: str) -> EvalCase:
+    """One parsed eval case (any supported shape) as a model; ``path`` locates it in error messages."""
+    case = build_case(raw)  # the common shapes, without per-object validation
+    if case is not None:
+        return case
+    native = case_to_native(raw, source, path)
+    try:
+        return EvalCase.model_validate(native)
+    except ValidationError as exc:
+        raise validation_error(exc, source, path) from None
 
 
 def _convert_conversation(case: dict[str, Any], field: str, source: str, path: str) -> list[Any] | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -117,12 +117,25 @@ def _lower_first(text: str) -> str:
 
 
 @contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building large acyclic trees (much faster, same result)."""
+def gc_paused() -> Iterator[Callable[[], None]]:
+    """Pause the cyclic garbage collector while building large acyclic trees (much faster, same result).
+
+    Yields a function to call every few thousand objects: unless the collector was off anyway, it collects the
+    young generations. Otherwise everything built while paused is examined in one collection right after, which
+    for a million objects no longer in the CPU caches takes longer than these small collections together.
+    """
     enabled = gc.isenabled()
     gc.disable()
     try:
-        yield
+        yield _collect_young if enabled else _nothing
     finally:
         if enabled:
             gc.enable()
+
+
+def _collect_young() -> None:
+    gc.collect(1)
+
+
+def _nothing() -> None:
+    pass

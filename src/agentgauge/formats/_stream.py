@@ -1,0 +1,169 @@
+"""Reading an eval set one case at a time, so a large file never exists as one parsed tree.
+
+Parsing a whole document first builds its entire JSON tree -- several times the file's size -- before the first
+model exists. Here the file is read in chunks, the top-level object key by key and the cases array element by
+element, so besides the models built so far only one chunk and one case's raw tree are alive.
+
+orjson has no incremental mode, but given bytes that start with a complete JSON value followed by more content, it
+fails at the position where that value ends; the value alone is then parsed from exactly those bytes. Every value
+is therefore checked by orjson, and the structure around the values (``{``, ``:``, ``,``, ``[``, ``]``, ``}``) by
+this module, so only valid JSON is accepted.
+
+This is only a fast path for well-formed eval set objects: for anything else -- another document kind, a syntax
+error, a case that fails to convert, a duplicate key -- :func:`stream_eval_set` returns ``None`` and the caller
+reads the document the ordinary way, which gives exactly the same result or error (line and column, JSON path).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from ..errors import InputError
+from ..model import EvalCase, EvalSet
+from ._evalset_read import case_from_raw, eval_set_top
+from ._jsonio import gc_paused
+
+__all__ = ["stream_eval_set"]
+
+_CHUNK = 1 << 20  # bytes read at a time
+_FIRST_WINDOW = 1 << 14  # bytes first tried for a value; later windows follow the size of the previous case
+_CASES_PER_COLLECTION = 500  # see gc_paused: about 30,000 objects
+_SPACE = re.compile(rb"[ \t\r\n]*")
+_CASES_KEYS = ("eval_cases", "evalCases")
+_OPEN_OBJECT, _CLOSE_OBJECT, _OPEN_ARRAY, _CLOSE_ARRAY, _COLON, _COMMA = b"{}[]:,"
+
+
+class _NotStreamable(Exception):
+    """The document is not a well-formed eval set object; the caller reads it whole instead."""
+
+
+class _Input:
+    """Unread bytes of a document, refilled from ``read`` in chunks and consumed from the front."""
+
+    def __init__(self, read: Callable[[int], bytes]) -> None:
+        self._read = read
+        self._buf = b""
+        self._pos = 0
+        self._eof = False
+        self._window = _FIRST_WINDOW
+
+    def _more(self, wanted: int = 0) -> bool:
+        # Read at least a chunk, or what a large value still needs in one go (repeated appends would be quadratic).
+        if self._eof:
+            return False
+        chunk = self._read(max(_CHUNK, wanted))
+        if not chunk:
+            self._eof = True
+            return False
+        self._buf = self._buf[self._pos :] + chunk  # drops what was consumed
+        self._pos = 0
+        return True
+
+    def peek(self) -> int:
+        """The next byte that is not whitespace (it is not consumed), or -1 at the end of the input."""
+        while True:
+            end = _SPACE.match(self._buf, self._pos)
+            self._pos = end.end() if end else self._pos
+            if self._pos < len(self._buf):
+                return self._buf[self._pos]
+            if not self._more():
+                return -1
+
+    def expect(self, *allowed: int) -> int:
+        """Consume the next non-whitespace byte, which must be one of ``allowed``."""
+        byte = self.peek()
+        if byte not in allowed:
+            raise _NotStreamable
+        self._pos += 1
+        return byte
+
+    def value(self) -> Any:
+        """Parse and consume the JSON value that starts at the next non-whitespace byte."""
+        self.peek()
+        size = self._window
+        while True:
+            while len(self._buf) - self._pos < size and self._more(size - len(self._buf) + self._pos):
+                pass
+            window = self._buf[self._pos : self._pos + size]
+            at_end = self._eof and self._pos + size >= len(self._buf)
+            try:
+                value, used = orjson.loads(window), len(window)
+            except orjson.JSONDecodeError as exc:
+                value, used = _leading_value(window, exc)
+            else:
+                used = used if at_end else 0  # a cut-off window can still parse (``12`` of ``123``): look further
+            if used:
+                self._pos += used
+                self._window = max(_FIRST_WINDOW, 2 * used)
+                return value
+            if at_end:
+                raise _NotStreamable  # a syntax error: the whole-document reader reports it
+            size *= 4
+
+
+def _leading_value(window: bytes, exc: orjson.JSONDecodeError) -> tuple[Any, int]:
+    # The value at the start of ``window`` and its length in bytes, when the error is content after a complete
+    # value; else (None, 0). orjson reports where it stopped in characters, not bytes.
+    stop = exc.pos
+    if not window.isascii():
+        stop = len(window.decode("utf-8", "ignore")[:stop].encode("utf-8"))
+    if stop <= 0:
+        return None, 0
+    try:
+        return orjson.loads(memoryview(window)[:stop]), stop
+    except orjson.JSONDecodeError:
+        return None, 0  # not a complete value yet: the window was too short
+
+
+def _cases(source_input: _Input, source: str) -> list[EvalCase]:
+    out: list[EvalCase] = []
+    source_input.expect(_OPEN_ARRAY)
+    if source_input.peek() == _CLOSE_ARRAY:
+        source_input.expect(_CLOSE_ARRAY)
+        return out
+    with gc_paused() as collect_young:
+        while True:
+            out.append(case_from_raw(source_input.value(), source, f"evalCases[{len(out)}]"))
+            if len(out) % _CASES_PER_COLLECTION == 0:
+                collect_young()
+            if source_input.expect(_COMMA, _CLOSE_ARRAY) == _CLOSE_ARRAY:
+                return out
+
+
+def _document(source_input: _Input, source: str) -> EvalSet:
+    top: dict[str, Any] = {}
+    cases: list[EvalCase] | None = None
+    source_input.expect(_OPEN_OBJECT)
+    if source_input.peek() != _CLOSE_OBJECT:
+        while True:
+            key = source_input.value()
+            source_input.expect(_COLON)
+            if type(key) is not str or key in top:
+                raise _NotStreamable  # duplicate keys: leave the choice to the whole-document reader
+            if key in _CASES_KEYS:
+                if cases is not None:
+                    raise _NotStreamable
+                cases = _cases(source_input, source)
+            else:
+                top[key] = source_input.value()
+            if source_input.expect(_COMMA, _CLOSE_OBJECT) == _CLOSE_OBJECT:
+                break
+    else:
+        source_input.expect(_CLOSE_OBJECT)
+    if cases is None or source_input.peek() != -1:
+        raise _NotStreamable
+    eval_set = eval_set_top(top, source)
+    eval_set.eval_cases = cases
+    return eval_set
+
+
+def stream_eval_set(read: Callable[[int], bytes], source: str) -> EvalSet | None:
+    """The eval set object read from ``read`` (a file's ``read``), or ``None`` when it must be read whole."""
+    try:
+        return _document(_Input(read), source)
+    except (_NotStreamable, InputError):
+        return None
