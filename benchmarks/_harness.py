@@ -19,7 +19,8 @@ BENCH_DIR = Path(__file__).resolve().parent
 SCORE_TOLERANCE = 1e-12
 # Means of means are summed in different orders by different frameworks; 1e-9 still catches any real difference.
 MEAN_TOLERANCE = 1e-9
-E2E_SIDES = ("agentgauge", "projection_nocopy_stores", "adk", "pydantic-evals")
+E2E_PROJECTIONS = ("nocopy-stores", "gc-freeze")
+E2E_SIDES = ("agentgauge", "projection_nocopy_stores", "projection_gc_freeze", "adk", "pydantic-evals")
 METRIC_SETS = {
     "traj": "tool_trajectory_avg_score",
     "traj+rouge": "tool_trajectory_avg_score,response_match_score",
@@ -28,6 +29,14 @@ METRIC_SETS = {
 
 class MeasureError(RuntimeError):
     """A measurement subprocess failed or printed no result line."""
+
+
+class PartialMeasure(MeasureError):
+    """Some configurations of a measure failed; ``partial`` holds what the others measured."""
+
+    def __init__(self, message: str, partial: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.partial = partial
 
 
 @dataclass
@@ -182,18 +191,10 @@ def measure_load(cfg: Config) -> dict[str, Any]:
     """Parse + validate speed and peak RSS of one large file, each load in a fresh process."""
     m = dataset(cfg, cfg.n_load)
     adk_file, native_file = m["files"]["expected.adk"]["path"], m["files"]["expected.native"]["path"]
-    runs: dict[str, list[dict[str, Any]]] = {
-        "agentgauge_adk_file": [],
-        "agentgauge_native_file": [],
-        "adk": [],
-        "projection_gc_freeze": [],
-    }
+    runs: dict[str, list[dict[str, Any]]] = {"agentgauge_adk_file": [], "agentgauge_native_file": [], "adk": []}
     for i in range(cfg.repeats):
         runs["agentgauge_adk_file"].append(_ours(cfg, ["load", "--path", adk_file], "load" if i == 0 else None))
         runs["agentgauge_native_file"].append(_ours(cfg, ["load", "--path", native_file]))
-        if cfg.projections:
-            args = ["load", "--path", adk_file, "--projection", "gc-freeze"]
-            runs["projection_gc_freeze"].append(_ours(cfg, args))
         if cfg.peers:
             runs["adk"].append(call(peer_python(), "peer_adk.py", ["load", "--path", adk_file]))
     out: dict[str, Any] = {"n_cases": m["n_cases"]}
@@ -207,6 +208,7 @@ def measure_e2e(cfg: Config) -> dict[str, Any]:
     files = m["files"]
     durations = [k * cfg.latency for k in m["invocations_per_case"]]
     rows: list[dict[str, Any]] = []
+    errors: list[str] = []
     for metrics_label, metrics in METRIC_SETS.items():
         for p in cfg.parallelism:
             base = ["e2e", "--latency", str(cfg.latency), "--parallelism", str(p), "--metrics", metrics]
@@ -218,19 +220,26 @@ def measure_e2e(cfg: Config) -> dict[str, Any]:
                 ("agentgauge", sys.executable, "ours.py", base + native + config)
             ]
             if cfg.projections:
-                args = [*base, *native, *config, "--projection", "nocopy-stores"]
-                sides.append(("projection_nocopy_stores", sys.executable, "ours.py", args))
+                for projection in E2E_PROJECTIONS:
+                    args = [*base, *native, *config, "--projection", projection]
+                    sides.append((f"projection_{projection.replace('-', '_')}", sys.executable, "ours.py", args))
             if cfg.peers:
                 sides.append(("adk", peer_python(), "peer_adk.py", base + adk_files + config))
                 sides.append(("pydantic-evals", peer_python(), "peer_pydantic_evals.py", base + native))
             runs: dict[str, list[dict[str, Any]]] = {name: [] for name, *_ in sides}
             profile = f"e2e_p{p}_{metrics_label}" if p == max(cfg.parallelism) else None
-            for i in range(cfg.repeats):
-                for name, python, script, args in sides:
-                    if name == "agentgauge":
-                        runs[name].append(_ours(cfg, args, profile if i == 0 else None))
-                    else:
-                        runs[name].append(call(python, script, args))
+            try:
+                for i in range(cfg.repeats):
+                    for name, python, script, args in sides:
+                        if name == "agentgauge":
+                            runs[name].append(_ours(cfg, args, profile if i == 0 else None))
+                        else:
+                            runs[name].append(call(python, script, args))
+            except MeasureError as exc:  # keep the other configurations; the run still exits non-zero
+                row["error"] = str(exc)
+                errors.append(f"{metrics_label} P={p}: {exc}")
+                rows.append(row)
+                continue
             for name, side_runs in runs.items():
                 wall = median([r["wall_s"] for r in side_runs])
                 row[name] = {
@@ -241,6 +250,11 @@ def measure_e2e(cfg: Config) -> dict[str, Any]:
                 }
             row["scores_agree"] = _means_agree(row)
             rows.append(row)
+    if errors:
+        raise PartialMeasure(
+            "; ".join(errors),
+            {"n_cases": m["n_cases"], "n_invocations": m["n_invocations"], "latency_s": cfg.latency, "runs": rows},
+        )
     return {"n_cases": m["n_cases"], "n_invocations": m["n_invocations"], "latency_s": cfg.latency, "runs": rows}
 
 

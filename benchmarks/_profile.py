@@ -38,7 +38,7 @@ def wrap(cmd: list[str], out: Path) -> list[str]:
 
 
 def summarize(out: Path, kind: str, top: int = 20) -> str:
-    """Text summary of the profile written for ``out``; also saved as ``out.txt``."""
+    """Text summary of the profile written for ``out``; saved as ``out.txt`` (the raw profile is then deleted)."""
     raw, prof = out.with_suffix(".raw"), out.with_suffix(".prof")
     if raw.exists():
         anchor, skip = ANCHORS.get(kind, ("", ()))
@@ -50,6 +50,8 @@ def summarize(out: Path, kind: str, top: int = 20) -> str:
     else:
         text = "no profile was written"
     out.with_suffix(".txt").write_text(text)
+    for data in (raw, prof):  # the summary is what is kept; raw samples are megabytes
+        data.unlink(missing_ok=True)
     return text
 
 

@@ -4,18 +4,13 @@ Each projection changes one thing the profiles point at, from outside agentgauge
 
 - ``nocopy-stores``: in-memory eval-set and result managers (subclasses of the public ``EvalSetManager`` /
   ``EvalResultManager`` bases) that hand out and keep the stored objects instead of deep copies.
-- ``gc-freeze``: the loader's "pause the garbage collector" block ends with ``gc.freeze()`` before re-enabling it,
-  so the first collection afterwards does not walk every object just built.
+- ``gc-freeze`` (in ``ours.py``): ``gc.freeze()`` once the eval sets are loaded, so the collections triggered during
+  the run no longer walk them.
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Iterator
 from typing import Any
-
-PROJECTIONS = ("nocopy-stores", "gc-freeze")
 
 
 def nocopy_stores() -> tuple[Any, Any]:
@@ -54,23 +49,3 @@ def nocopy_stores() -> tuple[Any, Any]:
             return [r for a, r in self.results if a == app]
 
     return SharedEvalSets(), SharedResults()
-
-
-def apply_gc_freeze() -> None:
-    """Make the loader's collector pause end with ``gc.freeze()`` (patched in this process only)."""
-    from agentgauge.formats import _evalset_read, _jsonio
-
-    @contextlib.contextmanager
-    def gc_paused() -> Iterator[None]:
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            yield
-        finally:
-            if enabled:
-                gc.freeze()
-                gc.enable()
-
-    for module in (_jsonio, _evalset_read):
-        if hasattr(module, "gc_paused"):
-            module.gc_paused = gc_paused  # type: ignore[attr-defined]

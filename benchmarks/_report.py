@@ -72,14 +72,12 @@ def targets(doc: dict[str, Any]) -> list[dict[str, Any]]:
         ),
     ]
     load = m.get("load", {})
-    projected = _ratio(_get(load, "projection_gc_freeze", "mb_per_s"), _get(load, "adk", "mb_per_s"))
     out.append(
         _target(
             "load MB/s vs ADK (ADK-format file)",
             _ratio(_get(load, "agentgauge_adk_file", "mb_per_s"), _get(load, "adk", "mb_per_s")),
             ">= 4x",
             lambda v: v >= 4,
-            f"projection with gc.freeze: {projected:.2f}x" if projected else "",
         )
     )
     out.append(
@@ -94,8 +92,12 @@ def targets(doc: dict[str, Any]) -> list[dict[str, Any]]:
         for p, limit in ((16, 1.15), (200, 2.0)):
             row = _e2e_row(doc, metrics, p)
             value = _get(row, "agentgauge", "wall_over_ideal") if row else None
-            projected = _get(row, "projection_nocopy_stores", "wall_over_ideal") if row else None
-            note = f"projection with no-copy stores: {projected:.2f}x" if projected else ""
+            notes = []
+            for key, label in (("projection_nocopy_stores", "no-copy stores"), ("projection_gc_freeze", "gc.freeze")):
+                projected = _get(row, key, "wall_over_ideal") if row else None
+                if projected:
+                    notes.append(f"projection with {label}: {projected:.2f}x")
+            note = "; ".join(notes)
             name = f"e2e wall / ideal, P={p}, {metrics}"
             out.append(_target(name, value, f"<= {limit}x", _at_most(limit), note))
     for row in _get(m, "startup", "runs") or []:
@@ -109,7 +111,12 @@ def targets(doc: dict[str, Any]) -> list[dict[str, Any]]:
                 "value": None,
                 "goal": "exact (6 places)",
                 "met": ref.get("ok"),
-                "note": "; ".join(f"{k}: {v.get('mean_case_scores')}" for k, v in ref.get("forms", {}).items()),
+                "note": "; ".join(
+                    f"{form}: " + " / ".join(f"{x}" for x in (v.get("mean_case_scores") or {}).values())
+                    if v.get("mean_case_scores")
+                    else f"{form}: {v.get('error', 'no scores')[:80]}"
+                    for form, v in ref.get("forms", {}).items()
+                ),
             }
         )
     return out
@@ -149,27 +156,24 @@ def tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
     load = m.get("load")
     if load:
         a, n, k = load.get("agentgauge_adk_file", {}), load.get("agentgauge_native_file", {}), load.get("adk", {})
-        g = load.get("projection_gc_freeze")
         rows = []
         for label, key, spec in (("MB/s", "mb_per_s", ".1f"), ("seconds", "seconds", ".2f"),
                                  ("peak RSS (MB)", "peak_rss_mb", ".0f")):  # fmt: skip
             ratio = _ratio(k.get(key), a.get(key)) if key == "seconds" else _ratio(a.get(key), k.get(key))
-            row = [label, _fmt(a.get(key), spec), _fmt(n.get(key), spec), _fmt(k.get(key), spec), _fmt(ratio, ".2f")]
-            if g:
-                row.append(_fmt(g.get(key), spec))
-            rows.append(row)
+            rows.append(
+                [label, _fmt(a.get(key), spec), _fmt(n.get(key), spec), _fmt(k.get(key), spec), _fmt(ratio, ".2f")]
+            )
         header = ["measure", "agentgauge (ADK file)", "agentgauge (native file)", "ADK", "ratio (ADK file)"]
-        if g:
-            header.append("projection: gc.freeze (ADK file)")
         title = f"Load, N={load['n_cases']} ({_fmt(a.get('bytes', 0) / 1e6, '.1f')} MB ADK file), fresh process each"
         out.append((title, header, rows))
     e2e = m.get("e2e")
     if e2e:
         sides = ["agentgauge", "adk", "pydantic-evals"]
         header = ["metrics", "P", "ideal s", "agentgauge", "ADK", "pydantic-evals"]
-        if any("projection_nocopy_stores" in r for r in e2e["runs"]):
-            sides.append("projection_nocopy_stores")
-            header.append("projection: no-copy stores")
+        for key, label in (("projection_nocopy_stores", "no-copy stores"), ("projection_gc_freeze", "gc.freeze")):
+            if any(key in r for r in e2e["runs"]):
+                sides.append(key)
+                header.append(f"projection: {label}")
         header.append("same scores")
         rows = []
         for r in e2e["runs"]:
@@ -177,7 +181,7 @@ def tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
             for side in sides:
                 s = r.get(side)
                 cells.append(f"{s['wall_s']:.2f} s ({s['wall_over_ideal']:.2f}x)" if s else "–")
-            cells.append("yes" if r["scores_agree"] else "NO")
+            cells.append("error" if "error" in r else "yes" if r["scores_agree"] else "NO")
             rows.append(cells)
         title = f"End to end, N={e2e['n_cases']} ({e2e['n_invocations']} invocations), latency {e2e['latency_s']} s"
         out.append((title, header, rows))

@@ -89,10 +89,6 @@ def load(args: argparse.Namespace) -> None:
     """Parse + validate one eval-set file with ``agentgauge.formats.load_eval_set`` (call in a fresh process)."""
     from agentgauge.formats import load_eval_set
 
-    if args.projection == "gc-freeze":
-        from _projections import apply_gc_freeze
-
-        apply_gc_freeze()
     baseline = current_rss_mb()
     start = time.perf_counter()
     eval_set = load_eval_set(args.path)
@@ -142,6 +138,10 @@ async def _e2e(args: argparse.Namespace) -> dict[str, Any]:
     sets.put(app, expected)
     metric_store.put_all(app, expected.eval_set_id, metrics)
     await _warm_up(metrics)
+    if args.projection == "gc-freeze":
+        import gc
+
+        gc.freeze()  # the loaded sets become permanent: collections during the run no longer walk them
     evaluator = AgentEvaluator(
         app,
         ReplayAgent(actual, args.latency),
@@ -190,7 +190,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--config", type=Path, required=True)
     p = sub.add_parser("load")
     p.add_argument("--path", type=Path, required=True)
-    p.add_argument("--projection", choices=["gc-freeze"], help="benchmark-only variant (see _projections.py)")
     p = sub.add_parser("e2e")
     p.add_argument("--expected", type=Path, required=True)
     p.add_argument("--actual", type=Path, required=True)
@@ -198,7 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--latency", type=float, default=0.05)
     p.add_argument("--parallelism", type=int, default=4)
     p.add_argument("--metrics", default=",".join(METRICS))
-    p.add_argument("--projection", choices=["nocopy-stores"], help="benchmark-only variant (see _projections.py)")
+    p.add_argument(
+        "--projection", choices=["nocopy-stores", "gc-freeze"], help="benchmark-only variant (see _projections.py)"
+    )
     args = parser.parse_args(argv)
     {"score": score, "load": load, "e2e": e2e}[args.cmd](args)
     return 0

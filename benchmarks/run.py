@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _harness import Config, MeasureError, measure_e2e, measure_load, measure_scoring, measure_startup
+from _harness import Config, MeasureError, PartialMeasure, measure_e2e, measure_load, measure_scoring, measure_startup
 from _machine import describe
 from _peers import install_peers, peer_python, peer_versions, peers_available
 from _reference import SHARED_GENERATOR, reference_check
@@ -150,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             doc["measures"][name] = fn(cfg)
         except MeasureError as exc:
+            if isinstance(exc, PartialMeasure):
+                doc["measures"][name] = exc.partial
             doc["errors"][name] = str(exc)
             print(f"[bench] {name} failed: {exc}", file=sys.stderr)
             continue
