@@ -81,13 +81,20 @@ class JudgeMetric:
     description: str
     dialect: Dialect
     needs_expected: bool
-    construct: MessagesConstructor
-    score: ResponseScorer
     aggregate_samples: SamplesAggregator
     aggregate_invocations: InvocationsAggregator
+    construct: MessagesConstructor | None = None
+    score: ResponseScorer | None = None
     min_value: float = 0.0
     max_value: float = 1.0
     adk_default_samples: int | None = None
+
+    def single_call(self) -> tuple[MessagesConstructor, ResponseScorer]:
+        """The prompt builder and scorer of a one-call-per-sample metric (multi-call metrics such as
+        ``hallucinations_v1`` have neither and override :meth:`LLMJudgeEvaluator.judge_invocation`)."""
+        if self.construct is None or self.score is None:
+            raise TypeError(f"judge metric {self.name!r} has no single-call prompt; its evaluator must override it")
+        return self.construct, self.score
 
 
 def _rubrics(raw: Any, where: str) -> tuple[Rubric, ...]:
@@ -279,7 +286,8 @@ class LLMJudgeEvaluator:
     ) -> PerInvocationResult:
         """Build the prompt, draw ``num_samples`` answers, score and aggregate them (override for multi-call
         metrics). Raises NotApplicable or JudgeError; :meth:`evaluate` turns them into results per dialect."""
-        prompt = self.metric.construct(actuals, expecteds, config)
+        construct, _ = self.metric.single_call()
+        prompt = construct(actuals, expecteds, config)
         samples = await gather_fail_fast(
             [functools.partial(self.sample, prompt, config, client, k) for k in range(config.num_samples)],
             config.sample_limit,
@@ -303,7 +311,7 @@ class LLMJudgeEvaluator:
             sample_index=k,
         )
         try:
-            result = self.metric.score(answer, prompt)
+            result = self.metric.single_call()[1](answer, prompt)
         except JudgeParseError as exc:
             if self.metric.dialect == "trpc":
                 raise

@@ -13,18 +13,10 @@ from ._aggregate import mean_of_evaluated, mean_samples
 from ._engine import JudgeMetric, LLMJudgeEvaluator, gather_fail_fast
 from ._parsers import parse_hallucination_labels, parse_sentences
 from ._prompts import HALLUCINATION_SEGMENTER, HALLUCINATION_VALIDATOR
-from ._sample import JudgeConfig, NotApplicable, Prompt, Sample
+from ._sample import JudgeConfig, NotApplicable, Sample
 from ._text import final_text, render_context
 
 __all__ = ["HALLUCINATIONS", "HallucinationsEvaluator"]
-
-
-def _unused_construct(actuals: Sequence[Invocation], expecteds: Sequence[Invocation], cfg: JudgeConfig) -> Prompt:
-    raise NotImplementedError("hallucinations_v1 builds its two prompts in HallucinationsEvaluator")
-
-
-def _unused_score(answer: str, prompt: Prompt) -> Sample:
-    raise NotImplementedError("hallucinations_v1 scores in HallucinationsEvaluator")
 
 
 HALLUCINATIONS = JudgeMetric(
@@ -33,8 +25,6 @@ HALLUCINATIONS = JudgeMetric(
     "not_applicable count 1); segmenter call then validator call per response",
     dialect="adk",
     needs_expected=False,
-    construct=_unused_construct,
-    score=_unused_score,
     aggregate_samples=lambda samples, config: mean_samples(samples),
     aggregate_invocations=mean_of_evaluated,
     adk_default_samples=1,
