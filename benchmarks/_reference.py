@@ -9,7 +9,18 @@ from typing import Any
 
 from _harness import Config, MeasureError, call
 
-SHARED_GENERATOR = Path("/work/shared/bench/gen_data.py")
+# The shared reference generator sits beside the checkout (``../shared``); /work/shared on the development machine.
+SHARED_GENERATOR = next(
+    (
+        p
+        for p in (
+            Path(__file__).resolve().parents[2] / "shared" / "bench" / "gen_data.py",
+            Path("/work/shared/bench/gen_data.py"),
+        )
+        if p.exists()
+    ),
+    Path("/work/shared/bench/gen_data.py"),
+)
 # Mean case scores published with the shared generator (ADK 2.13 on its N = 1000, seed 20240601 data).
 PUBLISHED = {"tool_trajectory_avg_score": 0.738167, "response_match_score": 0.984559}
 

@@ -17,7 +17,18 @@ import pytest
 from agentgauge.evaluators import Registry
 from agentgauge.model import Criterion, EvalMetric, EvalSet, EvalStatus
 
-GEN = Path("/work/shared/bench/gen_data.py")
+# The shared reference generator sits beside the checkout (``../shared``); /work/shared on the development machine.
+GEN = next(
+    (
+        p
+        for p in (
+            Path(__file__).resolve().parents[3] / "shared" / "bench" / "gen_data.py",
+            Path("/work/shared/bench/gen_data.py"),
+        )
+        if p.exists()
+    ),
+    Path("/work/shared/bench/gen_data.py"),
+)
 
 
 @pytest.fixture(scope="module")
