@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import pytest
 from svc_fakes import ExactAnswer, FakeRegistry, FuncEvaluator, case, inv, rubric_result
 
-from agentgauge.evaluators import EvaluateResult, EvaluatorError
+from agentgauge.evaluators import EvaluateResult, EvaluatorError, PerInvocationResult
 from agentgauge.model import (
     CaseRubric,
     Criterion,
@@ -108,6 +108,13 @@ def _raise(exc: Exception):  # type: ignore[no-untyped-def]
         (
             lambda a, e, m: EvaluateResult(1.0, EvalStatus.PASSED, []),
             "run evaluation for metric m: 0 per-invocation results for 1 invocations",
+        ),
+        (
+            lambda a, e, m: EvaluateResult(
+                1.0, EvalStatus.PASSED, [PerInvocationResult(a[0], e[0], "high", EvalStatus.PASSED)]
+            ),
+            "run evaluation for metric m: evaluator returned an invalid result: score: "
+            "Input should be a valid number, unable to parse string as a number",
         ),
     ],
 )

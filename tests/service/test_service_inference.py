@@ -8,8 +8,8 @@ import uuid
 import pytest
 from svc_fakes import RecordingAgent, case, inv
 
-from agentgauge.agents import AgentRequest, as_agent
-from agentgauge.model import EvalCase, EvalStatus, Message, SessionInput
+from agentgauge.agents import AgentOutput, AgentRequest, as_agent
+from agentgauge.model import EvalCase, EvalStatus, Message, SessionInput, Tool
 from agentgauge.service import case_problem, infer_case, trace_invocations, user_only
 
 
@@ -83,6 +83,19 @@ async def test_garbage_output_fails_the_case() -> None:
     result = await _infer(agent, case("c", inv("x")))
     assert result.error_message is not None
     assert result.error_message.startswith("agent failed on invocation 1 of 1: agent returned int")
+
+
+async def test_output_that_cannot_be_saved_fails_the_case() -> None:
+    # Tool arguments are free-form; a value JSON cannot hold would otherwise break saving the whole run.
+    async def agent(request: AgentRequest) -> AgentOutput:
+        return AgentOutput(final_response="ok", tools=[Tool(id="t1", name="lookup", arguments={"when": object()})])
+
+    result = await _infer(agent, case("c", inv("x"), inv("y")))
+    assert result.status is EvalStatus.FAILED
+    assert result.inferences == []
+    assert result.error_message is not None
+    assert result.error_message.startswith("agent failed on invocation 1 of 2: agent output cannot be saved as JSON: ")
+    assert "object" in result.error_message
 
 
 async def test_timeout_covers_the_whole_case() -> None:

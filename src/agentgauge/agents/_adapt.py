@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import AsyncIterable, Callable, Iterator
 from typing import Any
@@ -11,6 +10,7 @@ from pydantic import ValidationError
 
 from ..model import Message
 from ._events import collect_events, collect_events_sync
+from ._threads import run_in_daemon_thread
 from ._types import Agent, AgentError, AgentOutput, AgentRequest
 
 __all__ = ["CallableAgent", "as_agent", "to_output"]
@@ -82,7 +82,7 @@ class CallableAgent:
         """Call the wrapped function for one user turn and normalise its answer."""
         if self._async:
             return await to_output(self._fn(request))
-        return await to_output(await asyncio.to_thread(_call_sync, self._fn, request))
+        return await to_output(await run_in_daemon_thread(_call_sync, self._fn, request))
 
     def __repr__(self) -> str:
         return f"CallableAgent({self.name})"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import re
 import typing
@@ -11,6 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from ._threads import run_in_daemon_thread
 
 __all__ = ["FunctionTool", "parse_docstring"]
 
@@ -119,7 +120,7 @@ class FunctionTool:
         kwargs = {key: getattr(validated, key) for key in type(validated).model_fields}
         if inspect.iscoroutinefunction(self.function):
             return await self.function(**kwargs)
-        result = await asyncio.to_thread(self.function, **kwargs)
+        result = await run_in_daemon_thread(self.function, **kwargs)
         if inspect.isawaitable(result):
             return await result
         return result

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..criteria import CompareRegistry
 from ..errors import InputError, NotFoundError
@@ -148,6 +148,5 @@ def _parse_blocks(metric: EvalMetric) -> None:
         criteria.ToolTrajectoryCriterion.model_validate(crit.tool_trajectory)
     if crit.final_response is not None:
         criteria.FinalResponseCriterion.model_validate(crit.final_response)
-    llm_cls: Any = getattr(criteria, "LLMCriterion", None)
-    if crit.llm_judge is not None and llm_cls is not None:
-        llm_cls.model_validate(crit.llm_judge)
+    if crit.llm_judge is not None:
+        criteria.LLMCriterion.model_validate(crit.llm_judge)

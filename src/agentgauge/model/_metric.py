@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import field_serializer
@@ -42,6 +43,11 @@ class Criterion(GaugeModel):
     def _redact(self, value: dict[str, Any] | None) -> Any:
         # Redaction lives in the serializer so every dump path (results, reports, logs) is covered.
         return redact_secrets(value)
+
+    def __repr_args__(self) -> Iterable[tuple[str | None, Any]]:
+        # repr() ends up in tracebacks and debug logs: blank keys there too.
+        for name, value in super().__repr_args__():
+            yield name, redact_secrets(value)
 
     @property
     def is_adk(self) -> bool:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from pydantic import ValidationError
+
 from ..evaluators._base import EvaluateResult, Evaluator
 from ..model import (
     EvalCase,
@@ -86,7 +88,7 @@ def _with_case_context(actuals: Sequence[Invocation], case: EvalCase) -> list[In
 
 async def _score(
     evaluators: EvaluatorSource, metric: EvalMetric, actuals: list[Invocation], expecteds: list[Invocation]
-) -> EvaluateResult:
+) -> tuple[EvalMetricResult, list[EvalMetricResult]]:
     try:
         evaluator = evaluators.resolve(metric)
         result = await evaluator.evaluate(actuals, expecteds, metric)
@@ -102,7 +104,16 @@ async def _score(
             f"run evaluation for metric {metric.metric_name}: {len(result.per_invocation_results)} per-invocation "
             f"results for {len(actuals)} invocations"
         )
-    return result
+    try:
+        return metric_results(metric, result)
+    except ValidationError as exc:
+        # A plug-in evaluator's malformed score or status fails its case, not the whole run.
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise _MetricFailure(
+            f"run evaluation for metric {metric.metric_name}: evaluator returned an invalid result: "
+            f"{where}: {first['msg']}"
+        ) from None
 
 
 async def evaluate_case(
@@ -147,10 +158,9 @@ async def evaluate_case(
     per_invocation: list[list[EvalMetricResult]] = [[] for _ in actuals]
     for metric in case_metrics:
         try:
-            result = await _score(evaluators, metric, actuals, expecteds)
+            metric_overall, metric_per_invocation = await _score(evaluators, metric, actuals, expecteds)
         except _MetricFailure as exc:
             return failed(str(exc))
-        metric_overall, metric_per_invocation = metric_results(metric, result)
         overall.append(metric_overall)
         for bucket, item in zip(per_invocation, metric_per_invocation, strict=True):
             bucket.append(item)

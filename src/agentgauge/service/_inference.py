@@ -7,7 +7,9 @@ import copy
 import time
 import uuid
 
-from ..agents import Agent, AgentError, AgentRequest
+from pydantic_core import PydanticSerializationError, to_json
+
+from ..agents import Agent, AgentError, AgentOutput, AgentRequest
 from ..model import EvalCase, Invocation, Message
 from ._types import InferenceResult
 
@@ -88,6 +90,15 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def _check_savable(output: AgentOutput) -> None:
+    # Tool arguments/results and message extras are free-form; a value JSON cannot hold would only surface when
+    # the result is saved, after every case has run, and lose the whole run.
+    try:
+        to_json(output)
+    except PydanticSerializationError as exc:
+        raise AgentError(f"agent output cannot be saved as JSON: {exc}") from None
+
+
 async def _converse(agent: Agent, case: EvalCase, result: InferenceResult) -> list[Invocation]:
     session = case.session_input
     state = copy.deepcopy(session.state) if session is not None else {}
@@ -106,6 +117,7 @@ async def _converse(agent: Agent, case: EvalCase, result: InferenceResult) -> li
         )
         try:
             output = await agent.run(request)
+            _check_savable(output)
         except Exception as exc:
             label = f" ({expected.invocation_id})" if expected.invocation_id else ""
             raise CaseError(

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 from chat_server import ChatServer, Reply, error, ok
-from llm_helpers import API_KEY, FAST_RETRY
+from llm_helpers import API_KEY, FAST_RETRY, adk_metric, registry, trpc_metric
 
 from agentgauge.evaluator import AgentEvaluator
+from agentgauge.evaluators.llm import LLMJudgeEvaluator
 from agentgauge.judges import JudgeSettings
 from agentgauge.model import EvalCase, EvalMetric, EvalSet, EvalStatus, Invocation, Message
 from agentgauge.storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager
@@ -159,3 +160,19 @@ async def test_judge_failure_is_a_clean_case_failure_without_the_key(
     assert files_containing(tmp_path, API_KEY) == []
     assert API_KEY not in caplog.text
     assert not list((tmp_path / ".judge_cache").rglob("*.json"))  # failures are never cached
+
+
+@pytest.mark.parametrize(
+    ("metric_name", "metric"),
+    [
+        ("llm_final_response", trpc_metric("llm_final_response", "http://127.0.0.1:9/v1")),
+        ("final_response_match_v2", adk_metric("final_response_match_v2", "http://127.0.0.1:9/v1")),
+    ],
+)
+def test_resolved_judge_config_repr_hides_the_key(metric_name: str, metric: EvalMetric) -> None:
+    # The resolved config ends up in tracebacks and debug output; its raw criterion block holds the key.
+    evaluator = registry().get(metric_name)
+    assert isinstance(evaluator, LLMJudgeEvaluator)
+    config = evaluator.read_config(metric)
+    assert config.flag("no_such_flag") is False
+    assert API_KEY not in repr(config)

@@ -14,6 +14,7 @@ from ...criteria._llm import DEFAULT_GENERATION_CONFIG, JudgeModelOptions, LLMCr
 from ...judges import JudgeClient, JudgeEndpoint, JudgeError, JudgeParseError, JudgePool, snippet
 from ...model import EvalMetric, EvalStatus, Invocation, status_for_score
 from .._base import EvaluateResult, EvaluatorError, PerInvocationResult
+from .._common import check_counts
 from ._sample import JudgeConfig, NotApplicable, Prompt, Sample
 
 __all__ = [
@@ -226,11 +227,7 @@ class LLMJudgeEvaluator:
         """Judge every invocation (history prefix up to it), aggregate samples, then invocations."""
         name = self.metric.name
         config = self.read_config(metric)
-        if len(actuals) != len(expecteds):
-            raise EvaluatorError(
-                f"{name}: actual invocations ({len(actuals)}) and expected invocations ({len(expecteds)}) "
-                "count mismatch"
-            )
+        check_counts(name, actuals, expecteds)
         trpc = self.metric.dialect == "trpc"
         if not actuals:
             return EvaluateResult(0.0 if trpc else None, EvalStatus.NOT_EVALUATED)

@@ -47,7 +47,8 @@ class JudgeConfig:
     num_samples: int
     sample_limit: int
     generation_config: Mapping[str, Any]
-    flags: Mapping[str, Any] = field(default_factory=dict)
+    # The raw block also holds the judge's apiKey: keep it out of repr (tracebacks, debug output).
+    flags: Mapping[str, Any] = field(default_factory=dict, repr=False)
     case_rubrics: tuple[Rubric, ...] = ()
 
     def flag(self, name: str) -> bool:
