@@ -339,6 +339,9 @@ BAD_INPUTS: dict[str, tuple[Any, str]] = {
     "num runs": (lambda d: [CALC_AGENT, CALC_SET, "--num-runs", "0"], "--num-runs must be at least 1"),
     "parallelism": (lambda d: [CALC_AGENT, CALC_SET, "--parallelism", "0"], "--parallelism must be at least 1"),
     "app name": (lambda d: [CALC_AGENT, CALC_SET, "--app-name", "a/b"], "invalid app name 'a/b'"),
+    "negative timeout": (lambda d: [CALC_AGENT, CALC_SET, "--timeout", "-1"], "--timeout must be positive, got -1"),
+    "agent only": (lambda d: [CALC_AGENT], "no eval set given: usage: agentgauge eval [AGENT] EVAL_SET"),
+    "nan timeout": (lambda d: [CALC_AGENT, CALC_SET, "--timeout", "nan"], "--timeout must be positive, got nan"),
 }
 
 
@@ -351,6 +354,14 @@ def test_bad_inputs_exit_2_with_a_precise_message(tmp_path: Path, make_args: Any
     assert message in result.stderr
     assert "Traceback" not in result.output
     assert not out.exists()
+
+
+def test_an_output_dir_that_is_a_file_is_refused_before_running(tmp_path: Path) -> None:
+    taken = _write(tmp_path / "taken", [])
+    result = _eval(CALC_AGENT, CALC_SET, "--output-dir", taken)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"error: --output-dir {taken}: not a directory\n"
+    assert result.stdout == ""
 
 
 @pytest.mark.parametrize(("flags", "cache"), [([], ".judge_cache"), (["--no-cache"], None)])

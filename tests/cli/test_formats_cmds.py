@@ -71,8 +71,10 @@ def test_convert_metrics_to_adk(tmp_path: Path) -> None:
     res = runner.invoke(app, ["convert", str(EXAMPLES / "home_automation/test_config.json"), str(out), "--to", "adk"])
     assert res.exit_code == 0, res.output
     assert json.loads(out.read_text()) == {"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}}
-    res = runner.invoke(app, ["convert", str(EXAMPLES / "math_basic/math-basic.metrics.json"), str(out), "--to", "adk"])
+    native = EXAMPLES / "math_basic/math-basic.metrics.json"
+    res = runner.invoke(app, ["convert", str(native), str(out), "--to", "adk"])
     assert res.exit_code == 2 and "native criterion" in res.stderr
+    assert res.stderr.startswith(f"error: {native}: [0]: metric ")  # names the input file, not a placeholder
 
 
 @pytest.mark.parametrize(

@@ -62,3 +62,21 @@ def test_sigkill_mid_write_never_leaves_a_torn_file(tmp_path: Path) -> None:
         if target.exists():
             assert _is_complete(target.read_bytes()), f"torn file after kill #{round_}"
     assert target.exists(), "the writer never completed a file; the test proved nothing"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_new_files_follow_the_umask_not_owner_only(tmp_path: Path) -> None:
+    previous = os.umask(0o022)
+    try:
+        atomic_write(tmp_path / "report.xml", b"<x/>")
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "report.xml").stat().st_mode & 0o777 == 0o644
+
+
+def test_a_directory_target_is_an_error_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "out").mkdir()
+    with pytest.raises(IsADirectoryError) as info:
+        atomic_write(tmp_path / "out", b"{}")
+    assert info.value.filename == str(tmp_path / "out")
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]

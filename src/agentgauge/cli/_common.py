@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import NoReturn, TypeVar
+from typing import NoReturn
 
 import typer
 
@@ -13,8 +13,6 @@ __all__ = ["EXIT_FAILED", "EXIT_INVALID", "EXIT_OK", "fail_input", "input_errors
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_INVALID = 2
-
-T = TypeVar("T")
 
 
 def fail_input(message: str) -> NoReturn:
@@ -35,9 +33,3 @@ def input_errors_exit_2() -> Iterator[None]:
         fail_input(str(exc).strip("'\""))
     except OSError as exc:
         fail_input(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
-
-
-def run_guarded(fn: Callable[[], T]) -> T:
-    """Call ``fn`` inside :func:`input_errors_exit_2`."""
-    with input_errors_exit_2():
-        return fn()

@@ -162,11 +162,13 @@ def eval_command(
     """
     from rich.console import Console
 
+    if output_dir.exists() and not output_dir.is_dir():
+        fail_input(f"--output-dir {output_dir}: not a directory")
     if num_runs < 1:
         fail_input(f"--num-runs must be at least 1, got {num_runs}")
     if parallelism < 1:
         fail_input(f"--parallelism must be at least 1, got {parallelism}")
-    if timeout is not None and timeout <= 0:
+    if timeout is not None and not timeout > 0:  # written so that nan is refused too
         fail_input(f"--timeout must be positive, got {timeout:g}")
     console = Console(stderr=json_out, soft_wrap=False)
     with input_errors_exit_2():
@@ -220,7 +222,7 @@ def _run(
     from ..judges import JudgeSettings
     from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager
 
-    agent_spec = args[0] if len(args) > 1 and looks_like_agent_spec(args[0]) else None
+    agent_spec = args[0] if looks_like_agent_spec(args[0]) else None
     set_args = args[1:] if agent_spec is not None else args
     if not set_args:
         raise InputError("no eval set given: usage: agentgauge eval [AGENT] EVAL_SET[:case1,case2]...")

@@ -116,7 +116,7 @@ def convert(
         if kind == "eval set":
             _api.save_eval_set(loaded, target, fmt=fmt)
         elif kind == "metrics":
-            _api.save_metrics(loaded, target, fmt=fmt)
+            _api.save_metrics(loaded, target, fmt=fmt, source=str(source))
         elif kind == "result":
             _api.save_result(loaded, target, fmt=fmt)
         else:

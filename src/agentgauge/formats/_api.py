@@ -122,16 +122,21 @@ def load_metrics(path: str | os.PathLike[str], *, expand: bool = True) -> list[E
     return metrics_from_document(parse_json(read_bytes(source), source), source, expand=expand)
 
 
-def dump_metrics(metrics: list[EvalMetric], *, fmt: Format = "native") -> bytes:
-    """Metrics as JSON bytes: a native array, or (``fmt="adk"``) a ``test_config.json`` object. API keys are blanked."""
+def dump_metrics(metrics: list[EvalMetric], *, fmt: Format = "native", source: str = "<metrics>") -> bytes:
+    """Metrics as JSON bytes: a native array, or (``fmt="adk"``) a ``test_config.json`` object. API keys are blanked.
+
+    ``source`` names the file the metrics came from in the error raised when one has no ADK form.
+    """
     _check_format(fmt)
-    doc: Any = to_test_config(metrics) if fmt == "adk" else [m.model_dump(mode="json") for m in metrics]
+    doc: Any = to_test_config(metrics, source) if fmt == "adk" else [m.model_dump(mode="json") for m in metrics]
     return dump_json(doc)
 
 
-def save_metrics(metrics: list[EvalMetric], path: str | os.PathLike[str], *, fmt: Format = "native") -> None:
+def save_metrics(
+    metrics: list[EvalMetric], path: str | os.PathLike[str], *, fmt: Format = "native", source: str = "<metrics>"
+) -> None:
     """Write metrics atomically (see :func:`dump_metrics`)."""
-    atomic_write(path, dump_metrics(metrics, fmt=fmt))
+    atomic_write(path, dump_metrics(metrics, fmt=fmt, source=source))
 
 
 def parse_result(data: bytes | str, *, source: str = "<input>") -> EvalSetResult:

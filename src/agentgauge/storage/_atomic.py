@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 __all__ = ["atomic_write"]
@@ -15,11 +16,15 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
 
     The bytes go to a temporary file in the same directory (same file system, so the rename is atomic), are flushed
     and fsynced, and the temporary file then replaces ``path`` with :func:`os.replace`. The directory is fsynced
-    too so the rename itself survives a power loss. Missing parent directories are created.
+    too so the rename itself survives a power loss. Missing parent directories are created. A new file gets the
+    usual permissions (``0o666`` less the umask), not the owner-only ones of :func:`tempfile.mkstemp`.
     """
     target = Path(path)
+    if target.is_dir():
+        # Otherwise os.replace fails naming the temporary file, which tells the user nothing.
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(target))
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp_name = _create_temp(target)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -31,6 +36,17 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
             os.unlink(tmp_name)
         raise
     _fsync_dir(target.parent)
+
+
+def _create_temp(target: Path) -> tuple[int, str]:
+    # O_EXCL with mode 0o666 lets the umask decide the permissions, as for any file the user creates.
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        name = os.fspath(target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(name, flags, 0o666), name
+        except FileExistsError:
+            continue
 
 
 def _fsync_dir(directory: Path) -> None:
