@@ -132,9 +132,11 @@ class Registry:
                 if callable(check):
                     check(metric)
             except (ValueError, EvaluatorError) as exc:  # CriterionError and pydantic errors are ValueErrors
-                raise InputError(
-                    f"{metric.metric_name}: {exc}", file=file, location=f"metrics[{i}].criterion"
-                ) from None
+                message = str(exc)
+                # Evaluator errors usually start with the metric's name already; say it once.
+                if not message.startswith(f"{metric.metric_name}:"):
+                    message = f"{metric.metric_name}: {message}"
+                raise InputError(message, file=file, location=f"metrics[{i}].criterion") from None
 
 
 def _parse_blocks(metric: EvalMetric) -> None:
