@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..storage import atomic_write
 from ._protocol import JudgeMessage, ResponseSchema
 
 __all__ = ["JudgeCache", "cache_key"]
@@ -66,19 +65,9 @@ class JudgeCache:
         return answer
 
     def put(self, key: str, answer: str, *, model: str = "") -> None:
-        """Store ``answer`` for ``key`` atomically."""
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        """Store ``answer`` for ``key`` atomically (no fsync: a lost entry only costs one more judge call)."""
         payload = json.dumps({"key": key, "model": model, "answer": answer}, ensure_ascii=False, indent=1)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(payload)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        atomic_write(self._path(key), payload.encode("utf-8"), durable=False)
 
     def __len__(self) -> int:
         return sum(1 for _ in self.directory.glob("*/*.json")) if self.directory.is_dir() else 0

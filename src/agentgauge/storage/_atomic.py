@@ -11,13 +11,16 @@ from pathlib import Path
 __all__ = ["atomic_write"]
 
 
-def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
+def atomic_write(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> None:
     """Write ``data`` to ``path`` so that readers (and a crash) only ever see the old file or the complete new one.
 
     The bytes go to a temporary file in the same directory (same file system, so the rename is atomic), are flushed
     and fsynced, and the temporary file then replaces ``path`` with :func:`os.replace`. The directory is fsynced
     too so the rename itself survives a power loss. Missing parent directories are created. A new file gets the
     usual permissions (``0o666`` less the umask), not the owner-only ones of :func:`tempfile.mkstemp`.
+
+    ``durable=False`` skips both fsyncs: still never a torn file, but a power loss may lose the write. For data that
+    is cheap to recreate (e.g. judge cache entries), where an fsync per write would dominate.
     """
     target = Path(path)
     if target.is_dir():
@@ -28,14 +31,16 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp_name, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp_name)
         raise
-    _fsync_dir(target.parent)
+    if durable:
+        _fsync_dir(target.parent)
 
 
 def _create_temp(target: Path) -> tuple[int, str]:
