@@ -172,6 +172,9 @@ def eval_command(
         fail_input(f"--timeout must be positive, got {timeout:g}")
     console = Console(stderr=json_out, soft_wrap=False)
     with input_errors_exit_2():
+        from .._fileio import check_output_targets
+
+        check_output_targets(junit, html, markdown)  # refused before anything runs (FIFO, device, directory, ...)
         outcomes = _run(
             targets,
             config=config,

@@ -4,7 +4,7 @@ All managers are synchronous and thread-safe. Ids that become path segments are 
 ``.``/``..``, absolute or empty ids); a missing item raises :class:`~agentgauge.errors.NotFoundError`.
 """
 
-from ._atomic import atomic_write
+from .._fileio import atomic_write
 from ._evalset import EvalSetManager, InMemoryEvalSetManager, LocalEvalSetManager
 from ._ids import check_segment
 from ._locator import (
