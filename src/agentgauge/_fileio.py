@@ -51,8 +51,13 @@ def resolve_symlinks(path: str | os.PathLike[str]) -> Path:
     creates). Following a link is refused, as Linux's ``fs.protected_symlinks`` does, when the link sits in a
     sticky world-writable directory (such as ``/tmp``) and belongs neither to this user nor to the directory's owner.
     """
-    given = os.fspath(path)
+    return _resolve(os.fspath(path))[0]
+
+
+def _resolve(given: str) -> tuple[Path, bool]:
+    """The final path and whether the last component was a symbolic link."""
     current = Path(os.path.abspath(given))
+    followed = False
     for _ in range(_MAX_LINKS):
         # The directories on the way are resolved by the OS; only the last component is followed here, so that a
         # relative link target is read against the physical directory that holds the link.
@@ -60,11 +65,12 @@ def resolve_symlinks(path: str | os.PathLike[str]) -> Path:
         try:
             info = os.lstat(current)
         except (FileNotFoundError, NotADirectoryError):
-            return current
+            return current, followed
         if not stat.S_ISLNK(info.st_mode):
-            return current
+            return current, followed
         _check_may_follow(current, info, given)
         current = Path(os.path.abspath(current.parent / os.readlink(current)))
+        followed = True
     raise OSError(errno.ELOOP, "too many levels of symbolic links", given)
 
 
@@ -90,8 +96,7 @@ def check_output_target(path: str | os.PathLike[str]) -> Path:
     missing parent directories of the path as given) are fine: a write creates them. Nothing is created here.
     """
     given = os.fspath(path)
-    final = resolve_symlinks(given)
-    followed = final != Path(os.path.abspath(given))
+    final, followed = _resolve(given)
     where = f"links to {final}, which is" if followed else "is"
     try:
         info = os.stat(final)

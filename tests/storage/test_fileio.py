@@ -183,3 +183,12 @@ def test_a_name_close_to_the_file_system_limit_still_writes(tmp_path: Path) -> N
 def test_checks_skip_none_and_create_nothing(tmp_path: Path) -> None:
     check_output_targets(None, tmp_path / "new" / "deeper" / "report.xml", None)
     assert _names(tmp_path) == []
+
+
+def test_a_new_file_under_a_linked_folder_gets_its_missing_folders(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "alias").symlink_to(tmp_path / "data", target_is_directory=True)
+    target = tmp_path / "alias" / "new" / "deeper" / "report.xml"
+    check_output_target(target)
+    atomic_write(target, b"<x/>")
+    assert (tmp_path / "data" / "new" / "deeper" / "report.xml").read_bytes() == b"<x/>"
