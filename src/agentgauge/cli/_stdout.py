@@ -62,29 +62,34 @@ def stdout_reserved(enabled: bool = True) -> Iterator[TextSink]:
     """While the block runs, everything written to stdout goes to stderr; yields a stream onto the real stdout.
 
     Both levels are covered: ``sys.stdout`` (``print``) is replaced by ``sys.stderr``, and file descriptor 1 is
-    pointed at stderr's file, so output of C extensions and of subprocesses the agent starts lands on stderr too.
-    Buffered output written in the block is flushed to stderr before the original stdout is put back. With
-    ``enabled`` false the block runs unchanged and the yielded stream is ``sys.stdout``.
+    pointed at file descriptor 2, so output of C extensions and of subprocesses the agent starts lands on stderr
+    too. Buffered output written in the block is flushed to stderr before the original stdout is put back. The
+    yielded stream writes where ``sys.stdout`` wrote before the block (the saved file descriptor 1, or the
+    ``sys.stdout`` object itself when that is not file descriptor 1, e.g. in tests). With ``enabled`` false the
+    block runs unchanged and the yielded stream is ``sys.stdout``.
     """
     original = sys.stdout
     if not enabled or original is None:
         yield original
         return
     original.flush()
-    out_fd, err_fd = _fileno(original), _fileno(sys.stderr)
+    sys.stderr.flush()
     saved: int | None = None
-    if out_fd is not None and err_fd is not None and out_fd != err_fd:
-        sys.stderr.flush()
-        saved = os.dup(out_fd)
-        os.dup2(err_fd, out_fd)
+    with contextlib.suppress(OSError):  # fd 1 or fd 2 closed: only the Python level is routed
+        saved = os.dup(1)
+        try:
+            os.dup2(2, 1)
+        except OSError:
+            os.close(saved)
+            saved = None
     sys.stdout = sys.stderr
     try:
-        yield _FdWriter(saved) if saved is not None else original
+        yield _FdWriter(saved) if saved is not None and _fileno(original) == 1 else original
     finally:
         with contextlib.suppress(Exception):  # whatever the agent left in stdout's buffer goes to stderr
             original.flush()
         sys.stdout = original
-        if saved is not None and out_fd is not None:
+        if saved is not None:
             _flush_c_stdio()  # text a C extension buffered in its own stdout must not reach the real stdout later
-            os.dup2(saved, out_fd)
+            os.dup2(saved, 1)
             os.close(saved)
