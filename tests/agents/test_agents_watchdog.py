@@ -140,3 +140,14 @@ def test_handler_only_raises_in_the_expired_case() -> None:
         watchdog._on_signal(signal.SIGURG, None)  # disarmed: the case is over
     finally:
         watchdog.active.reset(token)
+
+
+def test_several_blocking_cases_in_flight_all_time_out() -> None:
+    async def agent(request: AgentRequest) -> str:
+        time.sleep(30)
+        return "ok"
+
+    started = time.monotonic()
+    outcome = _evaluate(agent, {f"c{i}": "hi" for i in range(3)}, timeout=0.3, parallelism=3)
+    assert time.monotonic() - started < 5
+    assert all(message.startswith("inference timed out after 0.3 s: the agent blocked") for message in outcome.values())

@@ -75,6 +75,7 @@ class _Watchdog:
         self.previous: Any = None
         self.installed = False
         self.thread: threading.Thread | None = None
+        self.wake_at = 0.0  # when the thread next looks at the budgets (monotonic seconds)
         self.main_ident = threading.main_thread().ident
 
     def usable(self) -> bool:
@@ -100,7 +101,7 @@ class _Watchdog:
             if self.thread is None or not self.thread.is_alive():
                 self.thread = threading.Thread(target=self.watch, name="agentgauge-loop-watchdog", daemon=True)
                 self.thread.start()
-            elif budget.deadline <= min(b.deadline for b in self.budgets):
+            elif budget.deadline + RESIGNAL_INTERVAL < self.wake_at:  # O(1): starting a case stays cheap
                 self.lock.notify()
         return budget
 
@@ -111,23 +112,25 @@ class _Watchdog:
             if not self.budgets and self.installed:
                 assert _SIGNAL is not None
                 signal.signal(_SIGNAL, self.previous if self.previous is not None else signal.SIG_DFL)
-                self.installed = False
-                self.lock.notify()
+                self.installed = False  # the thread finds no budgets at its next wake and goes idle
 
     def watch(self) -> None:
         with self.lock:
             while True:
+                now = time.monotonic()
                 if not self.budgets:
                     # Idle: wait for the next case, and end the thread if none comes for a while.
+                    self.wake_at = now + 5.0
                     if not self.lock.wait(timeout=5.0) and not self.budgets:
                         self.thread = None
                         return
                     continue
-                now = time.monotonic()
                 due = min(b.deadline for b in self.budgets) + RESIGNAL_INTERVAL
                 if now < due:
+                    self.wake_at = due
                     self.lock.wait(timeout=due - now)
                     continue
+                self.wake_at = now + RESIGNAL_INTERVAL
                 if self.installed and self.main_ident is not None:
                     signal.pthread_kill(self.main_ident, _SIGNAL)  # type: ignore[arg-type]
                 self.lock.wait(timeout=RESIGNAL_INTERVAL)
