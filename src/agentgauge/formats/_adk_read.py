@@ -129,12 +129,8 @@ def _pair(
     used: set[int] = set()
     tools: list[dict[str, Any]] = []
     for i, call in enumerate(calls):
-        args = call.get("args")
-        tool: dict[str, Any] = {
-            "id": _call_id(call, i),
-            "name": call["name"],
-            "arguments": {} if args is None else args,
-        }
+        # ``args`` absent or null stays ``None``: ADK compares it with ``==``, so ``None`` never matches ``{}``.
+        tool: dict[str, Any] = {"id": _call_id(call, i), "name": call["name"], "arguments": call.get("args")}
         resp = by_id.get(call.get("id"))
         if resp is not None:
             used.add(id(resp))
@@ -223,14 +219,18 @@ def derive_intermediate(data: Any, source: str, path: str) -> tuple[list[Any], l
     return tools, texts, unpaired, plain
 
 
+def _plain_call(call: dict[str, Any]) -> bool:
+    # What the writer emits: {id, name, args: {...}}, or {id, name} for a call without arguments (ADK omits None).
+    if not isinstance(call.get("id"), str) or not call["id"]:
+        return False
+    if len(call) == 2:
+        return "args" not in call
+    return len(call) == 3 and isinstance(call.get("args"), dict)
+
+
 def _plain_tools(calls: list[dict[str, Any]], responses: list[dict[str, Any]], tools: list[dict[str, Any]]) -> bool:
     for call in calls:
-        if (
-            len(call) != 3
-            or not isinstance(call.get("id"), str)
-            or not call["id"]
-            or not isinstance(call.get("args"), dict)
-        ):
+        if not _plain_call(call):
             return False
     with_result = [t for t in tools if "result" in t]
     if len(with_result) != len(responses):
