@@ -276,7 +276,7 @@ def invocation_from_adk(inv: Any, source: str, path: str) -> dict[str, Any]:
             out["final_response"] = final
         else:
             out["final_response"] = content_to_message(final, source, f"{path}.finalResponse", default_role="assistant")
-    if has_key(rest, "intermediate_data"):
+    if has_key(rest, "intermediate_data") and get_key(rest, "intermediate_data") is not None:
         data = pop_key(rest, "intermediate_data")
         if has_key(rest, "tools"):
             raise _fail("has both 'tools' and 'intermediate_data'; use one form", source, path)
@@ -289,6 +289,7 @@ def invocation_from_adk(inv: Any, source: str, path: str) -> dict[str, Any]:
         if not plain:
             out["adk_intermediate_data"] = data
     else:
+        pop_key(rest, "intermediate_data")  # null, as ADK writes a result's invocation without any
         out["adk_no_intermediate_data"] = True
     for key, value in rest.items():
         out[key] = value
