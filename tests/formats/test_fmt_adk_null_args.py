@@ -160,3 +160,27 @@ def test_native_null_and_absent_arguments_keep_their_meaning(tmp_path: Path) -> 
     out = tmp_path / "s.adk.json"
     save_eval_set(parse_eval_set(json.dumps(doc)), out, fmt="adk")
     assert _adk_args(out) == [[{}, None]]
+
+
+@pytest.mark.parametrize("variant", ["absent", "null", "empty", "value"])
+def test_fast_path_and_general_path_agree(variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentgauge.formats import _adk_read
+    from agentgauge.formats._adk_fast import fast_invocation
+    from agentgauge.formats._fast_build import build_case
+
+    inv = _invocation("i", [("a", VARIANTS[variant]), ("b", {"k": 1})])
+    inv["intermediate_data"]["tool_responses"] = [
+        {"id": "i-0", "name": "a", "response": {"r": 0}},
+        {"id": "i-1", "name": "b", "response": {"r": 1}},
+    ]
+    args = None if variant == "absent" else VARIANTS[variant]
+    fast = fast_invocation(inv)
+    assert (fast is not None) == (variant != "null")  # an explicit null is rare: the general path keeps it as is
+    built = build_case({"eval_id": "c", "conversation": [inv]})
+    monkeypatch.setattr(_adk_read, "fast_invocation", lambda _inv: None)
+    general = _adk_read.invocation_from_adk(inv, "", "")
+    if fast is not None:
+        assert fast == general
+        assert built is not None and built.conversation is not None
+        assert [t.arguments for t in built.conversation[0].tools] == [args, {"k": 1}]
+    assert [t["arguments"] for t in general["tools"]] == [args, {"k": 1}]
