@@ -41,7 +41,11 @@ class Message(GaugeModel):
 
 
 class Tool(GaugeModel):
-    """A tool call and its result. ``arguments`` and ``result`` may be any JSON value."""
+    """A tool call and its result. ``arguments`` and ``result`` may be any JSON value.
+
+    ``arguments=None`` is a call recorded without arguments (ADK ``args`` absent or ``null``); it is not ``{}``,
+    and the ADK trajectory rule compares the two as different. Left out, ``arguments`` defaults to ``{}``.
+    """
 
     id: str = Field(default_factory=new_tool_id)
     name: str
