@@ -184,3 +184,11 @@ def test_fast_path_and_general_path_agree(variant: str, monkeypatch: pytest.Monk
         assert built is not None and built.conversation is not None
         assert [t.arguments for t in built.conversation[0].tools] == [args, {"k": 1}]
     assert [t["arguments"] for t in general["tools"]] == [args, {"k": 1}]
+
+
+def test_reports_show_a_call_without_arguments_apart_from_empty_arguments() -> None:
+    from agentgauge.model import Tool
+    from agentgauge.reporting._view import format_tool_call
+
+    assert format_tool_call(Tool(name="ping", arguments=None)) == "ping()"
+    assert format_tool_call(Tool(name="ping", arguments={})) == "ping({})"
