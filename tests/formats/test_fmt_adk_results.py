@@ -15,8 +15,8 @@ from adk_results_gen import DATA_DIR, generate
 from typer.testing import CliRunner
 
 from agentgauge.cli import app
-from agentgauge.formats import load_result, save_result
-from agentgauge.model import EvalStatus
+from agentgauge.formats import load_result, parse_result, save_result
+from agentgauge.model import EvalMetricResult, EvalSetResult, EvalStatus, Invocation
 
 FILES = sorted(DATA_DIR.glob("*.evalset_result.json"))
 NAMES = [f.name.removesuffix(".evalset_result.json") for f in FILES]
@@ -119,3 +119,43 @@ def test_regenerated_with_adk_loads_identically(tmp_path: Path) -> None:
             assert path.read_bytes() == committed.read_bytes(), name
         else:
             assert json.loads(path.read_text()) is not None
+
+
+def test_camel_case_dump_loads_like_the_file() -> None:
+    # ADK's web server returns results with camelCase aliases; they read the same.
+    utils = pytest.importorskip("google.adk.evaluation._eval_set_results_manager_utils")
+    path = DATA_DIR / "all_cases.evalset_result.json"
+    camel = utils.parse_eval_set_result_json(path.read_text()).model_dump_json(by_alias=True)
+    assert '"rubricScores": null' in camel.replace('":null', '": null')
+    assert _content(parse_result(camel)) == _content(load_result(path))
+
+
+def _content(result: EvalSetResult) -> list[Any]:
+    # What a reader of the result uses (preserved ADK originals keep the spelling they were written in).
+    def metric(m: EvalMetricResult) -> Any:
+        return (m.metric_name, m.score, m.eval_status, m.threshold, m.details and m.details.model_dump(mode="json"))
+
+    def invocation(inv: Invocation | None) -> Any:
+        if inv is None:
+            return None
+        final = inv.final_response.content if inv.final_response else None
+        return (inv.user_content.content, final, [(t.id, t.name, t.arguments, t.result) for t in inv.tools])
+
+    return [
+        (
+            c.eval_id,
+            c.final_eval_status,
+            c.session_id,
+            c.user_id,
+            [metric(m) for m in c.overall_eval_metric_results],
+            [
+                (
+                    invocation(p.actual_invocation),
+                    invocation(p.expected_invocation),
+                    [metric(m) for m in p.eval_metric_results],
+                )
+                for p in c.eval_metric_result_per_invocation
+            ],
+        )
+        for c in result.eval_case_results
+    ]

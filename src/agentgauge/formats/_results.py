@@ -12,7 +12,7 @@ from ..model import EvalMetricResult, EvalSetResult, EvalStatus, Invocation
 from ._adk_read import invocation_from_adk, is_genai_invocation
 from ._adk_write import invocation_to_adk
 from ._jsonio import parse_json, type_name, validation_error
-from ._keys import get_key, has_key, pop_key
+from ._keys import get_key, has_key, pop_key, snake_key
 
 __all__ = ["result_from_document", "to_adk_result"]
 
@@ -49,6 +49,11 @@ def _metric_result(raw: Any) -> Any:
         details = {k: v for k, v in details.items() if v is not None and v != []}
         if isinstance(get_key(details, "rubric_scores"), list):
             details["rubric_scores"] = [_rubric_score(s) for s in pop_key(details, "rubric_scores")]
+        for name in ("token_usage_details", "duration_details"):
+            counts = get_key(details, name)
+            if isinstance(counts, dict):  # ADK's field names, whichever spelling the file used
+                pop_key(details, name)
+                details[name] = {snake_key(k): v for k, v in counts.items()}
         if details:
             out["details"] = details
         else:
