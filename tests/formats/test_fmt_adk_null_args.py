@@ -192,3 +192,22 @@ def test_reports_show_a_call_without_arguments_apart_from_empty_arguments() -> N
 
     assert format_tool_call(Tool(name="ping", arguments=None)) == "ping()"
     assert format_tool_call(Tool(name="ping", arguments={})) == "ping({})"
+
+
+def test_empty_results_survive_the_native_form() -> None:
+    # ``{}`` is a result (ADK response {}, trpc result {}); only a missing result is left out of the native file.
+    call = {"id": "0", "name": "t"}
+    doc = _eval_set_json([_invocation("i", [])])
+    adk = json.loads(doc)
+    adk["eval_cases"][0]["conversation"][0]["intermediate_data"] = {
+        "tool_uses": [call, {"id": "1", "name": "u", "args": {}}],
+        "tool_responses": [{"id": "0", "name": "t", "response": {}}],
+    }
+    native = parse_eval_set(json.dumps(adk)).model_dump(mode="json")
+    tools = native["evalCases"][0]["conversation"][0]["tools"]
+    assert tools == [
+        {"id": "0", "name": "t", "arguments": None, "result": {}},
+        {"id": "1", "name": "u", "arguments": {}},
+    ]
+    again = parse_eval_set(json.dumps(native)).eval_cases[0].conversation
+    assert again is not None and [t.result for t in again[0].tools] == [{}, None]
