@@ -136,14 +136,18 @@ OUTPUTS = [block for block in ALL_BLOCKS if block.output_of is not None]
 
 @pytest.fixture
 def workdir(tmp_path: Path) -> Path:
-    """A temporary copy of examples/ with ``agentgauge`` and ``pytest`` on PATH running this checkout's code."""
+    """A temporary copy of examples/ with ``agentgauge``, ``pytest`` and ``python`` on PATH running this checkout."""
     shutil.copytree(ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("__pycache__"))
     bin_dir = tmp_path / ".bin"
     bin_dir.mkdir()
-    launchers = {"agentgauge": "from agentgauge.cli import main; main()", "pytest": "import pytest; pytest.console_main()"}
-    for name, code in launchers.items():
+    launchers = {
+        "agentgauge": '-c "from agentgauge.cli import main; main()"',
+        "pytest": "-m pytest -p no:cacheprovider",
+        "python": "",
+    }
+    for name, args in launchers.items():
         launcher = bin_dir / name
-        launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" -c "{code}" "$@"\n')
+        launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" {args} "$@"\n')
         launcher.chmod(0o755)
     return tmp_path
 
