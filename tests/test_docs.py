@@ -200,12 +200,15 @@ def test_documented_python(block: Block, workdir: Path) -> None:
     is_test = re.search(r"^(async )?def test_", block.body, re.M) is not None
     script = workdir / ("test_doc_snippet.py" if is_test else "doc_snippet.py")
     script.write_text(block.body, encoding="utf-8")
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", script.name] if is_test else [
-        sys.executable,
-        script.name,
-    ]
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"] if is_test else [sys.executable]
     proc = subprocess.run(
-        argv, cwd=workdir, env=_env(workdir), capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL
+        [*argv, script.name],
+        cwd=workdir,
+        env=_env(workdir),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
     )
     assert proc.returncode == 0, f"{block.where()}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
 
