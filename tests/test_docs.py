@@ -157,7 +157,7 @@ def _env(workdir: Path) -> dict[str, str]:
     src = str(Path(agentgauge.__file__).resolve().parents[1])
     env.update(
         PATH=f"{workdir / '.bin'}{os.pathsep}{env.get('PATH', '')}",
-        PYTHONPATH=os.pathsep.join([src, str(workdir)]),
+        PYTHONPATH=src,  # the working directory is importable only where the program promises it
         COLUMNS="120",
         NO_COLOR="1",
         PYTHONDONTWRITEBYTECODE="1",
