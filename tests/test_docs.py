@@ -3,10 +3,11 @@
 Conventions for writing docs (each one is enforced here):
 
 - **Commands.** In a fenced block whose info string starts with ``bash``, ``sh``, ``shell`` or ``console``, every
-  line that starts with ``agentgauge `` or ``pytest `` (after an optional ``$ `` prompt; a trailing ``\\`` continues
-  the line) is run with bash from a temporary copy of ``examples/`` — the working directory is that copy, so
-  results (``.agentgauge/results``) and reports land there and nothing is written in the source tree. Quote paths
-  of the shipped examples (``examples/calculator/agent.py``, ``examples/trace_mode/...``), not placeholders.
+  line that starts with ``agentgauge `` or ``pytest `` (after an optional ``$ `` prompt, required in ``console``
+  blocks, whose other lines are output; a trailing ``\\`` continues the line) is run with bash from a temporary
+  copy of ``examples/`` — the working directory is that copy, so results (``.agentgauge/results``) and reports land
+  there and nothing is written in the source tree. Quote paths of the shipped examples
+  (``examples/calculator/agent.py``, ``examples/trace_mode/...``), not placeholders.
 - **Exit codes.** A command must exit 0 unless its trailing comment says ``# exit N`` (e.g.
   ``agentgauge eval examples/trace_mode/calculator_traces.evalset.json  # exit 1: two recorded regressions``).
 - **Illustrative text.** A line whose comment contains ``# illustrative``, or every line of a block whose info
@@ -117,10 +118,12 @@ def _commands(block: Block) -> list[Command]:
         line = lines[i]
         while line.rstrip().endswith("\\") and i + 1 < len(lines):
             i += 1
-            line = line.rstrip()[:-1] + " " + lines[i].strip()
+            line = line.rstrip()[:-1].rstrip() + " " + lines[i].strip()
         i += 1
         command, comment = _split_comment(line.strip())
         match = _RUNNABLE.match(command)
+        if block.lang == "console" and not command.startswith("$ "):
+            continue  # a console block shows output too: only prompted lines are commands
         if match is None or "illustrative" in comment:
             continue
         code = _EXIT.search(comment)
@@ -248,3 +251,31 @@ def test_quoted_output_is_real(block: Block, workdir: Path) -> None:
     assert proc.returncode == (int(code.group(1)) if code else 0), proc.stdout + proc.stderr
     missing = _missing_lines(block.body, proc.stdout + proc.stderr)
     assert not missing, f"{block.where()}: not in the output of {command!r}: {missing[0]!r}\n{proc.stdout}{proc.stderr}"
+
+
+def test_command_extraction_conventions(tmp_path: Path) -> None:
+    """Exit markers, illustrative lines and blocks, continuations, console prompts and quoted ``#`` are honoured."""
+    doc = tmp_path / "doc.md"
+    doc.write_text(
+        "```bash\n"
+        "agentgauge list-metrics\n"
+        "agentgauge eval a.evalset.json  # exit 1: two cases fail\n"
+        "agentgauge eval path/to/agent.py x.json  # illustrative\n"
+        "agentgauge eval agent.py \\\n"
+        '    "b#c.json"  # exit 2\n'
+        "make demo\n"
+        "```\n"
+        "```bash illustrative\nagentgauge eval my.evalset.json\n```\n"
+        "```console\n$ agentgauge list-metrics --json\nagentgauge metrics (output, not a command)\n```\n"
+        "<!-- output: agentgauge list-metrics  # exit 0 -->\n```text\nx\n```\n",
+        encoding="utf-8",
+    )
+    blocks = [Block(ROOT / "docs" / "x.md", b.line, b.info, b.body, b.output_of) for b in _blocks(doc)]
+    found = [(c.command, c.exit_code, c.where) for b in blocks for c in _commands(b)]
+    assert found == [
+        ("agentgauge list-metrics", 0, "docs/x.md:2"),
+        ("agentgauge eval a.evalset.json", 1, "docs/x.md:3"),
+        ('agentgauge eval agent.py "b#c.json"', 2, "docs/x.md:5"),
+        ("agentgauge list-metrics --json", 0, "docs/x.md:13"),
+    ]
+    assert [b.output_of for b in blocks] == [None, None, None, "agentgauge list-metrics  # exit 0"]
