@@ -1,0 +1,423 @@
+"""Trace file readers: Jaeger JSON, OTLP JSON (with Tempo's ``batches`` / ``trace`` variants) and OTLP JSONL.
+
+Every reader returns :class:`~agentgauge.traces.Span` objects; :func:`load_traces` groups them into traces. Bad
+input raises :class:`~agentgauge.errors.InputError` naming the file and the JSON path (or line) of the problem.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ._spans import Span, SpanEvent, Trace, build_traces
+
+__all__ = ["SKIPPED_SUFFIXES", "load_traces", "parse_traces", "trace_files"]
+
+# Files a trace directory may hold beside the traces (eval sets, metrics, results): not read as traces.
+SKIPPED_SUFFIXES = (".evalset.json", ".metrics.json", ".evalset_result.json", "test_config.json", ".test.json")
+
+
+def trace_files(path: str | os.PathLike[str]) -> list[Path]:
+    """The trace files at ``path``: the file itself, or a directory's ``*.json`` / ``*.jsonl`` files (sorted,
+    not recursive), leaving out eval sets, metrics and result files (names ending in :data:`SKIPPED_SUFFIXES`)."""
+    root = Path(path)
+    if not root.exists():
+        raise InputError("file not found", file=str(root))
+    if root.is_file():
+        return [root]
+    files = sorted(
+        p
+        for p in root.iterdir()
+        if p.is_file() and p.suffix in (".json", ".jsonl") and not p.name.endswith(SKIPPED_SUFFIXES)
+    )
+    if not files:
+        raise InputError("no trace files (*.json, *.jsonl) in this directory", file=str(root))
+    return files
+
+
+def load_traces(path: str | os.PathLike[str]) -> list[Trace]:
+    """Read every trace in a trace file or directory (see :func:`trace_files`), in file order."""
+    from ..formats._jsonio import read_bytes
+
+    traces: list[Trace] = []
+    for file in trace_files(path):
+        traces.extend(parse_traces(read_bytes(file), source=str(file), jsonl=file.suffix == ".jsonl"))
+    return traces
+
+
+def parse_traces(data: bytes | str, *, source: str = "<input>", jsonl: bool | None = None) -> list[Trace]:
+    """Parse trace file contents. ``jsonl=None`` detects JSON Lines (several JSON documents, one per line)."""
+    from ..formats._jsonio import parse_json
+
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    if not data.strip():
+        raise InputError("empty file, expected a trace export (Jaeger JSON, OTLP JSON or OTLP JSONL)", file=source)
+    if jsonl is None:
+        jsonl = _looks_like_jsonl(data)
+    if jsonl:
+        spans = _read_jsonl(data, source)
+    else:
+        spans = _read_document(parse_json(data, source), source, "")
+    if not spans:
+        raise InputError("no spans found", file=source)
+    return build_traces(spans, source)
+
+
+def _looks_like_jsonl(data: bytes) -> bool:
+    lines = [line for line in data.splitlines() if line.strip()]
+    return len(lines) > 1 and all(line.lstrip().startswith(b"{") and line.rstrip().endswith(b"}") for line in lines)
+
+
+def _read_jsonl(data: bytes, source: str) -> list[Span]:
+    import orjson
+
+    spans: list[Span] = []
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"line {number}"
+        try:
+            doc = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON: {exc.msg}", file=source, location=where) from None
+        if isinstance(doc, dict) and _otlp_root(doc) is None and _is_span(doc):
+            spans.append(_otlp_span(doc, {}, "", source, where))
+        else:
+            spans.extend(_read_document(doc, source, where))
+    return spans
+
+
+def _is_span(doc: dict[str, Any]) -> bool:
+    return ("spanId" in doc or "span_id" in doc) and ("traceId" in doc or "trace_id" in doc)
+
+
+def _read_document(doc: Any, source: str, where: str) -> list[Span]:
+    if isinstance(doc, list):
+        spans: list[Span] = []
+        for index, item in enumerate(doc):
+            spans.extend(_read_document(item, source, f"{where}[{index}]"))
+        return spans
+    if not isinstance(doc, dict):
+        raise _unrecognised(doc, source, where)
+    otlp = _otlp_root(doc)
+    if otlp is not None:
+        key, batches, prefix = otlp
+        return _read_otlp(batches, source, _join(where, prefix + key))
+    if isinstance(doc.get("data"), list):
+        return _read_jaeger_traces(doc["data"], source, _join(where, "data"))
+    if isinstance(doc.get("spans"), list) and ("traceID" in doc or "processes" in doc):
+        return _read_jaeger_trace(doc, source, where)
+    if _is_span(doc):
+        return [_otlp_span(doc, {}, "", source, where)]
+    raise _unrecognised(doc, source, where)
+
+
+def _join(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def _unrecognised(doc: Any, source: str, where: str) -> InputError:
+    from ..formats._api import describe
+
+    return InputError(
+        f"not a trace export: found {describe(doc)}; expected Jaeger JSON ({{'data': [traces]}}), OTLP JSON "
+        "({'resourceSpans': [...]} or Tempo's {'batches': [...]}) or OTLP JSONL (one span or export per line)",
+        file=source,
+        location=where or None,
+    )
+
+
+def _otlp_root(doc: dict[str, Any]) -> tuple[str, list[Any], str] | None:
+    """``(key, batches, prefix)`` for an OTLP export (also snake_case and Tempo's ``{"trace": {...}}`` wrapper)."""
+    for key in ("resourceSpans", "resource_spans", "batches"):
+        if isinstance(doc.get(key), list):
+            return key, doc[key], ""
+    inner = doc.get("trace")
+    if isinstance(inner, dict):
+        for key in ("resourceSpans", "resource_spans", "batches"):
+            if isinstance(inner.get(key), list):
+                return key, inner[key], "trace."
+    return None
+
+
+# --- OTLP -------------------------------------------------------------------------------------------------------
+
+
+def _read_otlp(batches: list[Any], source: str, where: str) -> list[Span]:
+    spans: list[Span] = []
+    for b_index, batch in enumerate(batches):
+        b_where = f"{where}[{b_index}]"
+        if not isinstance(batch, dict):
+            raise InputError(f"expected an object, found {type(batch).__name__}", file=source, location=b_where)
+        resource_doc = batch.get("resource") or {}
+        resource = _attributes(
+            resource_doc.get("attributes") if isinstance(resource_doc, dict) else None, source, b_where + ".resource"
+        )
+        for s_key in ("scopeSpans", "scope_spans", "instrumentationLibrarySpans", "instrumentation_library_spans"):
+            scope_groups = batch.get(s_key)
+            if scope_groups is None:
+                continue
+            if not isinstance(scope_groups, list):
+                raise InputError("expected an array", file=source, location=f"{b_where}.{s_key}")
+            for g_index, group in enumerate(scope_groups):
+                g_where = f"{b_where}.{s_key}[{g_index}]"
+                if not isinstance(group, dict):
+                    raise InputError("expected an object", file=source, location=g_where)
+                scope_doc = group.get("scope") or group.get("instrumentationLibrary") or {}
+                scope = scope_doc.get("name", "") if isinstance(scope_doc, dict) else ""
+                raw_spans = group.get("spans") or []
+                if not isinstance(raw_spans, list):
+                    raise InputError("expected an array of spans", file=source, location=f"{g_where}.spans")
+                for i, raw in enumerate(raw_spans):
+                    span = _otlp_span(raw, resource, str(scope or ""), source, f"{g_where}.spans[{i}]")
+                    if isinstance(scope_doc, dict) and scope_doc.get("version"):
+                        span.attributes.setdefault("otel.scope.version", scope_doc["version"])
+                    spans.append(span)
+    return spans
+
+
+def _otlp_span(raw: Any, resource: dict[str, Any], scope: str, source: str, where: str) -> Span:
+    if not isinstance(raw, dict):
+        raise InputError(f"expected a span object, found {type(raw).__name__}", file=source, location=where)
+    trace_id = _hex_id(raw.get("traceId", raw.get("trace_id")), 16, "traceId", source, where)
+    span_id = _hex_id(raw.get("spanId", raw.get("span_id")), 8, "spanId", source, where)
+    parent = raw.get("parentSpanId", raw.get("parent_span_id")) or ""
+    parent_id = _hex_id(parent, 8, "parentSpanId", source, where) if parent else ""
+    attributes = _attributes(raw.get("attributes"), source, where)
+    if scope:
+        attributes.setdefault("otel.scope.name", scope)
+    events = []
+    for e_index, event in enumerate(raw.get("events") or []):
+        if isinstance(event, dict):
+            events.append(
+                SpanEvent(
+                    str(event.get("name", "")),
+                    _int(event.get("timeUnixNano", event.get("time_unix_nano", 0))),
+                    _attributes(event.get("attributes"), source, f"{where}.events[{e_index}]"),
+                )
+            )
+    name = raw.get("name", "")
+    return Span(
+        trace_id=trace_id,
+        span_id=span_id,
+        parent_id=parent_id,
+        name=name if isinstance(name, str) else str(name),
+        start_ns=_int(raw.get("startTimeUnixNano", raw.get("start_time_unix_nano", 0))),
+        end_ns=_int(raw.get("endTimeUnixNano", raw.get("end_time_unix_nano", 0))),
+        attributes=attributes,
+        resource=resource,
+        scope=scope or str(attributes.get("otel.scope.name", "")),
+        events=events,
+        location=where,
+    )
+
+
+def _hex_id(value: Any, size: int, key: str, source: str, where: str) -> str:
+    """A trace/span id as lowercase hex. OTLP JSON uses hex; protobuf's JSON mapping writes base64: both read."""
+    if not isinstance(value, str) or not value:
+        raise InputError(f"missing or invalid {key!r} (expected a hex string)", file=source, location=where)
+    lowered = value.lower()
+    if all(c in "0123456789abcdef" for c in lowered):
+        return lowered
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raw = b""
+    if len(raw) == size:
+        return raw.hex()
+    raise InputError(f"invalid {key!r}: {value!r} is neither hex nor base64", file=source, location=where)
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            return 0
+    return 0
+
+
+def _attributes(raw: Any, source: str, where: str) -> dict[str, Any]:
+    """OTLP ``[{key, value: {stringValue | ...}}]``, a flat ``{key: value}`` dict, or a nested dict (flattened to
+    dotted keys, as ClickHouse JSON columns store them)."""
+    if raw is None:
+        return {}
+    if isinstance(raw, list):
+        out: dict[str, Any] = {}
+        for item in raw:
+            if isinstance(item, dict) and isinstance(item.get("key"), str):
+                out[item["key"]] = any_value(item.get("value"))
+        return out
+    if isinstance(raw, dict):
+        flat: dict[str, Any] = {}
+        _flatten("", raw, flat)
+        return flat
+    raise InputError(f"attributes must be an array or an object, found {type(raw).__name__}", file=source, location=where)
+
+
+def _flatten(prefix: str, value: dict[str, Any], out: dict[str, Any]) -> None:
+    for key, item in value.items():
+        name = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(item, dict) and item and not _is_any_value(item):
+            _flatten(name, item, out)
+        else:
+            out[name] = any_value(item) if isinstance(item, dict) else item
+
+
+_VALUE_KEYS = frozenset(
+    {"stringValue", "intValue", "doubleValue", "boolValue", "arrayValue", "kvlistValue", "bytesValue"}
+)
+
+
+def _is_any_value(item: dict[str, Any]) -> bool:
+    return len(item) == 1 and next(iter(item)) in _VALUE_KEYS
+
+
+def any_value(value: Any) -> Any:
+    """Decode an OTLP ``AnyValue`` (``{"stringValue": ...}``, ...) to a plain JSON value; other values pass."""
+    if not isinstance(value, dict):
+        return value
+    if not value:
+        return None
+    if "stringValue" in value:
+        return value["stringValue"]
+    if "intValue" in value:
+        return _int(value["intValue"])
+    if "doubleValue" in value:
+        number = value["doubleValue"]
+        return float(number) if isinstance(number, (int, float, str)) and _is_number(number) else number
+    if "boolValue" in value:
+        return bool(value["boolValue"])
+    if "arrayValue" in value:
+        items = (value["arrayValue"] or {}).get("values") or []
+        return [any_value(item) for item in items]
+    if "kvlistValue" in value:
+        pairs = (value["kvlistValue"] or {}).get("values") or []
+        return {p.get("key"): any_value(p.get("value")) for p in pairs if isinstance(p, dict)}
+    if "bytesValue" in value:
+        try:
+            decoded = base64.b64decode(value["bytesValue"])
+            return decoded.decode("utf-8")
+        except (binascii.Error, ValueError, TypeError):
+            return value["bytesValue"]
+    return value
+
+
+def _is_number(value: Any) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+# --- Jaeger -----------------------------------------------------------------------------------------------------
+
+
+def _read_jaeger_traces(traces: list[Any], source: str, where: str) -> list[Span]:
+    spans: list[Span] = []
+    for index, trace in enumerate(traces):
+        t_where = f"{where}[{index}]"
+        if not isinstance(trace, dict):
+            raise InputError("expected a trace object with 'spans'", file=source, location=t_where)
+        spans.extend(_read_jaeger_trace(trace, source, t_where))
+    return spans
+
+
+def _read_jaeger_trace(trace: dict[str, Any], source: str, where: str) -> list[Span]:
+    raw_spans = trace.get("spans")
+    if raw_spans is None:
+        return []
+    if not isinstance(raw_spans, list):
+        raise InputError("expected an array of spans", file=source, location=f"{where}.spans")
+    processes: dict[str, dict[str, Any]] = {}
+    for pid, process in (trace.get("processes") or {}).items():
+        if isinstance(process, dict):
+            resource = _jaeger_tags(process.get("tags"), source, f"{where}.processes.{pid}.tags")
+            if isinstance(process.get("serviceName"), str):
+                resource.setdefault("service.name", process["serviceName"])
+            processes[pid] = resource
+    spans = []
+    for index, raw in enumerate(raw_spans):
+        s_where = f"{where}.spans[{index}]"
+        if not isinstance(raw, dict):
+            raise InputError("expected a span object", file=source, location=s_where)
+        trace_id = raw.get("traceID", trace.get("traceID"))
+        span_id = raw.get("spanID")
+        for key, value in (("traceID", trace_id), ("spanID", span_id)):
+            if not isinstance(value, str) or not value:
+                raise InputError(f"missing or invalid {key!r} (expected a hex string)", file=source, location=s_where)
+        parent_id = ""
+        for ref in raw.get("references") or []:
+            if isinstance(ref, dict) and ref.get("refType") == "CHILD_OF" and isinstance(ref.get("spanID"), str):
+                parent_id = ref["spanID"].lower()
+                break
+        if not parent_id and isinstance(raw.get("parentSpanID"), str):
+            parent_id = raw["parentSpanID"].lower()
+        tags = _jaeger_tags(raw.get("tags"), source, f"{s_where}.tags")
+        events = [
+            SpanEvent(
+                str(_jaeger_tags(log.get("fields"), source, s_where).get("event", "log")),
+                _int(log.get("timestamp")) * 1000,
+                _jaeger_tags(log.get("fields"), source, s_where),
+            )
+            for log in raw.get("logs") or []
+            if isinstance(log, dict)
+        ]
+        start_us = _int(raw.get("startTime"))
+        name = raw.get("operationName", "")
+        spans.append(
+            Span(
+                trace_id=str(trace_id).lower(),
+                span_id=str(span_id).lower(),
+                parent_id=parent_id,
+                name=name if isinstance(name, str) else str(name),
+                start_ns=start_us * 1000,
+                end_ns=(start_us + _int(raw.get("duration"))) * 1000,
+                attributes=tags,
+                resource=processes.get(str(raw.get("processID", "")), {}),
+                scope=str(tags.get("otel.scope.name", "")),
+                events=events,
+                location=s_where,
+            )
+        )
+    return spans
+
+
+def _jaeger_tags(raw: Any, source: str, where: str) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    if isinstance(raw, dict):
+        return _attributes(raw, source, where)
+    if not isinstance(raw, list):
+        raise InputError("tags must be an array of {key, type, value}", file=source, location=where)
+    out: dict[str, Any] = {}
+    for tag in raw:
+        if not isinstance(tag, dict) or not isinstance(tag.get("key"), str):
+            continue
+        value = tag.get("value")
+        kind = str(tag.get("type", "")).lower()
+        if kind in ("int64", "int") and isinstance(value, str):
+            value = _int(value)
+        elif kind in ("float64", "float") and isinstance(value, str) and _is_number(value):
+            value = float(value)
+        elif kind == "bool" and isinstance(value, str):
+            value = value.lower() == "true"
+        elif kind == "binary" and isinstance(value, str):
+            try:
+                value = base64.b64decode(value).decode("utf-8")
+            except (binascii.Error, ValueError):
+                pass
+        out[tag["key"]] = value
+    return out
