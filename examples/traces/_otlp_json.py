@@ -1,0 +1,60 @@
+"""Finished OpenTelemetry SDK spans as OTLP JSON (the shape ``agentgauge traces`` reads), used by the recording
+scripts in this folder."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+
+def _value(value: Any) -> dict[str, Any]:
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    if isinstance(value, float):
+        return {"doubleValue": value}
+    if isinstance(value, (list, tuple)):
+        return {"arrayValue": {"values": [_value(v) for v in value]}}
+    if isinstance(value, bytes):
+        return {"bytesValue": base64.b64encode(value).decode()}
+    return {"stringValue": str(value)}
+
+
+def _attributes(attrs: Any) -> list[dict[str, Any]]:
+    return [{"key": k, "value": _value(v)} for k, v in (attrs or {}).items()]
+
+
+def to_otlp_json(spans: list[Any]) -> dict[str, Any]:
+    """Finished SDK spans as an OTLP JSON export (``resourceSpans`` / ``scopeSpans``), ids in hex."""
+    scopes: dict[str, list[dict[str, Any]]] = {}
+    resource: Any = None
+    for span in spans:
+        resource = span.resource
+        scope = span.instrumentation_scope.name if span.instrumentation_scope else ""
+        context = span.get_span_context()
+        scopes.setdefault(scope, []).append(
+            {
+                "traceId": format(context.trace_id, "032x"),
+                "spanId": format(context.span_id, "016x"),
+                "parentSpanId": format(span.parent.span_id, "016x") if span.parent else "",
+                "name": span.name,
+                "kind": int(span.kind.value) + 1,
+                "startTimeUnixNano": str(span.start_time),
+                "endTimeUnixNano": str(span.end_time),
+                "attributes": _attributes(span.attributes),
+                "events": [
+                    {"name": e.name, "timeUnixNano": str(e.timestamp), "attributes": _attributes(e.attributes)}
+                    for e in span.events
+                ],
+                "status": {"code": int(span.status.status_code.value)},
+            }
+        )
+    return {
+        "resourceSpans": [
+            {
+                "resource": {"attributes": _attributes(resource.attributes if resource else {})},
+                "scopeSpans": [{"scope": {"name": name}, "spans": items} for name, items in scopes.items()],
+            }
+        ]
+    }

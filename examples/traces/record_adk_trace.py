@@ -1,0 +1,112 @@
+"""Record a real Google ADK trace (no API key): an ADK agent with a scripted model answers two weather questions,
+and the spans ADK emits are written as an OTLP JSON file.
+
+    python examples/traces/record_adk_trace.py examples/traces/adk_weather.otlp.json
+
+ADK 2.x telemetry (the default schema) records message content on spans only when
+OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY is set, which this script does before importing ADK.
+``--no-content`` leaves it unset, to see what agentgauge says about such a trace. ``--legacy`` records ADK's
+legacy schema 1 (``call_llm`` spans with ``gcp.vertex.agent.llm_request``), as ADK 1.x does.
+Requires google-adk (``pip install 'agentgauge[adk]'``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import AsyncGenerator
+from typing import Any
+
+
+def _configure(argv: list[str]) -> None:
+    if "--no-content" not in argv:
+        os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "SPAN_ONLY"
+    if "--legacy" in argv:
+        os.environ["ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN"] = "1"
+
+
+def get_weather(city: str) -> dict[str, Any]:
+    """Return the current weather for a city."""
+    return {"city": city, "forecast": "sunny", "temperature_c": 21}
+
+
+def _scripted_model() -> Any:
+    from google.adk.models.base_llm import BaseLlm
+    from google.adk.models.llm_request import LlmRequest
+    from google.adk.models.llm_response import LlmResponse
+    from google.genai import types
+
+    class ScriptedModel(BaseLlm):
+        """Calls get_weather for the city in the latest user message, then answers from the tool result."""
+
+        model: str = "scripted-weather-model"
+
+        async def generate_content_async(
+            self, llm_request: LlmRequest, stream: bool = False
+        ) -> AsyncGenerator[LlmResponse, None]:
+            last = llm_request.contents[-1]
+            response = next((p.function_response for p in last.parts or [] if p.function_response), None)
+            if response is not None:
+                result = response.response or {}
+                text = f"It is {result.get('forecast')} in {result.get('city')}, {result.get('temperature_c')} °C."
+                yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]))
+                return
+            question = " ".join(p.text or "" for p in last.parts or [])
+            city = question.rstrip("?").split(" in ")[-1].strip()
+            call = types.FunctionCall(name="get_weather", args={"city": city}, id=f"call_{city.lower()}")
+            yield LlmResponse(content=types.Content(role="model", parts=[types.Part(function_call=call)]))
+
+    return ScriptedModel()
+
+
+async def _record(questions: list[str]) -> list[Any]:
+    from google.adk.agents import Agent
+    from google.adk.runners import Runner
+    from google.adk.sessions import InMemorySessionService
+    from google.genai import types
+    from opentelemetry import trace
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": "weather_app"}))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace.set_tracer_provider(provider)
+
+    agent = Agent(name="weather_agent", model=_scripted_model(), instruction="Answer weather questions.", tools=[get_weather])
+    sessions = InMemorySessionService()
+    runner = Runner(app_name="weather_app", agent=agent, session_service=sessions)
+    session = await sessions.create_session(app_name="weather_app", user_id="demo_user")
+    tracer = trace.get_tracer("weather_app")
+    # One parent span per conversation, so both turns land in one trace (one trace = one eval case).
+    with tracer.start_as_current_span("conversation") as parent:
+        parent.set_attribute("agentgauge.eval_id", "weather_two_cities")
+        for question in questions:
+            message = types.Content(role="user", parts=[types.Part(text=question)])
+            async for _ in runner.run_async(user_id="demo_user", session_id=session.id, new_message=message):
+                pass
+    provider.force_flush()
+    return list(exporter.get_finished_spans())
+
+
+def main(argv: list[str]) -> None:
+    """Record the conversation and write the OTLP JSON file named on the command line."""
+    _configure(argv)
+    paths = [a for a in argv if not a.startswith("--")]
+    if len(paths) != 1:
+        sys.exit("usage: record_adk_trace.py OUT.otlp.json [--no-content] [--legacy]")
+    spans = asyncio.run(_record(["What is the weather in Paris?", "And in Tokyo?"]))
+    from _otlp_json import to_otlp_json  # beside this script
+
+    with open(paths[0], "w", encoding="utf-8") as handle:
+        json.dump(to_otlp_json(spans), handle, indent=1, ensure_ascii=False)
+        handle.write("\n")
+    print(f"wrote {paths[0]} ({len(spans)} spans)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
