@@ -28,7 +28,7 @@ from ._cases import (
 )
 from ._extract import CAPTURE_HINT, EVAL_ID_ATTRIBUTE, TraceConversation, extract_conversation, is_genai_trace
 from ._messages import ChatMessage, ToolCall, ToolResponse, input_messages, output_messages
-from ._read import load_traces, parse_traces, trace_files
+from ._read import load_traces, parse_spans, parse_traces, trace_files
 from ._spans import Span, SpanEvent, Trace, build_traces
 
 __all__ = [
@@ -52,6 +52,7 @@ __all__ = [
     "load_traces",
     "match_traces",
     "output_messages",
+    "parse_spans",
     "parse_traces",
     "read_conversations",
     "trace_eval_set",

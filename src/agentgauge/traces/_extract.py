@@ -254,26 +254,30 @@ def _tools(
                 if response.id:
                     responses.setdefault(response.id, response)
     out: list[Tool] = []
+    missing: list[str] = []
     seen_ids: set[str] = set()
     for call in requested:
         if call.id and call.id in seen_ids:
             continue  # cumulative outputs repeat earlier calls
         seen_ids.add(call.id)
         index = _match_span(call, from_spans, used)
-        arguments, result = call.arguments, None
+        arguments, result, recorded = call.arguments, None, False
         if index is not None:
             used[index] = True
             span_call = from_spans[index]
             if span_call.arguments not in (None, {}, "") and arguments in (None, {}, ""):
                 arguments = span_call.arguments
-            result = span_call.result
-        if result is None and call.id in responses:
-            result = _wrap_result(responses[call.id].response)
+            result, recorded = span_call.result, span_call.has_result
+        if not recorded and call.id in responses:
+            result, recorded = _wrap_result(responses[call.id].response), True
+        if not recorded:
+            missing.append(call.name)
         out.append(_tool(call.id, call.name, arguments, result))
     for index, span_call in enumerate(from_spans):
         if not used[index]:
+            if not span_call.has_result:
+                missing.append(span_call.name)
             out.append(_tool(span_call.id, span_call.name, span_call.arguments, span_call.result))
-    missing = [t.name for t in out if t.result is None]
     if missing and tool_spans:
         conversation.warnings.append(f"{where}: no result recorded for {', '.join(missing)}")
     return out
@@ -285,6 +289,7 @@ class _SpanCall:
     name: str
     arguments: Any
     result: Any
+    has_result: bool
 
 
 def _span_call(span: Span) -> _SpanCall:
@@ -298,11 +303,13 @@ def _span_call(span: Span) -> _SpanCall:
             arguments = parse_json_value(span.attributes[key])
             break
     result: Any = None
+    has_result = False
     for key in ("gcp.vertex.agent.tool_response", "gen_ai.tool.call.result", "trpc.go.agent.tool_response"):
         if key in span.attributes:
-            result = _wrap_result(parse_json_value(span.attributes[key]))
+            result, has_result = _wrap_result(parse_json_value(span.attributes[key])), True
             break
-    return _SpanCall(str(call_id) if call_id else "", name, {} if arguments in (None, "") else arguments, result)
+    arguments = {} if arguments in (None, "") else arguments
+    return _SpanCall(str(call_id) if call_id else "", name, arguments, result, has_result)
 
 
 def _wrap_result(value: Any) -> Any:

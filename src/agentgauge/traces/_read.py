@@ -1,6 +1,7 @@
 """Trace file readers: Jaeger JSON, OTLP JSON (with Tempo's ``batches`` / ``trace`` variants) and OTLP JSONL.
 
-Every reader returns :class:`~agentgauge.traces.Span` objects; :func:`load_traces` groups them into traces. Bad
+Every reader returns :class:`~agentgauge.traces.Span` objects; :func:`load_traces` groups them into traces (across
+all files of a directory, so a trace split over rotated files is one trace). Bad
 input raises :class:`~agentgauge.errors.InputError` naming the file and the JSON path (or line) of the problem.
 """
 
@@ -15,7 +16,7 @@ from typing import Any
 from ..errors import InputError
 from ._spans import Span, SpanEvent, Trace, build_traces
 
-__all__ = ["SKIPPED_SUFFIXES", "load_traces", "parse_traces", "trace_files"]
+__all__ = ["SKIPPED_SUFFIXES", "load_traces", "parse_spans", "parse_traces", "trace_files"]
 
 # Files a trace directory may hold beside the traces (eval sets, metrics, results): not read as traces.
 SKIPPED_SUFFIXES = (".evalset.json", ".metrics.json", ".evalset_result.json", "test_config.json", ".test.json")
@@ -43,14 +44,19 @@ def load_traces(path: str | os.PathLike[str]) -> list[Trace]:
     """Read every trace in a trace file or directory (see :func:`trace_files`), in file order."""
     from ..formats._jsonio import read_bytes
 
-    traces: list[Trace] = []
+    spans: list[Span] = []
     for file in trace_files(path):
-        traces.extend(parse_traces(read_bytes(file), source=str(file), jsonl=file.suffix == ".jsonl"))
-    return traces
+        spans.extend(parse_spans(read_bytes(file), source=str(file), jsonl=file.suffix == ".jsonl"))
+    return build_traces(spans)
 
 
 def parse_traces(data: bytes | str, *, source: str = "<input>", jsonl: bool | None = None) -> list[Trace]:
     """Parse trace file contents. ``jsonl=None`` detects JSON Lines (several JSON documents, one per line)."""
+    return build_traces(parse_spans(data, source=source, jsonl=jsonl), source)
+
+
+def parse_spans(data: bytes | str, *, source: str = "<input>", jsonl: bool | None = None) -> list[Span]:
+    """The spans of one trace file's contents (see :func:`parse_traces`), each tagged with ``source``."""
     from ..formats._jsonio import parse_json
 
     if isinstance(data, str):
@@ -65,7 +71,9 @@ def parse_traces(data: bytes | str, *, source: str = "<input>", jsonl: bool | No
         spans = _read_document(parse_json(data, source), source, "")
     if not spans:
         raise InputError("no spans found", file=source)
-    return build_traces(spans, source)
+    for span in spans:
+        span.source = source
+    return spans
 
 
 def _looks_like_jsonl(data: bytes) -> bool:

@@ -24,8 +24,8 @@ class Span:
 
     ``attributes`` hold the span's own attributes with OTLP values decoded to plain JSON values (arrays as lists,
     key/value lists as dicts); ``resource`` the attributes of the process or resource that emitted it (Jaeger
-    ``processes``, OTLP ``resource``); ``scope`` the instrumentation scope name. ``location`` says where the span
-    sits in its file (a JSON path or a line number) for error messages.
+    ``processes``, OTLP ``resource``); ``scope`` the instrumentation scope name. ``source`` names its file and
+    ``location`` where it sits in it (a JSON path or a line number), for messages.
     """
 
     trace_id: str
@@ -39,6 +39,7 @@ class Span:
     scope: str = ""
     events: list[SpanEvent] = field(default_factory=list)
     location: str = ""
+    source: str = ""
     parent: Span | None = field(default=None, repr=False)
     children: list[Span] = field(default_factory=list, repr=False)
 
@@ -96,8 +97,11 @@ def _start_key(span: Span) -> tuple[int, str]:
     return (span.start_ns, span.span_id)
 
 
-def build_traces(spans: list[Span], source: str) -> list[Trace]:
+def build_traces(spans: list[Span], source: str = "") -> list[Trace]:
     """Group spans by trace id (traces in order of first appearance) and link parents and children.
+
+    A trace's ``source`` is the file of its first span (else ``source``): spans of one trace may come from
+    several files (rotated exporter output).
 
     A span whose parent id is missing from the trace becomes a root; children and roots are sorted by start time.
     A span id seen twice keeps its first occurrence (exporters retry batches, so duplicates happen).
@@ -120,7 +124,8 @@ def build_traces(spans: list[Span], source: str) -> list[Trace]:
         for span in bucket.values():
             span.children.sort(key=_start_key)
         roots.sort(key=_start_key)
-        traces.append(Trace(trace_id, source, sorted(bucket.values(), key=_start_key), roots))
+        first = next(iter(bucket.values()))
+        traces.append(Trace(trace_id, first.source or source, sorted(bucket.values(), key=_start_key), roots))
     return traces
 
 
