@@ -77,7 +77,9 @@ async def _record(questions: list[str]) -> list[Any]:
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     trace.set_tracer_provider(provider)
 
-    agent = Agent(name="weather_agent", model=_scripted_model(), instruction="Answer weather questions.", tools=[get_weather])
+    agent = Agent(
+        name="weather_agent", model=_scripted_model(), instruction="Answer weather questions.", tools=[get_weather]
+    )
     sessions = InMemorySessionService()
     runner = Runner(app_name="weather_app", agent=agent, session_service=sessions)
     session = await sessions.create_session(app_name="weather_app", user_id="demo_user")

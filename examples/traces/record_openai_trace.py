@@ -91,7 +91,9 @@ def _record(questions: list[str]) -> list[Any]:
     OpenAIInstrumentor().instrument(tracer_provider=provider)
 
     client = openai.OpenAI(
-        api_key="not-needed", base_url="http://scripted.local/v1", http_client=httpx.Client(transport=httpx.MockTransport(_scripted_endpoint))
+        api_key="not-needed",
+        base_url="http://scripted.local/v1",
+        http_client=httpx.Client(transport=httpx.MockTransport(_scripted_endpoint)),
     )
     history: list[dict[str, Any]] = [{"role": "system", "content": "Answer weather questions."}]
     tracer = trace.get_tracer("weather_assistant")

@@ -11,7 +11,14 @@ import pytest
 
 from agentgauge.errors import InputError
 from agentgauge.model import Invocation
-from agentgauge.traces import CAPTURE_HINT, TraceConversation, extract_conversation, load_traces, parse_traces, read_conversations
+from agentgauge.traces import (
+    CAPTURE_HINT,
+    TraceConversation,
+    extract_conversation,
+    load_traces,
+    parse_traces,
+    read_conversations,
+)
 
 DATA = Path(__file__).parent / "data"
 AE = DATA / "agentevals"
@@ -150,7 +157,10 @@ def test_real_adk_legacy_schema_trace() -> None:
 
 def test_real_openai_instrumented_trace() -> None:
     conversation = _one(EXAMPLES / "openai_weather.otlp.jsonl")
-    assert [i.user_content.content for i in conversation.invocations] == ["What is the weather in Oslo?", "And in Lisbon?"]
+    assert [i.user_content.content for i in conversation.invocations] == [
+        "What is the weather in Oslo?",
+        "And in Lisbon?",
+    ]
     assert _tools(conversation.invocations[0]) == [
         ("get_weather", {"city": "Oslo"}, {"city": "Oslo", "forecast": "rainy", "temperature_c": 12})
     ]
@@ -212,7 +222,11 @@ def test_tool_span_without_llm_content_keeps_name_and_warns_about_user_text() ->
                 "0000000000000002",
                 "execute_tool lookup",
                 "0000000000000001",
-                **{"gen_ai.tool.name": "lookup", "gen_ai.tool.call.arguments": '{"q": 1}', "gen_ai.tool.call.result": "[1]"},
+                **{
+                    "gen_ai.tool.name": "lookup",
+                    "gen_ai.tool.call.arguments": '{"q": 1}',
+                    "gen_ai.tool.call.result": "[1]",
+                },
             ),
         )
     )
@@ -237,7 +251,10 @@ def test_user_text_uses_latest_user_message_and_ignores_tool_responses_in_user_r
             _span(
                 "0000000000000001",
                 "call_llm",
-                **{"gcp.vertex.agent.llm_request": json.dumps(request), "gcp.vertex.agent.llm_response": json.dumps(response)},
+                **{
+                    "gcp.vertex.agent.llm_request": json.dumps(request),
+                    "gcp.vertex.agent.llm_response": json.dumps(response),
+                },
             )
         )
     )

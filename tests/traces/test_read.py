@@ -18,7 +18,11 @@ HAND = DATA / "handmade"
 
 
 def _otlp(spans: list[dict[str, Any]], resource: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    return {"resourceSpans": [{"resource": {"attributes": resource or []}, "scopeSpans": [{"scope": {"name": "s"}, "spans": spans}]}]}
+    return {
+        "resourceSpans": [
+            {"resource": {"attributes": resource or []}, "scopeSpans": [{"scope": {"name": "s"}, "spans": spans}]}
+        ]
+    }
 
 
 def _span(span_id: str = "00000000000000a1", parent: str = "", **extra: Any) -> dict[str, Any]:
@@ -139,7 +143,8 @@ def test_directory_reads_trace_files_and_skips_eval_sets(tmp_path: Path) -> None
         ("", "empty file"),
         ("{oops", "invalid JSON"),
         ('{"foo": 1}', "not a trace export: found an object with keys foo"),
-        ('{"data": [{"traceID": "ab", "spans": [{"operationName": "x"}]}]}', "data[0].spans[0]: missing or invalid 'spanID'"),
+        ('{"data": [{"traceID": "ab", "spans": [{"operationName": "x"}]}]}',
+         "data[0].spans[0]: missing or invalid 'spanID'"),
         ('{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "zz!", "spanId": "01"}]}]}]}',
          "resourceSpans[0].scopeSpans[0].spans[0]: invalid 'traceId'"),
         ('{"resourceSpans": []}', "no spans found"),

@@ -149,7 +149,9 @@ def eval_command(
     traces: Annotated[
         Path | None, typer.Option("--traces", help="Score recorded traces (file or directory); see docs/traces.md.")
     ] = None,
-    eval_set: Annotated[str | None, typer.Option("--eval-set", help="With --traces: the eval set to compare with.")] = None,
+    eval_set: Annotated[
+        str | None, typer.Option("--eval-set", help="With --traces: the eval set to compare with.")
+    ] = None,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 

@@ -300,7 +300,9 @@ def _reference_free(
         )
     metrics = load_metrics(config)
     registry.validate_metrics(metrics, file=str(config))
-    needing = [m.metric_name for m in metrics if m.metric_name in registry and registry.info(m.metric_name).needs_expected]
+    needing = [
+        m.metric_name for m in metrics if m.metric_name in registry and registry.info(m.metric_name).needs_expected
+    ]
     if needing:
         raise InputError(
             f"metric(s) {', '.join(needing)} compare with expected data: give an eval set (--eval-set SET) or "

@@ -194,7 +194,11 @@ def _invocation(
         return any(id(a) in members and _is_tool(a) for a in span.ancestors())
 
     llms = sorted(
-        (s for s in spans if _is_llm(s) and not opaque(s) and not any(id(a) in members and _is_llm(a) for a in s.ancestors())),
+        (
+            s
+            for s in spans
+            if _is_llm(s) and not opaque(s) and not any(id(a) in members and _is_llm(a) for a in s.ancestors())
+        ),
         key=lambda s: s.start_ns,
     )
     tool_spans = sorted((s for s in spans if _is_tool(s) and not opaque(s)), key=lambda s: s.start_ns)

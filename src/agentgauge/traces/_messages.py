@@ -133,15 +133,11 @@ def _adk_content(content: Any, default_role: str = "") -> ChatMessage | None:
         call = _get(part, "function_call", "functionCall")
         if isinstance(call, dict):
             name = str(call.get("name", ""))
-            message.tool_calls.append(
-                ToolCall(str(call.get("id") or f"{name}_{index}"), name, call.get("args") or {})
-            )
+            message.tool_calls.append(ToolCall(str(call.get("id") or f"{name}_{index}"), name, call.get("args") or {}))
         response = _get(part, "function_response", "functionResponse")
         if isinstance(response, dict):
             name = str(response.get("name", ""))
-            message.tool_responses.append(
-                ToolResponse(str(response.get("id") or ""), name, response.get("response"))
-            )
+            message.tool_responses.append(ToolResponse(str(response.get("id") or ""), name, response.get("response")))
     message.text = "\n".join(texts)
     if message.tool_responses and message.role == "user":
         message.role = "tool"  # ADK sends function responses in user-role contents: they are not user turns
@@ -183,7 +179,7 @@ def _semconv_message(item: Any, default_role: str) -> ChatMessage | None:
                 _semconv_part(part, message, texts)
     for call in item.get("tool_calls") or item.get("toolCalls") or []:
         if isinstance(call, dict):
-            function = call.get("function") if isinstance(call.get("function"), dict) else call
+            function: dict[str, Any] = call["function"] if isinstance(call.get("function"), dict) else call
             message.tool_calls.append(
                 ToolCall(
                     str(call.get("id") or ""),
@@ -193,7 +189,9 @@ def _semconv_message(item: Any, default_role: str) -> ChatMessage | None:
             )
     call_id = item.get("tool_call_id") or item.get("toolCallId")
     if call_id and message.role == "tool":
-        message.tool_responses.append(ToolResponse(str(call_id), str(item.get("name", "")), _response("\n".join(texts))))
+        message.tool_responses.append(
+            ToolResponse(str(call_id), str(item.get("name", "")), _response("\n".join(texts)))
+        )
         texts = []
     message.text = "\n".join(t for t in texts if t)
     if message.tool_responses and message.role == "user" and not message.text:
@@ -205,8 +203,9 @@ def _semconv_part(part: Any, message: ChatMessage, texts: list[str]) -> None:
     if not isinstance(part, dict):
         return
     kind = part.get("type")
-    if kind in ("text", "input_text", "output_text", None) and isinstance(part.get("content", part.get("text")), str):
-        texts.append(part.get("content", part.get("text")))
+    text = part.get("content", part.get("text"))
+    if kind in ("text", "input_text", "output_text", None) and isinstance(text, str):
+        texts.append(text)
     elif kind in ("tool_call", "function_call", "tool_use"):
         message.tool_calls.append(
             ToolCall(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import os
 from pathlib import Path
 from typing import Any
@@ -65,10 +66,7 @@ def parse_spans(data: bytes | str, *, source: str = "<input>", jsonl: bool | Non
         raise InputError("empty file, expected a trace export (Jaeger JSON, OTLP JSON or OTLP JSONL)", file=source)
     if jsonl is None:
         jsonl = _looks_like_jsonl(data)
-    if jsonl:
-        spans = _read_jsonl(data, source)
-    else:
-        spans = _read_document(parse_json(data, source), source, "")
+    spans = _read_jsonl(data, source) if jsonl else _read_document(parse_json(data, source), source, "")
     if not spans:
         raise InputError("no spans found", file=source)
     for span in spans:
@@ -271,7 +269,9 @@ def _attributes(raw: Any, source: str, where: str) -> dict[str, Any]:
         flat: dict[str, Any] = {}
         _flatten("", raw, flat)
         return flat
-    raise InputError(f"attributes must be an array or an object, found {type(raw).__name__}", file=source, location=where)
+    raise InputError(
+        f"attributes must be an array or an object, found {type(raw).__name__}", file=source, location=where
+    )
 
 
 def _flatten(prefix: str, value: dict[str, Any], out: dict[str, Any]) -> None:
@@ -423,9 +423,7 @@ def _jaeger_tags(raw: Any, source: str, where: str) -> dict[str, Any]:
         elif kind == "bool" and isinstance(value, str):
             value = value.lower() == "true"
         elif kind == "binary" and isinstance(value, str):
-            try:
+            with contextlib.suppress(binascii.Error, ValueError):
                 value = base64.b64decode(value).decode("utf-8")
-            except (binascii.Error, ValueError):
-                pass
         out[tag["key"]] = value
     return out
