@@ -58,3 +58,17 @@ def to_otlp_json(spans: list[Any]) -> dict[str, Any]:
             }
         ]
     }
+
+
+def write_otlp(spans: list[Any], path: str) -> None:
+    """Write ``spans`` as OTLP JSON (``.json``: one export document) or OTLP JSONL (``.jsonl``: one export request
+    per span and line, like the OpenTelemetry Collector's file exporter)."""
+    import json
+
+    with open(path, "w", encoding="utf-8") as handle:
+        if path.endswith(".jsonl"):
+            for span in spans:
+                handle.write(json.dumps(to_otlp_json([span]), ensure_ascii=False) + "\n")
+        else:
+            json.dump(to_otlp_json(spans), handle, indent=1, ensure_ascii=False)
+            handle.write("\n")

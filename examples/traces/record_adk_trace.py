@@ -1,7 +1,7 @@
 """Record a real Google ADK trace (no API key): an ADK agent with a scripted model answers two weather questions,
-and the spans ADK emits are written as an OTLP JSON file.
+and the spans ADK emits are written as OTLP JSONL (``.jsonl``) or OTLP JSON (``.json``).
 
-    python examples/traces/record_adk_trace.py examples/traces/adk_weather.otlp.json
+    python examples/traces/record_adk_trace.py examples/traces/adk_weather.otlp.jsonl
 
 ADK 2.x telemetry (the default schema) records message content on spans only when
 OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY is set, which this script does before importing ADK.
@@ -13,7 +13,6 @@ Requires google-adk (``pip install 'agentgauge[adk]'``).
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 from collections.abc import AsyncGenerator
@@ -96,17 +95,16 @@ async def _record(questions: list[str]) -> list[Any]:
 
 
 def main(argv: list[str]) -> None:
-    """Record the conversation and write the OTLP JSON file named on the command line."""
+    """Record the conversation and write the file named on the command line (``.jsonl``: OTLP JSONL, else OTLP
+    JSON)."""
     _configure(argv)
     paths = [a for a in argv if not a.startswith("--")]
     if len(paths) != 1:
-        sys.exit("usage: record_adk_trace.py OUT.otlp.json [--no-content] [--legacy]")
-    spans = asyncio.run(_record(["What is the weather in Paris?", "And in Tokyo?"]))
-    from _otlp_json import to_otlp_json  # beside this script
+        sys.exit("usage: record_adk_trace.py OUT.otlp.jsonl|OUT.otlp.json [--no-content] [--legacy]")
+    from _otlp_json import write_otlp  # beside this script
 
-    with open(paths[0], "w", encoding="utf-8") as handle:
-        json.dump(to_otlp_json(spans), handle, indent=1, ensure_ascii=False)
-        handle.write("\n")
+    spans = asyncio.run(_record(["What is the weather in Paris?", "And in Tokyo?"]))
+    write_otlp(spans, paths[0])
     print(f"wrote {paths[0]} ({len(spans)} spans)")
 
 

@@ -115,17 +115,16 @@ def _record(questions: list[str]) -> list[Any]:
 
 
 def main(argv: list[str]) -> None:
-    """Record the conversation and write the OTLP JSONL file named on the command line."""
+    """Record the conversation and write the file named on the command line (``.jsonl``: OTLP JSONL, else OTLP
+    JSON)."""
     os.environ.setdefault("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "SPAN_ONLY")
     os.environ.setdefault("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
     if len(argv) != 1:
-        sys.exit("usage: record_openai_trace.py OUT.otlp.jsonl")
-    from _otlp_json import to_otlp_json  # beside this script
+        sys.exit("usage: record_openai_trace.py OUT.otlp.jsonl|OUT.otlp.json")
+    from _otlp_json import write_otlp  # beside this script
 
     spans = _record(["What is the weather in Oslo?", "And in Lisbon?"])
-    with open(argv[0], "w", encoding="utf-8") as handle:
-        for span in spans:
-            handle.write(json.dumps(to_otlp_json([span]), ensure_ascii=False) + "\n")
+    write_otlp(spans, argv[0])
     print(f"wrote {argv[0]} ({len(spans)} spans)")
 
 

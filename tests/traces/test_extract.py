@@ -133,7 +133,7 @@ def test_openllmetry_flattened_keys_and_event_messages() -> None:
 
 
 def test_real_adk2_trace_multi_turn_with_captured_content() -> None:
-    conversation = _one(EXAMPLES / "adk_weather.otlp.json")
+    conversation = _one(EXAMPLES / "adk_weather.otlp.jsonl")
     assert conversation.eval_id == "weather_two_cities"
     assert [i.user_content.content for i in conversation.invocations] == [
         "What is the weather in Paris?",

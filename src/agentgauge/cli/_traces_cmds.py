@@ -80,7 +80,7 @@ def _read(path: Path) -> Conversations:
 
 @traces_app.command(
     "show",
-    epilog="Examples:  agentgauge traces show examples/traces/adk_weather.otlp.json\n\n"
+    epilog="Examples:  agentgauge traces show examples/traces/adk_weather.otlp.jsonl\n\n"
     "           agentgauge traces show examples/traces/ --json",
 )
 def show(
@@ -115,7 +115,7 @@ def show(
 
 @traces_app.command(
     "to-evalset",
-    epilog="Example:  agentgauge traces to-evalset examples/traces/adk_weather.otlp.json weather_golden.evalset.json",
+    epilog="Example:  agentgauge traces to-evalset examples/traces/adk_weather.otlp.jsonl weather_golden.evalset.json",
 )
 def to_evalset(
     path: Annotated[Path, typer.Argument(help="A trace file or a directory of trace files.")],
