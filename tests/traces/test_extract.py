@@ -3,11 +3,14 @@ flattened keys, event-carried messages; sub-agent folding; missing content."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentgauge.errors import InputError
 from agentgauge.model import Invocation
@@ -25,6 +28,12 @@ AE = DATA / "agentevals"
 HAND = DATA / "handmade"
 RECORDED = DATA / "recorded"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "traces"
+_KEYS = ["role", "content", "parts", "type", "text", "tool_calls", "function", "name", "arguments", "id", "message",
+         "response", "contents", "function_call", "function_response", "args", "tool_call_id", "messages"]  # fmt: skip
+_ATTRS = ["gen_ai.input.messages", "gen_ai.output.messages", "gcp.vertex.agent.llm_request",
+          "gcp.vertex.agent.llm_response", "gen_ai.prompt.0.role", "gen_ai.prompt.0.content",
+          "gen_ai.completion.0.tool_calls.0.arguments", "gen_ai.tool.call.arguments", "gen_ai.tool.call.result",
+          "gen_ai.tool.name", "gcp.vertex.agent.tool_response"]  # fmt: skip
 
 
 def _one(path: Path) -> TraceConversation:
@@ -265,3 +274,61 @@ def test_user_text_uses_latest_user_message_and_ignores_tool_responses_in_user_r
 def test_load_traces_then_extract_each() -> None:
     conversations = [extract_conversation(t) for t in load_traces(AE / "helm.json")]
     assert conversations[0].first_user_text == "list all Helm releases"
+
+
+def test_trpc_otel_keys_win_and_choice_events_are_read() -> None:
+    otel_in = json.dumps([{"role": "user", "parts": [{"type": "text", "content": "from otel key"}]}])
+    [trace] = parse_traces(
+        _otlp(
+            _span(
+                "0000000000000001",
+                "chat m",
+                **{
+                    "gen_ai.operation.name": "chat",
+                    "gen_ai.input.messages": json.dumps([{"role": "user", "content": "framework shape"}]),
+                    "gen_ai.input.messages.otel": otel_in,
+                },
+            )
+            | {
+                "events": [
+                    {
+                        "name": "gen_ai.choice",
+                        "attributes": [
+                            {"key": "message", "value": {"stringValue": json.dumps({"content": "answer from event"})}}
+                        ],
+                    }
+                ]
+            }
+        )
+    )
+    [invocation] = extract_conversation(trace).invocations
+    assert invocation.user_content.content == "from otel key"
+    assert invocation.final_response is not None and invocation.final_response.content == "answer from event"
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(_KEYS), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(_ATTRS), _json, max_size=4),
+    st.sampled_from(["call_llm", "chat x", "execute_tool t"]),
+)
+def test_garbage_attributes_never_crash(attrs: dict[str, Any], name: str) -> None:
+    values = {k: (json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in attrs.items()}
+    span = {
+        "traceId": "ab" * 16,
+        "spanId": "0000000000000001",
+        "name": name,
+        "attributes": [
+            {"key": k, "value": {"stringValue": v} if isinstance(v, str) else {"intValue": 1}}
+            for k, v in values.items()
+        ],
+    }
+    [trace] = parse_traces(_otlp(span))
+    with contextlib.suppress(InputError):
+        extract_conversation(trace)

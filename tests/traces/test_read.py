@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentgauge.errors import InputError
-from agentgauge.traces import load_traces, parse_traces, trace_files
+from agentgauge.traces import extract_conversation, load_traces, parse_traces, trace_files
 
 DATA = Path(__file__).parent / "data"
 AE = DATA / "agentevals"
 HAND = DATA / "handmade"
+_FIELDS = ["resourceSpans", "batches", "trace", "scopeSpans", "instrumentationLibrarySpans", "spans", "data",
+           "traceID", "spanID", "traceId", "spanId", "parentSpanId", "name", "operationName", "references",
+           "refType", "tags", "key", "value", "type", "attributes", "events", "stringValue", "intValue",
+           "arrayValue", "kvlistValue", "values", "processes", "logs", "fields", "resource", "scope",
+           "startTimeUnixNano", "startTime", "duration"]  # fmt: skip
 
 
 def _otlp(spans: list[dict[str, Any]], resource: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -169,3 +177,54 @@ def test_missing_path_is_input_error(tmp_path: Path) -> None:
         load_traces(tmp_path / "nope.json")
     with pytest.raises(InputError, match="no trace files"):
         load_traces(tmp_path)
+
+
+_value = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(_FIELDS), inner, max_size=5),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_value)
+def test_fuzzed_documents_give_clean_errors_only(doc: Any) -> None:
+    for jsonl in (False, True):
+        try:
+            traces = parse_traces(json.dumps(doc), source="f.json", jsonl=jsonl)
+        except InputError as exc:
+            assert str(exc).startswith("f.json")
+            continue
+        for trace in traces:
+            with contextlib.suppress(InputError):
+                extract_conversation(trace)
+
+
+@pytest.mark.parametrize(
+    "span_extra",
+    [
+        {"attributes": [{"key": "x", "value": {"arrayValue": [1]}}]},
+        {"attributes": [{"key": "x", "value": {"kvlistValue": 3}}]},
+        {"events": 5},
+        {
+            "attributes": [
+                {"key": "gen_ai.input.messages", "value": {"stringValue": '[{"role": "user", "tool_calls": 7}]'}}
+            ]
+        },
+        {
+            "attributes": [
+                {"key": "gcp.vertex.agent.llm_request", "value": {"stringValue": '{"contents": [{"parts": 1}]}'}}
+            ]
+        },
+    ],
+)
+def test_malformed_values_inside_valid_files_do_not_crash(span_extra: dict[str, Any]) -> None:
+    [trace] = parse_traces(json.dumps(_otlp([_span(name="call_llm", **span_extra)])))
+    with contextlib.suppress(InputError):
+        extract_conversation(trace)
+
+
+def test_malformed_jaeger_lists_do_not_crash() -> None:
+    doc = {"data": [{"traceID": "ab", "processes": [], "spans": [{"spanID": "01", "references": 3, "logs": 4}]}]}
+    [trace] = parse_traces(json.dumps(doc))
+    assert trace.spans[0].parent_id == ""

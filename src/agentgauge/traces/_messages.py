@@ -75,6 +75,11 @@ _ROLES = {
 }
 
 
+def _items(value: Any) -> list[Any]:
+    """``value`` when it is a list, else no items (recorded payloads are not trusted to be well-formed)."""
+    return value if isinstance(value, list) else []
+
+
 def _role(value: Any) -> str:
     return _ROLES.get(str(value or "").lower(), "")
 
@@ -125,7 +130,7 @@ def _adk_content(content: Any, default_role: str = "") -> ChatMessage | None:
         return None
     message = ChatMessage(_role(content.get("role")) or default_role)
     texts = []
-    for index, part in enumerate(content.get("parts") or []):
+    for index, part in enumerate(_items(content.get("parts"))):
         if not isinstance(part, dict):
             continue
         if isinstance(part.get("text"), str) and not part.get("thought"):
@@ -177,7 +182,7 @@ def _semconv_message(item: Any, default_role: str) -> ChatMessage | None:
                 texts.append(part)
             else:
                 _semconv_part(part, message, texts)
-    for call in item.get("tool_calls") or item.get("toolCalls") or []:
+    for call in _items(item.get("tool_calls") or item.get("toolCalls")):
         if isinstance(call, dict):
             function: dict[str, Any] = call["function"] if isinstance(call.get("function"), dict) else call
             message.tool_calls.append(

@@ -198,7 +198,7 @@ def _otlp_span(raw: Any, resource: dict[str, Any], scope: str, source: str, wher
     if scope:
         attributes.setdefault("otel.scope.name", scope)
     events = []
-    for e_index, event in enumerate(raw.get("events") or []):
+    for e_index, event in enumerate(_items(raw.get("events"))):
         if isinstance(event, dict):
             events.append(
                 SpanEvent(
@@ -308,11 +308,12 @@ def any_value(value: Any) -> Any:
     if "boolValue" in value:
         return bool(value["boolValue"])
     if "arrayValue" in value:
-        items = (value["arrayValue"] or {}).get("values") or []
-        return [any_value(item) for item in items]
+        inner = value["arrayValue"]
+        return [any_value(item) for item in _items(inner.get("values") if isinstance(inner, dict) else inner)]
     if "kvlistValue" in value:
-        pairs = (value["kvlistValue"] or {}).get("values") or []
-        return {p.get("key"): any_value(p.get("value")) for p in pairs if isinstance(p, dict)}
+        inner = value["kvlistValue"]
+        pairs = _items(inner.get("values") if isinstance(inner, dict) else inner)
+        return {str(p.get("key")): any_value(p.get("value")) for p in pairs if isinstance(p, dict)}
     if "bytesValue" in value:
         try:
             decoded = base64.b64decode(value["bytesValue"])
@@ -320,6 +321,10 @@ def any_value(value: Any) -> Any:
         except (binascii.Error, ValueError, TypeError):
             return value["bytesValue"]
     return value
+
+
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _is_number(value: Any) -> bool:
@@ -350,7 +355,8 @@ def _read_jaeger_trace(trace: dict[str, Any], source: str, where: str) -> list[S
     if not isinstance(raw_spans, list):
         raise InputError("expected an array of spans", file=source, location=f"{where}.spans")
     processes: dict[str, dict[str, Any]] = {}
-    for pid, process in (trace.get("processes") or {}).items():
+    processes_doc = trace.get("processes")
+    for pid, process in (processes_doc if isinstance(processes_doc, dict) else {}).items():
         if isinstance(process, dict):
             resource = _jaeger_tags(process.get("tags"), source, f"{where}.processes.{pid}.tags")
             if isinstance(process.get("serviceName"), str):
@@ -367,7 +373,7 @@ def _read_jaeger_trace(trace: dict[str, Any], source: str, where: str) -> list[S
             if not isinstance(value, str) or not value:
                 raise InputError(f"missing or invalid {key!r} (expected a hex string)", file=source, location=s_where)
         parent_id = ""
-        for ref in raw.get("references") or []:
+        for ref in _items(raw.get("references")):
             if isinstance(ref, dict) and ref.get("refType") == "CHILD_OF" and isinstance(ref.get("spanID"), str):
                 parent_id = ref["spanID"].lower()
                 break
@@ -380,7 +386,7 @@ def _read_jaeger_trace(trace: dict[str, Any], source: str, where: str) -> list[S
                 _int(log.get("timestamp")) * 1000,
                 _jaeger_tags(log.get("fields"), source, s_where),
             )
-            for log in raw.get("logs") or []
+            for log in _items(raw.get("logs"))
             if isinstance(log, dict)
         ]
         start_us = _int(raw.get("startTime"))
