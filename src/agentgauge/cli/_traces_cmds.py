@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..model import EvalMetric, EvalSet, Invocation
     from ..traces import Conversations, TraceConversation
 
-__all__ = ["show", "to_evalset", "trace_runner", "traces_app"]
+__all__ = ["export", "show", "to_evalset", "trace_runner", "traces_app"]
 
 traces_app = typer.Typer(
     name="traces",
@@ -142,6 +142,55 @@ def to_evalset(
         eval_set = golden_eval_set(found.conversations, set_id)
         save_eval_set(eval_set, target, fmt="adk" if to == "adk" else "native")
     typer.echo(f"wrote {target} (eval set {set_id!r}, {len(eval_set.eval_cases)} cases from traces)")
+
+
+@traces_app.command(
+    "export",
+    epilog="Examples:  agentgauge traces export .agentgauge/results/app/RESULT.evalset_result.json --out spans.json\n\n"
+    "           agentgauge traces export RESULT.evalset_result.json --endpoint http://localhost:4318",
+)
+def export(
+    result_file: Annotated[Path, typer.Argument(help="A saved eval set result (any supported result format).")],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the spans as OTLP JSON (.jsonl: one line) to this file.")
+    ] = None,
+    endpoint: Annotated[
+        str | None,
+        typer.Option(
+            "--endpoint",
+            help="OTLP/HTTP endpoint to post the spans to (JSON encoding; '/v1/traces' is appended). Default: "
+            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT when --out is not given.",
+        ),
+    ] = None,
+    header: Annotated[
+        list[str] | None, typer.Option("--header", help="Extra HTTP header KEY=VALUE (repeatable).")
+    ] = None,
+) -> None:
+    """Send an evaluation result to a tracing backend as OpenTelemetry spans.
+
+    One trace per case (the evaluated trace itself for cases scored with 'eval --traces'), with a span per case,
+    invocation and metric carrying gen_ai.evaluation.name / score.value / score.label / explanation. Headers also
+    come from OTEL_EXPORTER_OTLP_HEADERS; their values are never printed.
+    """
+    from ..errors import AgentgaugeError
+    from ..traces import export_result, traces_endpoint
+    from ..traces._export import check_header
+
+    with input_errors_exit_2():
+        from ..formats import load_result
+
+        headers = dict(check_header(item) for item in header or [])
+        url = traces_endpoint(endpoint) if endpoint or out is None else None
+        if out is None and url is None:
+            fail_input("nothing to do: give --out FILE or --endpoint URL (or set OTEL_EXPORTER_OTLP_ENDPOINT)")
+        result = load_result(result_file)
+        try:
+            count = export_result(result, path=out, endpoint=url, headers=headers)
+        except AgentgaugeError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(1) from None
+    targets = [str(t) for t in (out, url) if t is not None]
+    typer.echo(f"exported {count} spans from {len(result.eval_case_results)} case result(s) to {' and '.join(targets)}")
 
 
 # --- eval --traces ----------------------------------------------------------------------------------------------

@@ -7,6 +7,8 @@ from Google ADK 1.x spans (``invoke_agent`` / ``call_llm`` / ``execute_tool``), 
 semantic conventions (``gen_ai.input.messages`` / ``gen_ai.output.messages``, parts- or content-based) and the
 older flattened ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` attributes. One trace is one conversation.
 
+:func:`export_result` goes the other way: an eval set result as OTLP spans with the GenAI evaluation attributes.
+
 Example::
 
     from agentgauge.traces import read_conversations, golden_eval_set
@@ -26,6 +28,7 @@ from ._cases import (
     read_conversations,
     trace_eval_set,
 )
+from ._export import TRACE_ID_KEY, export_result, result_to_otlp, traces_endpoint
 from ._extract import CAPTURE_HINT, EVAL_ID_ATTRIBUTE, TraceConversation, extract_conversation, is_genai_trace
 from ._messages import ChatMessage, ToolCall, ToolResponse, input_messages, output_messages
 from ._read import load_traces, parse_spans, parse_traces, trace_files
@@ -34,6 +37,7 @@ from ._spans import Span, SpanEvent, Trace, build_traces
 __all__ = [
     "CAPTURE_HINT",
     "EVAL_ID_ATTRIBUTE",
+    "TRACE_ID_KEY",
     "ChatMessage",
     "Conversations",
     "Span",
@@ -45,6 +49,7 @@ __all__ = [
     "TraceMatch",
     "TraceMatching",
     "build_traces",
+    "export_result",
     "extract_conversation",
     "golden_eval_set",
     "input_messages",
@@ -55,6 +60,8 @@ __all__ = [
     "parse_spans",
     "parse_traces",
     "read_conversations",
+    "result_to_otlp",
     "trace_eval_set",
     "trace_files",
+    "traces_endpoint",
 ]

@@ -6,7 +6,8 @@ import os
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from ..model import EvalCase, EvalSet, SessionInput
+from ..model import EvalCase, EvalSet, Invocation, SessionInput
+from ._export import TRACE_ID_KEY
 from ._extract import EVAL_ID_ATTRIBUTE, TraceConversation, extract_conversation, is_genai_trace
 from ._read import load_traces
 
@@ -175,7 +176,7 @@ def trace_eval_set(
                     update={
                         "eval_id": _unique(source.eval_id, taken),
                         "eval_mode": "trace",
-                        "actual_conversation": [inv.model_copy(deep=True) for inv in match.conversation.invocations],
+                        "actual_conversation": _actual(match.conversation),
                     },
                 )
             )
@@ -185,12 +186,24 @@ def trace_eval_set(
                 EvalCase(
                     eval_id=_case_id(conversation, taken),
                     eval_mode="trace",
-                    actual_conversation=[inv.model_copy(deep=True) for inv in conversation.invocations],
+                    actual_conversation=_actual(conversation),
                     session_input=_session_input(conversation),
                 )
             )
     description = golden.description if golden is not None else None
     return EvalSet(eval_set_id=eval_set_id, name=eval_set_id, description=description, eval_cases=cases)
+
+
+def _actual(conversation: TraceConversation) -> list[Invocation]:
+    """The trace's invocations, each tagged with the trace id (extra key ``traceId``, kept in results) so that
+    exported evaluation spans join the evaluated trace."""
+    out = []
+    for invocation in conversation.invocations:
+        copy = invocation.model_copy(deep=True)
+        if copy.__pydantic_extra__ is not None:
+            copy.__pydantic_extra__[TRACE_ID_KEY] = conversation.trace_id
+        out.append(copy)
+    return out
 
 
 def _unique(base: str, taken: set[str]) -> str:
