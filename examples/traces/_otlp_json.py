@@ -1,5 +1,5 @@
-"""Finished OpenTelemetry SDK spans as OTLP JSON (the shape ``agentgauge traces`` reads), used by the recording
-scripts in this folder."""
+"""Finished OpenTelemetry SDK spans (and log records) as OTLP JSON (the shape ``agentgauge traces`` reads), used
+by the recording scripts in this folder."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ def _value(value: Any) -> dict[str, Any]:
         return {"arrayValue": {"values": [_value(v) for v in value]}}
     if isinstance(value, bytes):
         return {"bytesValue": base64.b64encode(value).decode()}
+    if isinstance(value, dict):
+        return {"kvlistValue": {"values": [{"key": str(k), "value": _value(v)} for k, v in value.items()]}}
     return {"stringValue": str(value)}
 
 
@@ -72,3 +74,31 @@ def write_otlp(spans: list[Any], path: str) -> None:
         else:
             json.dump(to_otlp_json(spans), handle, indent=1, ensure_ascii=False)
             handle.write("\n")
+
+
+def logs_to_otlp_json(records: list[Any]) -> dict[str, Any]:
+    """Finished SDK log records as an OTLP JSON logs export (``resourceLogs`` / ``scopeLogs`` / ``logRecords``)."""
+    items = []
+    resource: Any = None
+    for readable in records:
+        resource = readable.resource
+        record = readable.log_record
+        item: dict[str, Any] = {
+            "timeUnixNano": str(record.timestamp or record.observed_timestamp or 0),
+            "traceId": format(record.trace_id or 0, "032x"),
+            "spanId": format(record.span_id or 0, "016x"),
+            "attributes": _attributes(record.attributes),
+        }
+        if record.event_name:
+            item["eventName"] = record.event_name
+        if record.body is not None:
+            item["body"] = _value(record.body)
+        items.append(item)
+    return {
+        "resourceLogs": [
+            {
+                "resource": {"attributes": _attributes(resource.attributes if resource else {})},
+                "scopeLogs": [{"scope": {"name": "gcp.vertex.agent"}, "logRecords": items}],
+            }
+        ]
+    }

@@ -5,8 +5,11 @@ and the spans ADK emits are written as OTLP JSONL (``.jsonl``) or OTLP JSON (``.
 
 ADK 2.x telemetry (the default schema) records message content on spans only when
 OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY is set, which this script does before importing ADK.
-``--no-content`` leaves it unset, to see what agentgauge says about such a trace. ``--legacy`` records ADK's
-legacy schema 1 (``call_llm`` spans with ``gcp.vertex.agent.llm_request``), as ADK 1.x does.
+``--no-content`` leaves it unset, to see what agentgauge says about such a trace. ``--logs LOGS.jsonl`` records
+with EVENT_ONLY instead: the spans carry no content and the messages go to OpenTelemetry log records, written to
+LOGS.jsonl (agentgauge merges them into their spans when both files are read, e.g. from one directory).
+``--legacy`` records ADK's legacy schema 1 (``call_llm`` spans with ``gcp.vertex.agent.llm_request``), as ADK 1.x
+does.
 Requires google-adk (``pip install 'agentgauge[adk]'``).
 """
 
@@ -20,7 +23,9 @@ from typing import Any
 
 
 def _configure(argv: list[str]) -> None:
-    if "--no-content" not in argv:
+    if "--logs" in argv:
+        os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "EVENT_ONLY"
+    elif "--no-content" not in argv:
         os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "SPAN_ONLY"
     if "--legacy" in argv:
         os.environ["ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN"] = "1"
@@ -60,12 +65,14 @@ def _scripted_model() -> Any:
     return ScriptedModel()
 
 
-async def _record(questions: list[str]) -> list[Any]:
+async def _record(questions: list[str]) -> tuple[list[Any], list[Any]]:
     from google.adk.agents import Agent
     from google.adk.runners import Runner
     from google.adk.sessions import InMemorySessionService
     from google.genai import types
-    from opentelemetry import trace
+    from opentelemetry import _logs, trace
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -75,6 +82,10 @@ async def _record(questions: list[str]) -> list[Any]:
     provider = TracerProvider(resource=Resource.create({"service.name": "weather_app"}))
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     trace.set_tracer_provider(provider)
+    log_exporter = InMemoryLogRecordExporter()
+    log_provider = LoggerProvider(resource=provider.resource)
+    log_provider.add_log_record_processor(SimpleLogRecordProcessor(log_exporter))
+    _logs.set_logger_provider(log_provider)
 
     agent = Agent(
         name="weather_agent", model=_scripted_model(), instruction="Answer weather questions.", tools=[get_weather]
@@ -91,21 +102,31 @@ async def _record(questions: list[str]) -> list[Any]:
             async for _ in runner.run_async(user_id="demo_user", session_id=session.id, new_message=message):
                 pass
     provider.force_flush()
-    return list(exporter.get_finished_spans())
+    log_provider.force_flush()
+    return list(exporter.get_finished_spans()), list(log_exporter.get_finished_logs())
 
 
 def main(argv: list[str]) -> None:
     """Record the conversation and write the file named on the command line (``.jsonl``: OTLP JSONL, else OTLP
     JSON)."""
     _configure(argv)
-    paths = [a for a in argv if not a.startswith("--")]
-    if len(paths) != 1:
-        sys.exit("usage: record_adk_trace.py OUT.otlp.jsonl|OUT.otlp.json [--no-content] [--legacy]")
-    from _otlp_json import write_otlp  # beside this script
+    logs_path = argv[argv.index("--logs") + 1] if "--logs" in argv and argv.index("--logs") + 1 < len(argv) else None
+    paths = [a for a in argv if not a.startswith("--") and a != logs_path]
+    if len(paths) != 1 or ("--logs" in argv and logs_path is None):
+        sys.exit(
+            "usage: record_adk_trace.py OUT.otlp.jsonl|OUT.otlp.json [--no-content] [--legacy] [--logs LOGS.jsonl]"
+        )
+    from _otlp_json import logs_to_otlp_json, write_otlp  # beside this script
 
-    spans = asyncio.run(_record(["What is the weather in Paris?", "And in Tokyo?"]))
+    spans, logs = asyncio.run(_record(["What is the weather in Paris?", "And in Tokyo?"]))
     write_otlp(spans, paths[0])
     print(f"wrote {paths[0]} ({len(spans)} spans)")
+    if logs_path is not None:
+        import json
+
+        with open(logs_path, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(logs_to_otlp_json(logs), ensure_ascii=False) + "\n")
+        print(f"wrote {logs_path} ({len(logs)} log records)")
 
 
 if __name__ == "__main__":

@@ -332,3 +332,28 @@ def test_garbage_attributes_never_crash(attrs: dict[str, Any], name: str) -> Non
     [trace] = parse_traces(_otlp(span))
     with contextlib.suppress(InputError):
         extract_conversation(trace)
+
+
+def test_adk_event_only_content_comes_from_log_records_read_with_the_spans() -> None:
+    folder = RECORDED / "adk_event_only"
+    conversation = _one(folder)  # spans.otlp.jsonl + logs.otlp.jsonl
+    assert [i.user_content.content for i in conversation.invocations] == [
+        "What is the weather in Paris?",
+        "And in Tokyo?",
+    ]
+    assert _tools(conversation.invocations[0]) == [
+        ("get_weather", {"city": "Paris"}, {"city": "Paris", "forecast": "sunny", "temperature_c": 21})
+    ]
+    assert conversation.invocations[1].final_response is not None
+    assert conversation.invocations[1].final_response.content == "It is sunny in Tokyo, 21 °C."
+    with pytest.raises(InputError, match="with EVENT_ONLY the content is in OpenTelemetry log records"):
+        read_conversations(folder / "spans.otlp.jsonl")
+    with pytest.raises(InputError, match="only log records found; give the trace file"):
+        read_conversations(folder / "logs.otlp.jsonl")
+
+
+def test_spans_and_log_records_in_one_jsonl_file_are_merged(tmp_path: Path) -> None:
+    folder = RECORDED / "adk_event_only"
+    both = tmp_path / "both.jsonl"
+    both.write_text((folder / "logs.otlp.jsonl").read_text() + (folder / "spans.otlp.jsonl").read_text())
+    assert len(_one(both).invocations) == 2

@@ -1,7 +1,8 @@
 """Recorded OpenTelemetry traces as agent conversations: read, inspect, turn into eval sets, score.
 
 Readers accept Jaeger JSON, OTLP JSON (also Grafana Tempo's ``batches`` and ``{"trace": ...}`` exports, and
-protobuf-JSON base64 ids) and OTLP JSONL (one span or one export request per line). Conversations are extracted
+protobuf-JSON base64 ids) and OTLP JSONL (one span or one export request per line); OTLP log records are merged
+into the spans they name. Conversations are extracted
 from Google ADK 1.x spans (``invoke_agent`` / ``call_llm`` / ``execute_tool``), ADK 2.x spans (``invoke_workflow``
 / ``invoke_agent`` / ``generate_content`` / ``execute_tool``, content captured on spans), OpenTelemetry GenAI
 semantic conventions (``gen_ai.input.messages`` / ``gen_ai.output.messages``, parts- or content-based) and the
@@ -31,7 +32,7 @@ from ._cases import (
 from ._export import TRACE_ID_KEY, export_result, result_to_otlp, traces_endpoint
 from ._extract import CAPTURE_HINT, EVAL_ID_ATTRIBUTE, TraceConversation, extract_conversation, is_genai_trace
 from ._messages import ChatMessage, ToolCall, ToolResponse, input_messages, output_messages
-from ._read import load_traces, parse_spans, parse_traces, trace_files
+from ._read import load_traces, merge_log_records, parse_spans, parse_traces, trace_files
 from ._spans import Span, SpanEvent, Trace, build_traces
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "is_genai_trace",
     "load_traces",
     "match_traces",
+    "merge_log_records",
     "output_messages",
     "parse_spans",
     "parse_traces",

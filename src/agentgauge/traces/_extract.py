@@ -32,7 +32,9 @@ __all__ = ["CAPTURE_HINT", "EVAL_ID_ATTRIBUTE", "TraceConversation", "extract_co
 CAPTURE_HINT = (
     "the spans carry no message content. Google ADK 2.x records content only when "
     "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (or SPAN_AND_EVENT) is set, or with the legacy "
-    "schema ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1; other instrumentations have their own content-capture switch "
+    "schema ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1 (with EVENT_ONLY the content is in OpenTelemetry log records: "
+    "give their OTLP JSON export together with the spans, e.g. in one directory); other instrumentations have "
+    "their own content-capture switch "
     "(e.g. OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true for the OpenAI instrumentor)"
 )
 

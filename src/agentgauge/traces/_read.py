@@ -1,4 +1,5 @@
-"""Trace file readers: Jaeger JSON, OTLP JSON (with Tempo's ``batches`` / ``trace`` variants) and OTLP JSONL.
+"""Trace file readers: Jaeger JSON, OTLP JSON (with Tempo's ``batches`` / ``trace`` variants) and OTLP JSONL, plus
+OTLP JSON log records (content recorded as events, merged into their spans).
 
 Every reader returns :class:`~agentgauge.traces.Span` objects; :func:`load_traces` groups them into traces (across
 all files of a directory, so a trace split over rotated files is one trace). Bad
@@ -17,7 +18,7 @@ from typing import Any
 from ..errors import InputError
 from ._spans import Span, SpanEvent, Trace, build_traces
 
-__all__ = ["SKIPPED_SUFFIXES", "load_traces", "parse_spans", "parse_traces", "trace_files"]
+__all__ = ["SKIPPED_SUFFIXES", "load_traces", "merge_log_records", "parse_spans", "parse_traces", "trace_files"]
 
 # Files a trace directory may hold beside the traces (eval sets, metrics, results): not read as traces.
 SKIPPED_SUFFIXES = (".evalset.json", ".metrics.json", ".evalset_result.json", "test_config.json", ".test.json")
@@ -47,8 +48,8 @@ def load_traces(path: str | os.PathLike[str]) -> list[Trace]:
 
     spans: list[Span] = []
     for file in trace_files(path):
-        spans.extend(parse_spans(read_bytes(file), source=str(file), jsonl=file.suffix == ".jsonl"))
-    return build_traces(spans)
+        spans.extend(parse_spans(read_bytes(file), source=str(file), jsonl=file.suffix == ".jsonl", merge_logs=False))
+    return build_traces(merge_log_records(spans, str(path)))
 
 
 def parse_traces(data: bytes | str, *, source: str = "<input>", jsonl: bool | None = None) -> list[Trace]:
@@ -56,8 +57,14 @@ def parse_traces(data: bytes | str, *, source: str = "<input>", jsonl: bool | No
     return build_traces(parse_spans(data, source=source, jsonl=jsonl), source)
 
 
-def parse_spans(data: bytes | str, *, source: str = "<input>", jsonl: bool | None = None) -> list[Span]:
-    """The spans of one trace file's contents (see :func:`parse_traces`), each tagged with ``source``."""
+def parse_spans(
+    data: bytes | str, *, source: str = "<input>", jsonl: bool | None = None, merge_logs: bool = True
+) -> list[Span]:
+    """The spans of one trace file's contents (see :func:`parse_traces`), each tagged with ``source``.
+
+    OTLP log records (``resourceLogs``) become events of the span they name; ``merge_logs=False`` returns them
+    as marker spans (name :data:`LOG_RECORD`) for :func:`merge_log_records` to attach later (logs and spans are
+    often exported to different files)."""
     from ..formats._jsonio import parse_json
 
     if isinstance(data, str):
@@ -71,7 +78,62 @@ def parse_spans(data: bytes | str, *, source: str = "<input>", jsonl: bool | Non
         raise InputError("no spans found", file=source)
     for span in spans:
         span.source = source
-    return spans
+    return merge_log_records(spans, source) if merge_logs else spans
+
+
+LOG_RECORD = "\x00log-record"
+
+
+def merge_log_records(spans: list[Span], source: str) -> list[Span]:
+    """Attach each log record (a marker span from :func:`_read_otlp_logs`) to its span as a :class:`SpanEvent`;
+    records whose span is absent are dropped. Raises when only log records were found."""
+    logs = [s for s in spans if s.name == LOG_RECORD]
+    if not logs:
+        return spans
+    real = [s for s in spans if s.name != LOG_RECORD]
+    if not real:
+        raise InputError("only log records found; give the trace file (spans) as well", file=source)
+    by_id = {(s.trace_id, s.span_id): s for s in real}
+    for record in logs:
+        target = by_id.get((record.trace_id, record.span_id))
+        if target is not None:
+            target.events.extend(record.events)
+    return real
+
+
+def _read_otlp_logs(batches: list[Any], source: str, where: str) -> list[Span]:
+    """OTLP log records as marker spans carrying one event: the event name (``eventName`` or the ``event.name``
+    attribute), the record's attributes and its body (a key/value body is merged into the attributes)."""
+    records: list[Span] = []
+    for b_index, batch in enumerate(_items(batches)):
+        if not isinstance(batch, dict):
+            continue
+        for s_key in ("scopeLogs", "scope_logs", "instrumentationLibraryLogs"):
+            for g_index, group in enumerate(_items(batch.get(s_key))):
+                if not isinstance(group, dict):
+                    continue
+                for r_index, raw in enumerate(_items(group.get("logRecords") or group.get("log_records"))):
+                    r_where = f"{where}[{b_index}].{s_key}[{g_index}].logRecords[{r_index}]"
+                    if not isinstance(raw, dict) or not raw.get("traceId") or not raw.get("spanId"):
+                        continue  # a log record outside any span cannot be placed
+                    attributes = _attributes(raw.get("attributes"), source, r_where)
+                    body = any_value(raw.get("body"))
+                    if isinstance(body, dict):
+                        attributes = {**body, **attributes}
+                    elif body is not None:
+                        attributes.setdefault("body", body)
+                    name = raw.get("eventName") or attributes.get("event.name") or ""
+                    records.append(
+                        Span(
+                            trace_id=_hex_id(raw.get("traceId"), 16, "traceId", source, r_where),
+                            span_id=_hex_id(raw.get("spanId"), 8, "spanId", source, r_where),
+                            parent_id="",
+                            name=LOG_RECORD,
+                            events=[SpanEvent(str(name), _int(raw.get("timeUnixNano")), attributes)],
+                            location=r_where,
+                        )
+                    )
+    return records
 
 
 def _looks_like_jsonl(data: bytes) -> bool:
@@ -113,6 +175,8 @@ def _read_document(doc: Any, source: str, where: str) -> list[Span]:
     otlp = _otlp_root(doc)
     if otlp is not None:
         key, batches, prefix = otlp
+        if key in ("resourceLogs", "resource_logs"):
+            return _read_otlp_logs(batches, source, _join(where, key))
         return _read_otlp(batches, source, _join(where, prefix + key))
     if isinstance(doc.get("data"), list):
         return _read_jaeger_traces(doc["data"], source, _join(where, "data"))
@@ -140,7 +204,7 @@ def _unrecognised(doc: Any, source: str, where: str) -> InputError:
 
 def _otlp_root(doc: dict[str, Any]) -> tuple[str, list[Any], str] | None:
     """``(key, batches, prefix)`` for an OTLP export (also snake_case and Tempo's ``{"trace": {...}}`` wrapper)."""
-    for key in ("resourceSpans", "resource_spans", "batches"):
+    for key in ("resourceSpans", "resource_spans", "batches", "resourceLogs", "resource_logs"):
         if isinstance(doc.get(key), list):
             return key, doc[key], ""
     inner = doc.get("trace")
