@@ -8,8 +8,9 @@ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY is set, which this 
 ``--no-content`` leaves it unset, to see what agentgauge says about such a trace. ``--logs LOGS.jsonl`` records
 with EVENT_ONLY instead: the spans carry no content and the messages go to OpenTelemetry log records, written to
 LOGS.jsonl (agentgauge merges them into their spans when both files are read, e.g. from one directory).
-``--legacy`` records ADK's legacy schema 1 (``call_llm`` spans with ``gcp.vertex.agent.llm_request``), as ADK 1.x
-does.
+``--per-turn`` leaves out the parent span, so each turn is its own trace (as ADK writes them by default; group them
+with ``--by-session``). ``--legacy`` records ADK's legacy schema 1 (``call_llm`` spans with
+``gcp.vertex.agent.llm_request``), as ADK 1.x does.
 Requires google-adk (``pip install 'agentgauge[adk]'``).
 """
 
@@ -19,6 +20,7 @@ import asyncio
 import os
 import sys
 from collections.abc import AsyncGenerator
+from contextlib import nullcontext
 from typing import Any
 
 
@@ -65,7 +67,7 @@ def _scripted_model() -> Any:
     return ScriptedModel()
 
 
-async def _record(questions: list[str]) -> tuple[list[Any], list[Any]]:
+async def _record(questions: list[str], per_turn: bool = False) -> tuple[list[Any], list[Any]]:
     from google.adk.agents import Agent
     from google.adk.runners import Runner
     from google.adk.sessions import InMemorySessionService
@@ -95,8 +97,10 @@ async def _record(questions: list[str]) -> tuple[list[Any], list[Any]]:
     session = await sessions.create_session(app_name="weather_app", user_id="demo_user")
     tracer = trace.get_tracer("weather_app")
     # One parent span per conversation, so both turns land in one trace (one trace = one eval case).
-    with tracer.start_as_current_span("conversation") as parent:
-        parent.set_attribute("agentgauge.eval_id", "weather_two_cities")
+    parent_span = nullcontext() if per_turn else tracer.start_as_current_span("conversation")
+    with parent_span as parent:
+        if parent is not None:
+            parent.set_attribute("agentgauge.eval_id", "weather_two_cities")
         for question in questions:
             message = types.Content(role="user", parts=[types.Part(text=question)])
             async for _ in runner.run_async(user_id="demo_user", session_id=session.id, new_message=message):
@@ -118,7 +122,8 @@ def main(argv: list[str]) -> None:
         )
     from _otlp_json import logs_to_otlp_json, write_otlp  # beside this script
 
-    spans, logs = asyncio.run(_record(["What is the weather in Paris?", "And in Tokyo?"]))
+    questions = ["What is the weather in Paris?", "And in Tokyo?"]
+    spans, logs = asyncio.run(_record(questions, per_turn="--per-turn" in argv))
     write_otlp(spans, paths[0])
     print(f"wrote {paths[0]} ({len(spans)} spans)")
     if logs_path is not None:

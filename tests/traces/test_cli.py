@@ -198,7 +198,7 @@ def test_reference_free_run_scores_each_trace_as_its_own_case(
 def test_eval_set_option_without_traces_and_extra_arguments_are_refused() -> None:
     result = _run("eval", "--eval-set", AE / "eval_set_helm.json")
     assert result.exit_code == 2
-    assert "--eval-set is only used with --traces" in result.output
+    assert "--eval-set and --by-session are only used with --traces" in result.output
     result = _run("eval", "--traces", AE / "helm.json", "agent.py", AE / "eval_set_helm.json")
     assert result.exit_code == 2
     assert "with --traces give at most one eval set" in result.output
@@ -278,3 +278,32 @@ def test_to_evalset_refuses_bad_format_and_writes_nothing_on_error(tmp_path: Pat
     result = _run("traces", "to-evalset", RECORDED / "adk_no_content.otlp.json", out)
     assert result.exit_code == 2
     assert not out.exists()
+
+
+def test_one_trace_per_turn_grouped_by_session(tmp_path: Path) -> None:
+    per_turn = RECORDED / "adk_per_turn.otlp.jsonl"  # ADK without a parent span: one trace per user turn
+    plain = _run("traces", "show", per_turn)
+    assert plain.exit_code == 0
+    assert plain.output.count("1 invocation(s)") == 2
+    grouped = _run("traces", "show", per_turn, "--by-session")
+    assert grouped.exit_code == 0
+    first = grouped.output.splitlines()[0]
+    assert first.startswith("traces be7f72a23fdb3651a27ac9c454386ee6, 30d3eb023238ab2e3ba8f7cf82d585e2 (")
+    assert "2 invocation(s), session dc05dab0-2b99-4daa-b6f5-3c9c9eaeedf4" in first
+    golden = f"{EXAMPLES / 'weather.evalset.json'}:weather_two_cities"
+    # Per trace, the second turn starts with a question no case starts with: an error, not a silent pairing.
+    assert _run("eval", "--traces", per_turn, "--eval-set", EXAMPLES / "weather.evalset.json").exit_code == 2
+    result = _run(
+        "eval", "--traces", per_turn, "--by-session", "--eval-set", golden, "--output-dir", tmp_path, "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert _scores(document) == {
+        "weather_two_cities": {"tool_trajectory_avg_score": (1.0, "passed"), "response_match_score": (1.0, "passed")}
+    }
+    per_invocation = document["evalCaseResults"][0]["evalMetricResultPerInvocation"]
+    assert [p["actualInvocation"]["traceId"] for p in per_invocation] == [
+        "be7f72a23fdb3651a27ac9c454386ee6",
+        "30d3eb023238ab2e3ba8f7cf82d585e2",
+    ]
+    assert _run("eval", "--by-session", golden).exit_code == 2

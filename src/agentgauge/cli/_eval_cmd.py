@@ -152,6 +152,9 @@ def eval_command(
     eval_set: Annotated[
         str | None, typer.Option("--eval-set", help="With --traces: the eval set to compare with.")
     ] = None,
+    by_session: Annotated[
+        bool, typer.Option("--by-session", help="With --traces: traces sharing a session id form one conversation.")
+    ] = False,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 
@@ -181,10 +184,10 @@ def eval_command(
     junit, html, markdown = (p.absolute() if p is not None else None for p in (junit, html, markdown))
     console = Console(stderr=json_out, soft_wrap=False)
     runner = _run
-    if traces is not None or eval_set is not None:
+    if traces is not None or eval_set is not None or by_session:
         from ._traces_cmds import trace_runner
 
-        runner = trace_runner(traces, eval_set)
+        runner = trace_runner(traces, eval_set, by_session)
     with stdout_reserved(json_out) as stdout, input_errors_exit_2():
         from .._fileio import check_output_targets
 

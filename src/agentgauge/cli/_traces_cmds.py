@@ -51,7 +51,9 @@ def _conversation_lines(conversation: TraceConversation) -> list[str]:
     ):
         if value:
             facts.append(f"{label} {value}")
-    lines = [f"trace {conversation.trace_id} ({conversation.source}): {', '.join(facts)}"]
+    ids = list(dict.fromkeys(conversation.trace_ids)) or [conversation.trace_id]
+    label = f"trace {ids[0]}" if len(ids) == 1 else f"traces {', '.join(ids)}"
+    lines = [f"{label} ({conversation.source}): {', '.join(facts)}"]
     for number, invocation in enumerate(conversation.invocations, start=1):
         lines.extend(_invocation_lines(number, invocation))
     lines.extend(f"  warning: {warning}" for warning in conversation.warnings)
@@ -69,10 +71,13 @@ def _invocation_lines(number: int, invocation: Invocation) -> list[str]:
     return lines
 
 
-def _read(path: Path) -> Conversations:
+_BY_SESSION_HELP = "Traces sharing a session id (gen_ai.conversation.id) form one conversation (one trace per turn)."
+
+
+def _read(path: Path, by_session: bool = False) -> Conversations:
     from ..traces import read_conversations
 
-    found = read_conversations(path)
+    found = read_conversations(path, by_session=by_session)
     for note in found.skipped:
         typer.echo(f"note: skipped {note}", err=True)
     return found
@@ -86,6 +91,7 @@ def _read(path: Path) -> Conversations:
 def show(
     path: Annotated[Path, typer.Argument(help="A trace file (Jaeger JSON, OTLP JSON/JSONL) or a directory of them.")],
     json_out: Annotated[bool, typer.Option("--json", help="Print the conversations as JSON.")] = False,
+    by_session: Annotated[bool, typer.Option("--by-session", help=_BY_SESSION_HELP)] = False,
 ) -> None:
     """Print the invocations extracted from each trace: user message, tool calls, answers.
 
@@ -93,7 +99,7 @@ def show(
     read or a trace holds no message content.
     """
     with input_errors_exit_2():
-        found = _read(path)
+        found = _read(path, by_session)
     if json_out:
         documents = [
             {
@@ -103,6 +109,7 @@ def show(
                 **({"sessionId": c.session_id} if c.session_id else {}),
                 **({"appName": c.app_name} if c.app_name else {}),
                 "invocations": [inv.model_dump(mode="json", by_alias=True) for inv in c.invocations],
+                "traceIds": sorted(set(c.trace_ids)),
                 "warnings": c.warnings,
             }
             for c in found.conversations
@@ -124,6 +131,7 @@ def to_evalset(
         str | None, typer.Option("--eval-set-id", help="Eval set id (default: the output file name).")
     ] = None,
     to: Annotated[str, typer.Option("--to", help="Output format: 'native' (camelCase) or 'adk'.")] = "native",
+    by_session: Annotated[bool, typer.Option("--by-session", help=_BY_SESSION_HELP)] = False,
 ) -> None:
     """Turn recorded traces into an eval set: one case per trace, its conversation as the expected one.
 
@@ -137,7 +145,7 @@ def to_evalset(
         from ..storage import check_segment
         from ..traces import golden_eval_set
 
-        found = _read(path)
+        found = _read(path, by_session)
         set_id = check_segment(eval_set_id or default_id_for(str(target)), "eval set id")
         eval_set = golden_eval_set(found.conversations, set_id)
         save_eval_set(eval_set, target, fmt="adk" if to == "adk" else "native")
@@ -196,7 +204,9 @@ def export(
 # --- eval --traces ----------------------------------------------------------------------------------------------
 
 
-def trace_runner(traces: Path | None, eval_set: str | None) -> Callable[..., list[EvaluationResult]]:
+def trace_runner(
+    traces: Path | None, eval_set: str | None, by_session: bool = False
+) -> Callable[..., list[EvaluationResult]]:
     """The ``eval --traces`` replacement for ``eval``'s runner: same keyword arguments, same outcome type, so
     reports, ``--json`` and exit codes are exactly those of ``eval``.
 
@@ -218,7 +228,9 @@ def trace_runner(traces: Path | None, eval_set: str | None) -> Callable[..., lis
         from ..errors import InputError
 
         if traces is None:
-            raise InputError("--eval-set is only used with --traces (give eval sets as arguments otherwise)")
+            raise InputError(
+                "--eval-set and --by-session are only used with --traces (give eval sets as arguments otherwise)"
+            )
         specs = [*args, *([eval_set] if eval_set else [])]
         if len(specs) > 1:
             raise InputError(
@@ -228,6 +240,7 @@ def trace_runner(traces: Path | None, eval_set: str | None) -> Callable[..., lis
         return _evaluate_traces(
             traces,
             specs[0] if specs else None,
+            by_session=by_session,
             config=config,
             num_runs=num_runs,
             parallelism=parallelism,
@@ -244,6 +257,7 @@ def _evaluate_traces(
     traces: Path,
     set_spec: str | None,
     *,
+    by_session: bool,
     config: Path | None,
     num_runs: int,
     parallelism: int,
@@ -260,7 +274,7 @@ def _evaluate_traces(
     from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager, check_segment
 
     registry = Registry(judge_settings=JudgeSettings(cache_dir=None if no_cache else output_dir / ".judge_cache"))
-    found = _read(traces)
+    found = _read(traces, by_session)
     if set_spec is not None:
         eval_set, metrics, metrics_source = _against_eval_set(found.conversations, set_spec, config, console)
     else:

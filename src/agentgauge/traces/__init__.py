@@ -26,6 +26,7 @@ from ._cases import (
     TraceMatching,
     golden_eval_set,
     match_traces,
+    merge_by_session,
     read_conversations,
     trace_eval_set,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "is_genai_trace",
     "load_traces",
     "match_traces",
+    "merge_by_session",
     "merge_log_records",
     "output_messages",
     "parse_spans",

@@ -17,6 +17,7 @@ __all__ = [
     "TraceMatching",
     "golden_eval_set",
     "match_traces",
+    "merge_by_session",
     "read_conversations",
     "trace_eval_set",
 ]
@@ -30,11 +31,13 @@ class Conversations:
     skipped: list[str] = field(default_factory=list)
 
 
-def read_conversations(path: str | os.PathLike[str]) -> Conversations:
+def read_conversations(path: str | os.PathLike[str], *, by_session: bool = False) -> Conversations:
     """Read every trace at ``path`` (file or directory) and extract its conversation.
 
     Traces without any agent, LLM or tool span (HTTP-only traces in an export) are skipped and listed in
-    ``skipped``; a file with no conversation at all is an :class:`~agentgauge.errors.InputError`.
+    ``skipped``; a file with no conversation at all is an :class:`~agentgauge.errors.InputError`. With
+    ``by_session``, traces sharing a session id (``gen_ai.conversation.id``) form one conversation, their
+    invocations in time order (frameworks that write one trace per user turn, such as Google ADK).
     """
     traces = load_traces(path)
     out = Conversations([])
@@ -43,11 +46,41 @@ def read_conversations(path: str | os.PathLike[str]) -> Conversations:
             out.skipped.append(f"{trace.source}: trace {trace.trace_id}: no agent, LLM or tool spans")
             continue
         out.conversations.append(extract_conversation(trace))
+    if by_session:
+        out.conversations = merge_by_session(out.conversations)
     if not out.conversations:
         raise InputError(
             f"no agent conversation found in {len(traces)} trace(s): no agent, LLM or tool spans", file=os.fspath(path)
         )
     return out
+
+
+def merge_by_session(conversations: list[TraceConversation]) -> list[TraceConversation]:
+    """Conversations with the same non-empty session id merged into the first of them (invocations sorted by
+    time); conversations without a session id stay as they are."""
+    merged: list[TraceConversation] = []
+    by_session: dict[str, TraceConversation] = {}
+    for conversation in conversations:
+        first = by_session.get(conversation.session_id) if conversation.session_id else None
+        if first is None:
+            if conversation.session_id:
+                by_session[conversation.session_id] = conversation
+            merged.append(conversation)
+            continue
+        first.invocations.extend(conversation.invocations)
+        first.trace_ids.extend(conversation.trace_ids)
+        first.warnings.extend(conversation.warnings)
+        first.eval_id = first.eval_id or conversation.eval_id
+        first.app_name = first.app_name or conversation.app_name
+        first.user_id = first.user_id or conversation.user_id
+    for conversation in merged:
+        order = sorted(
+            range(len(conversation.invocations)),
+            key=lambda i: conversation.invocations[i].creation_timestamp or 0.0,
+        )
+        conversation.invocations = [conversation.invocations[i] for i in order]
+        conversation.trace_ids = [conversation.trace_ids[i] for i in order]
+    return merged
 
 
 def _case_id(conversation: TraceConversation, taken: set[str]) -> str:
@@ -198,10 +231,13 @@ def _actual(conversation: TraceConversation) -> list[Invocation]:
     """The trace's invocations, each tagged with the trace id (extra key ``traceId``, kept in results) so that
     exported evaluation spans join the evaluated trace."""
     out = []
-    for invocation in conversation.invocations:
+    for index, invocation in enumerate(conversation.invocations):
         copy = invocation.model_copy(deep=True)
         if copy.__pydantic_extra__ is not None:
-            copy.__pydantic_extra__[TRACE_ID_KEY] = conversation.trace_id
+            trace_ids = conversation.trace_ids
+            copy.__pydantic_extra__[TRACE_ID_KEY] = (
+                trace_ids[index] if index < len(trace_ids) else conversation.trace_id
+            )
         out.append(copy)
     return out
 

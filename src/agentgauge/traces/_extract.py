@@ -58,6 +58,8 @@ class TraceConversation:
     app_name: str = ""
     user_id: str = ""
     warnings: list[str] = field(default_factory=list)
+    trace_ids: list[str] = field(default_factory=list)
+    """The trace each invocation came from (several when traces were merged by session)."""
 
     @property
     def first_user_text(self) -> str:
@@ -124,6 +126,7 @@ def extract_conversation(trace: Trace) -> TraceConversation:
     for number, (anchor, spans) in enumerate(turns, start=1):
         conversation.invocations.append(_invocation(anchor, spans, trace, f"{where}, turn {number}", conversation))
     _identify(trace, conversation)
+    conversation.trace_ids = [trace.trace_id] * len(conversation.invocations)
     return conversation
 
 
