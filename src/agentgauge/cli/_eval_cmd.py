@@ -104,14 +104,14 @@ def _progress(console: Console, total_label: str) -> tuple[Any, Any]:
 @app.command("eval")
 def eval_command(
     targets: Annotated[
-        list[str],
+        list[str] | None,
         typer.Argument(
             metavar="[AGENT] EVAL_SET[:case1,case2]...",
             help="AGENT is path/to/agent.py, an ADK agent directory or "
             "package.module:attribute (optional when every selected case is in trace mode).",
             show_default=False,
         ),
-    ],
+    ] = None,
     config: Annotated[
         Path | None,
         typer.Option(
@@ -146,6 +146,15 @@ def eval_command(
     html: Annotated[Path | None, typer.Option("--html", help="Also write a self-contained HTML report.")] = None,
     markdown: Annotated[Path | None, typer.Option("--markdown", help="Also write a Markdown summary.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the judge answer cache.")] = False,
+    traces: Annotated[
+        Path | None, typer.Option("--traces", help="Score recorded traces (file or directory); see docs/traces.md.")
+    ] = None,
+    eval_set: Annotated[
+        str | None, typer.Option("--eval-set", help="With --traces: the eval set to compare with.")
+    ] = None,
+    by_session: Annotated[
+        bool, typer.Option("--by-session", help="With --traces: traces sharing a session id form one conversation.")
+    ] = False,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 
@@ -174,12 +183,17 @@ def eval_command(
     output_dir = output_dir.absolute()
     junit, html, markdown = (p.absolute() if p is not None else None for p in (junit, html, markdown))
     console = Console(stderr=json_out, soft_wrap=False)
+    runner = _run
+    if traces is not None or eval_set is not None or by_session:
+        from ._traces_cmds import trace_runner
+
+        runner = trace_runner(traces, eval_set, by_session)
     with stdout_reserved(json_out) as stdout, input_errors_exit_2():
         from .._fileio import check_output_targets
 
         check_output_targets(junit, html, markdown)  # refused before anything runs (FIFO, device, directory, ...)
-        outcomes = _run(
-            targets,
+        outcomes = runner(
+            targets or [],
             config=config,
             num_runs=num_runs,
             parallelism=parallelism,
@@ -228,7 +242,7 @@ def _run(
     from ..judges import JudgeSettings
     from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager
 
-    agent_spec = args[0] if looks_like_agent_spec(args[0]) else None
+    agent_spec = args[0] if args and looks_like_agent_spec(args[0]) else None
     set_args = args[1:] if agent_spec is not None else args
     if not set_args:
         raise InputError("no eval set given: usage: agentgauge eval [AGENT] EVAL_SET[:case1,case2]...")
