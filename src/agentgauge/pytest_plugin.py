@@ -183,8 +183,8 @@ class EvalCaseItem(pytest.Function):
         from .reporting import case_failure_text
 
         # Trace-mode cases replay recorded conversations: like `agentgauge eval`, they need no agent.
-        case = next(c for c in self.eval_set.eval_cases if c.eval_id == self.name)
-        agent = None if case.is_trace else self._resolve_agent(request)
+        selected = next(c for c in self.eval_set.eval_cases if c.eval_id == self.name)
+        agent = None if selected.is_trace else self._resolve_agent(request)
         metrics = metrics_for_eval_file(self.path, self.eval_set.eval_set_id)
         result = run_eval_set(
             self.eval_set, metrics, agent, app_name="pytest", num_runs=self._num_runs(), case_ids=[self.name]

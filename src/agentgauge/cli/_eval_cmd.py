@@ -83,6 +83,16 @@ def _app_name(explicit: str | None, targets: list[_Target]) -> str:
     return check_segment(next(name for name in candidates if name), "app name")
 
 
+def _shown(path: Path | None, start: Path) -> str:
+    """``path`` as printed: relative to the directory the command started in when it lies below it."""
+    if path is None:
+        return "(not saved to a file)"
+    try:
+        return str(path.relative_to(start))
+    except ValueError:
+        return str(path)
+
+
 def _report_path(path: Path, eval_set_id: str, several: bool) -> Path:
     return path.with_name(f"{path.stem}.{eval_set_id}{path.suffix}") if several else path
 
@@ -180,6 +190,7 @@ def eval_command(
     if timeout is not None and not timeout > 0:  # written so that nan is refused too
         fail_input(f"--timeout must be positive, got {timeout:g}")
     # Resolved now: an agent calling os.chdir() must not move where results and reports are written.
+    start = Path.cwd()
     output_dir = output_dir.absolute()
     junit, html, markdown = (p.absolute() if p is not None else None for p in (junit, html, markdown))
     console = Console(stderr=json_out, soft_wrap=False)
@@ -204,7 +215,9 @@ def eval_command(
             console=console,
             progress_console=None if json_out else Console(stderr=True),
         )
-        _report(outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown)
+        _report(
+            outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown, start=start
+        )
         if json_out:  # stdout carries only this document; anything else printed during the run went to stderr
             from ..reporting import render
 
@@ -308,6 +321,7 @@ def _report(
     junit: Path | None,
     html: Path | None,
     markdown: Path | None,
+    start: Path,
 ) -> None:
     from ..reporting import print_summary, write_report
 
@@ -319,5 +333,5 @@ def _report(
             if path is not None:
                 target = _report_path(path, result.eval_set_id, several)
                 write_report(result, target, fmt)  # type: ignore[arg-type]
-                console.print(f"{fmt} report written to {target}", highlight=False, soft_wrap=True)
-        console.print(f"Results saved to {outcome.result_path}", highlight=False, soft_wrap=True)
+                console.print(f"{fmt} report written to {_shown(target, start)}", highlight=False, soft_wrap=True)
+        console.print(f"Results saved to {_shown(outcome.result_path, start)}", highlight=False, soft_wrap=True)
