@@ -117,21 +117,6 @@ async def test_structured_output_sent_and_dropped_when_rejected(chat_server: Cha
     await other.aclose()
 
 
-@pytest.mark.parametrize(
-    "reply",
-    [
-        Reply(200, {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}),
-        ok("   "),
-    ],
-)
-async def test_empty_answers_are_errors(chat_server: ChatServer, reply: Reply) -> None:
-    chat_server.queue(reply)
-    judge = judge_for(chat_server)
-    with pytest.raises(JudgeError, match=r"no choices|empty answer"):
-        await judge.complete(MESSAGES, generation_config={})
-    await judge.aclose()
-
-
 async def test_timeouts_are_retried_then_reported(chat_server: ChatServer) -> None:
     def slow(body: object) -> Reply:
         time.sleep(0.4)

@@ -146,6 +146,13 @@ def eval_command(
     html: Annotated[Path | None, typer.Option("--html", help="Also write a self-contained HTML report.")] = None,
     markdown: Annotated[Path | None, typer.Option("--markdown", help="Also write a Markdown summary.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the judge answer cache.")] = False,
+    judge_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--judge-timeout",
+            help="Seconds one judge call may take, retries included (default 45; a metric's judge timeout wins).",
+        ),
+    ] = None,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 
@@ -162,6 +169,9 @@ def eval_command(
     """
     from rich.console import Console
 
+    from .._redact import mask_standard_streams
+
+    mask_standard_streams()  # judge keys registered during the run never reach stdout/stderr
     if output_dir.exists() and not output_dir.is_dir():
         fail_input(f"--output-dir {output_dir}: not a directory")
     if num_runs < 1:
@@ -170,6 +180,8 @@ def eval_command(
         fail_input(f"--parallelism must be at least 1, got {parallelism}")
     if timeout is not None and not timeout > 0:  # written so that nan is refused too
         fail_input(f"--timeout must be positive, got {timeout:g}")
+    if judge_timeout is not None and not 0 < judge_timeout < float("inf"):
+        fail_input(f"--judge-timeout must be a positive number of seconds, got {judge_timeout:g}")
     console = Console(stderr=json_out, soft_wrap=False)
     with input_errors_exit_2():
         outcomes = _run(
@@ -181,15 +193,17 @@ def eval_command(
             output_dir=output_dir,
             app_name=app_name,
             no_cache=no_cache,
+            judge_timeout=judge_timeout,
             console=console,
             progress_console=None if json_out else Console(stderr=True),
         )
         _report(outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown)
     if json_out:
+        from .._redact import redact
         from ..reporting import render
 
         documents = [render(o.eval_set_result, "json").rstrip("\n") for o in outcomes]
-        sys.stdout.write((documents[0] if len(documents) == 1 else "[\n" + ",\n".join(documents) + "\n]") + "\n")
+        sys.stdout.write(redact(documents[0] if len(documents) == 1 else "[\n" + ",\n".join(documents) + "\n]") + "\n")
         sys.stdout.flush()
     from ..model import EvalStatus
 
@@ -208,6 +222,7 @@ def _run(
     output_dir: Path,
     app_name: str | None,
     no_cache: bool,
+    judge_timeout: float | None,
     console: Console,
     progress_console: Console | None,
 ) -> list[EvaluationResult]:
@@ -218,15 +233,17 @@ def _run(
     from ..errors import InputError
     from ..evaluator import AgentEvaluator
     from ..evaluators import Registry
+    from ..evaluators.llm import check_judge_ready
     from ..formats import load_eval_set
-    from ..judges import JudgeSettings
+    from ..judges import JudgeSettings, RetryPolicy
     from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager
 
     agent_spec = args[0] if looks_like_agent_spec(args[0]) else None
     set_args = args[1:] if agent_spec is not None else args
     if not set_args:
         raise InputError("no eval set given: usage: agentgauge eval [AGENT] EVAL_SET[:case1,case2]...")
-    judge_settings = JudgeSettings(cache_dir=None if no_cache else output_dir / ".judge_cache")
+    retry = RetryPolicy() if judge_timeout is None else RetryPolicy(total_budget=judge_timeout)
+    judge_settings = JudgeSettings(cache_dir=None if no_cache else output_dir / ".judge_cache", retry=retry)
     registry = Registry(judge_settings=judge_settings)
     targets = [_split_case_filter(arg) for arg in set_args]
     for target in targets:
@@ -234,6 +251,7 @@ def _run(
         selected = set(_select(target))
         _find_metrics(target, config)
         registry.validate_metrics(target.metrics, file=target.metrics_source)
+        check_judge_ready(registry, target.metrics, file=target.metrics_source)  # e.g. no API key: exit 2
         if agent_spec is None:
             needing = [c.eval_id for c in target.eval_set.eval_cases if c.eval_id in selected and not c.is_trace]
             if needing:

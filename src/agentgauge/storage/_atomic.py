@@ -8,6 +8,8 @@ import os
 import secrets
 from pathlib import Path
 
+from .._redact import redact_bytes
+
 __all__ = ["atomic_write"]
 
 
@@ -22,6 +24,7 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, durable: bool = T
     ``durable=False`` skips both fsyncs: still never a torn file, but a power loss may lose the write. For data that
     is cheap to recreate (e.g. judge cache entries), where an fsync per write would dominate.
     """
+    data = redact_bytes(data)  # no registered secret (API key) ever reaches a file
     target = Path(path)
     if target.is_dir():
         # Otherwise os.replace fails naming the temporary file, which tells the user nothing.
