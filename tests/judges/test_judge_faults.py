@@ -65,14 +65,17 @@ async def test_a_per_call_budget_overrides_the_policy(chat_server: ChatServer) -
     chat_server.responder = lambda body: HANG
     judge = judge_for(chat_server, RetryPolicy(total_budget=300.0, request_timeout=120.0))
     started = time.monotonic()
-    with pytest.raises(JudgeTimeoutError, match="within its 0.5s time budget"):
+    with pytest.raises(JudgeTimeoutError, match=r"within its 0\.5s time budget"):
         await judge.complete(MESSAGES, generation_config={}, time_budget=0.5)
     assert time.monotonic() - started < 1.2
     await judge.aclose()
 
 
 INVALID = [
-    (Reply(200, "<html><body><h1>502 Bad Gateway</h1></body></html>", content_type="text/html"), "not JSON (text/html)"),
+    (
+        Reply(200, "<html><body><h1>502 Bad Gateway</h1></body></html>", content_type="text/html"),
+        "not JSON (text/html)",
+    ),
     (Reply(200, "{not json at all"), "the body is not JSON (application/json): '{not json at all'"),
     (Reply(200, ""), "the body is not JSON (application/json): '<empty>'"),
     (Reply(200, ["a", "list"]), "the body is a list, not a chat completion object"),
@@ -81,7 +84,7 @@ INVALID = [
     (Reply(200, {"choices": []}), "'choices' is empty"),
     (Reply(200, {"choices": ["yes"]}), "'choices[0]' is a string, not an object"),
     (Reply(200, {"choices": [{"message": None}]}), "'choices[0].message' is null, not an object"),
-    (Reply(200, {"choices": [{"message": {"content": 5}}]}), "'choices[0].message.content' is a int, not a string"),
+    (Reply(200, {"choices": [{"message": {"content": 5}}]}), "'choices[0].message.content' is an int, not a string"),
     (Reply(200, {"choices": [{"message": {"content": None}}]}), "'choices[0].message.content' is null, not a string"),
     (ok("   "), "the answer is empty"),
     (Reply(200, {"error": {"message": "overloaded"}}), "the body is an error object: 'overloaded'"),
@@ -138,7 +141,7 @@ async def test_client_budget_bounds_injected_judges() -> None:
         await client.ask(MESSAGES, generation_config={})
     assert time.monotonic() - started < 1.0
     # A call's own budget wins over the client's.
-    with pytest.raises(JudgeTimeoutError, match="within its 0.1s"):
+    with pytest.raises(JudgeTimeoutError, match=r"within its 0\.1s"):
         await client.ask(MESSAGES, generation_config={}, time_budget=0.1)
 
 

@@ -65,7 +65,8 @@ _KINDS: dict[type, str] = {dict: "an object", list: "a list", str: "a string", b
 def _kind(value: Any) -> str:
     if value is None:
         return "null"
-    return _KINDS.get(type(value), f"a {type(value).__name__}")
+    name = type(value).__name__
+    return _KINDS.get(type(value), f"{'an' if name[:1] in 'aeiou' else 'a'} {name}")
 
 
 def _answer_text(body: bytes, content_type: str) -> str:
