@@ -210,7 +210,7 @@ def test_a_judge_that_never_answers_costs_at_most_the_judge_timeout(chat_server:
     )
     elapsed = time.monotonic() - started
     assert result.exit_code == 1, result.output
-    assert elapsed < 8  # three cases judged in parallel, each bounded by 1 s (plus start-up)
+    assert elapsed < 15  # three cases judged in parallel, each bounded by 1 s (plus start-up)
     saved = json.loads(result.stdout)
     messages = [c["errorMessage"] for c in saved["evalCaseResults"]]
     assert len(messages) == 3
