@@ -206,6 +206,9 @@ class OpenAIJudge:
         policy = self.retry
         budget = policy.total_budget if time_budget is None else time_budget
         loop = asyncio.get_running_loop()
+        # Build the SDK client (and import its modules) first: that one-off set-up blocks the event loop, so no
+        # timeout could interrupt it, and it is not the judge's time.
+        self._client().chat.completions.with_raw_response  # noqa: B018 - the lazy imports happen on access
         started = time.monotonic()
         deadline = loop.time() + budget if math.isfinite(budget) else math.inf
         attempt = 0
