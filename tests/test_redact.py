@@ -17,7 +17,7 @@ from agentgauge._redact import (
     redact,
     redact_bytes,
     register_secret,
-    secrets,
+    registered_secrets,
 )
 from agentgauge.judges import JudgeEndpoint
 from agentgauge.judges._endpoint import NO_KEY_PLACEHOLDER
@@ -38,12 +38,12 @@ def test_nothing_registered_returns_the_same_objects() -> None:
     assert redact(text) is text and redact_bytes(data) is data
 
 
-def test_short_and_empty_values_are_never_secrets() -> None:
+def test_short_and_empty_values_are_never_registered_secrets() -> None:
     assert not register_secret("")
     assert not register_secret(None)
     assert not register_secret("  test  ")
     assert not register_secret("1234567")  # shorter than MIN_SECRET_LENGTH
-    assert secrets() == frozenset()
+    assert registered_secrets() == frozenset()
     assert redact("test 1234567") == "test 1234567"
     assert register_secret(" 12345678 ")  # stripped, 8 characters
     assert redact("key=12345678.") == f"key={MASK}."
@@ -67,11 +67,11 @@ def test_a_secret_containing_another_is_masked_whole() -> None:
 
 def test_endpoints_register_their_key_but_not_the_placeholder() -> None:
     JudgeEndpoint.resolve(model="m", provider="openai", base_url="http://127.0.0.1:1/v1", api_key=KEY, env={})
-    assert KEY in secrets()
+    assert KEY in registered_secrets()
     JudgeEndpoint.resolve(model="m", provider="ollama", env={})
-    assert NO_KEY_PLACEHOLDER not in secrets()
+    assert NO_KEY_PLACEHOLDER not in registered_secrets()
     JudgeEndpoint.resolve(model="m", provider="deepseek", env={"DEEPSEEK_API_KEY": "sk-from-the-environment"})
-    assert "sk-from-the-environment" in secrets()
+    assert "sk-from-the-environment" in registered_secrets()
 
 
 def test_atomic_write_never_puts_a_secret_on_disk(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ __all__ = [
     "redact",
     "redact_bytes",
     "register_secret",
-    "secrets",
+    "registered_secrets",
 ]
 
 MASK = "***"
@@ -94,7 +94,7 @@ def redact_bytes(data: bytes) -> bytes:
     return data
 
 
-def secrets() -> frozenset[str]:
+def registered_secrets() -> frozenset[str]:
     """The registered values (for tests and diagnostics; never print them)."""
     with _lock:
         return frozenset(_values)
