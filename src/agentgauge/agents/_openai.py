@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .._redact import register_secret
 from ..model import Invocation, Message, Tool
+from ._safety import describe_exception
 from ._tools import FunctionTool
 from ._types import AgentError, AgentOutput, AgentRequest
 
@@ -126,7 +127,7 @@ class OpenAIAgent:
         try:
             return arguments, await tool.call(arguments)
         except Exception as exc:  # the model sees the failure and may recover
-            return arguments, {"error": f"{type(exc).__name__}: {exc}"}
+            return arguments, {"error": describe_exception(exc)}
 
     async def run(self, request: AgentRequest) -> AgentOutput:
         """Run the model/tool loop for one user turn."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -11,6 +10,7 @@ import typer
 
 from ._app import app
 from ._common import EXIT_FAILED, EXIT_OK, fail_input, input_errors_exit_2
+from ._stdout import stdout_reserved
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -182,8 +182,14 @@ def eval_command(
         fail_input(f"--timeout must be positive, got {timeout:g}")
     if judge_timeout is not None and not 0 < judge_timeout < float("inf"):
         fail_input(f"--judge-timeout must be a positive number of seconds, got {judge_timeout:g}")
+    # Resolved now: an agent calling os.chdir() must not move where results and reports are written.
+    output_dir = output_dir.absolute()
+    junit, html, markdown = (p.absolute() if p is not None else None for p in (junit, html, markdown))
     console = Console(stderr=json_out, soft_wrap=False)
-    with input_errors_exit_2():
+    with stdout_reserved(json_out) as stdout, input_errors_exit_2():
+        from .._fileio import check_output_targets
+
+        check_output_targets(junit, html, markdown)  # refused before anything runs (FIFO, device, directory, ...)
         outcomes = _run(
             targets,
             config=config,
@@ -198,13 +204,13 @@ def eval_command(
             progress_console=None if json_out else Console(stderr=True),
         )
         _report(outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown)
-    if json_out:
-        from .._redact import redact
-        from ..reporting import render
+        if json_out:  # stdout carries only this document; anything else printed during the run went to stderr
+            from .._redact import redact
+            from ..reporting import render
 
-        documents = [render(o.eval_set_result, "json").rstrip("\n") for o in outcomes]
-        sys.stdout.write(redact(documents[0] if len(documents) == 1 else "[\n" + ",\n".join(documents) + "\n]") + "\n")
-        sys.stdout.flush()
+            documents = [render(o.eval_set_result, "json").rstrip("\n") for o in outcomes]
+            stdout.write(redact(documents[0] if len(documents) == 1 else "[\n" + ",\n".join(documents) + "\n]") + "\n")
+            stdout.flush()
     from ..model import EvalStatus
 
     cases = [case for outcome in outcomes for case in outcome.eval_cases]

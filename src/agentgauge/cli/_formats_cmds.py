@@ -109,8 +109,10 @@ def convert(
     if to not in ("native", "adk"):
         fail_input(f"--to must be 'native' or 'adk', not {to!r}")
     with input_errors_exit_2():
+        from .._fileio import check_output_target
         from ..formats import _api
 
+        check_output_target(target)  # a FIFO, device or directory is refused before the input is read
         fmt: Any = to
         kind, loaded = _load_any(str(source))
         if kind == "eval set":
@@ -147,12 +149,14 @@ def migrate(
     if to not in ("native", "adk"):
         fail_input(f"--to must be 'native' or 'adk', not {to!r}")
     with input_errors_exit_2():
+        from .._fileio import check_output_target
         from ..errors import InputError
         from ..formats import _api
         from ..formats._evalset_read import eval_set_from_document
         from ..formats._jsonio import parse_json, read_bytes
         from ..formats._legacy import is_legacy_document, session_input_from_initial
 
+        check_output_target(target)  # a FIFO, device or directory is refused before the input is read
         path = str(source)
         doc = parse_json(read_bytes(path), path)
         if not is_legacy_document(doc):
