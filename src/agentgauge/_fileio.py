@@ -1,6 +1,7 @@
 """Low-level file output shared by every layer: crash-safe writes and checks of user-given output paths.
 
-Nothing here imports the rest of agentgauge, so formats, storage, reporting and the CLI can all use it.
+Nothing here imports the rest of agentgauge (only the equally low-level secret masking of ``_redact``), so formats,
+storage, reporting and the CLI can all use it.
 
 * :func:`atomic_write` writes through symbolic links to their final target (the link is kept) and refuses targets
   that are not regular files (FIFOs, devices, sockets, directories): replacing such a node would destroy it, and
@@ -17,6 +18,8 @@ import os
 import secrets
 import stat
 from pathlib import Path
+
+from ._redact import redact_bytes
 
 __all__ = [
     "NotARegularFileError",
@@ -154,6 +157,7 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, durable: bool = T
     ``durable=False`` skips both fsyncs: still never a torn file, but a power loss may lose the write. For data that
     is cheap to recreate (e.g. judge cache entries), where an fsync per write would dominate.
     """
+    data = redact_bytes(data)  # no registered secret (API key) ever reaches a file
     target = check_output_target(path)
     try:
         previous_mode: int | None = stat.S_IMODE(os.stat(target).st_mode)

@@ -8,6 +8,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+from .._redact import register_secret
 from ..model import Invocation, Message, Tool
 from ._safety import describe_exception
 from ._tools import FunctionTool
@@ -99,6 +100,7 @@ class OpenAIAgent:
             api_key = os.environ.get(self.api_key_env)
             if not api_key:
                 raise AgentError(f"environment variable {self.api_key_env} is not set (the API key for {self.model})")
+            register_secret(api_key)  # masked in every result, report and message from now on
             client = AsyncOpenAI(api_key=api_key, base_url=self.base_url, max_retries=2)
             self._clients = {loop_id: client}
         return client

@@ -16,8 +16,10 @@ EXIT_INVALID = 2
 
 
 def fail_input(message: str) -> NoReturn:
-    """Print ``error: message`` on stderr and exit with code 2."""
-    typer.echo(f"error: {message}", err=True)
+    """Print ``error: message`` on stderr (registered secrets masked) and exit with code 2."""
+    from .._redact import redact
+
+    typer.echo(f"error: {redact(message)}", err=True)
     raise typer.Exit(EXIT_INVALID)
 
 

@@ -165,6 +165,13 @@ def eval_command(
     by_session: Annotated[
         bool, typer.Option("--by-session", help="With --traces: traces sharing a session id form one conversation.")
     ] = False,
+    judge_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--judge-timeout",
+            help="Seconds one judge call may take, retries included (default 45; a metric's judge timeout wins).",
+        ),
+    ] = None,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 
@@ -181,6 +188,9 @@ def eval_command(
     """
     from rich.console import Console
 
+    from .._redact import mask_standard_streams
+
+    mask_standard_streams()  # judge keys registered during the run never reach stdout/stderr
     if output_dir.exists() and not output_dir.is_dir():
         fail_input(f"--output-dir {output_dir}: not a directory")
     if num_runs < 1:
@@ -189,6 +199,8 @@ def eval_command(
         fail_input(f"--parallelism must be at least 1, got {parallelism}")
     if timeout is not None and not timeout > 0:  # written so that nan is refused too
         fail_input(f"--timeout must be positive, got {timeout:g}")
+    if judge_timeout is not None and not 0 < judge_timeout < float("inf"):
+        fail_input(f"--judge-timeout must be a positive number of seconds, got {judge_timeout:g}")
     # Resolved now: an agent calling os.chdir() must not move where results and reports are written.
     start = Path.cwd()
     output_dir = output_dir.absolute()
@@ -212,6 +224,7 @@ def eval_command(
             output_dir=output_dir,
             app_name=app_name,
             no_cache=no_cache,
+            judge_timeout=judge_timeout,
             console=console,
             progress_console=None if json_out else Console(stderr=True),
         )
@@ -219,10 +232,11 @@ def eval_command(
             outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown, start=start
         )
         if json_out:  # stdout carries only this document; anything else printed during the run went to stderr
+            from .._redact import redact
             from ..reporting import render
 
             documents = [render(o.eval_set_result, "json").rstrip("\n") for o in outcomes]
-            stdout.write((documents[0] if len(documents) == 1 else "[\n" + ",\n".join(documents) + "\n]") + "\n")
+            stdout.write(redact(documents[0] if len(documents) == 1 else "[\n" + ",\n".join(documents) + "\n]") + "\n")
             stdout.flush()
     from ..model import EvalStatus
 
@@ -241,6 +255,7 @@ def _run(
     output_dir: Path,
     app_name: str | None,
     no_cache: bool,
+    judge_timeout: float | None,
     console: Console,
     progress_console: Console | None,
 ) -> list[EvaluationResult]:
@@ -251,15 +266,17 @@ def _run(
     from ..errors import InputError
     from ..evaluator import AgentEvaluator
     from ..evaluators import Registry
+    from ..evaluators.llm import check_judge_ready
     from ..formats import load_eval_set
-    from ..judges import JudgeSettings
+    from ..judges import JudgeSettings, RetryPolicy
     from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager
 
     agent_spec = args[0] if args and looks_like_agent_spec(args[0]) else None
     set_args = args[1:] if agent_spec is not None else args
     if not set_args:
         raise InputError("no eval set given: usage: agentgauge eval [AGENT] EVAL_SET[:case1,case2]...")
-    judge_settings = JudgeSettings(cache_dir=None if no_cache else output_dir / ".judge_cache")
+    retry = RetryPolicy() if judge_timeout is None else RetryPolicy(total_budget=judge_timeout)
+    judge_settings = JudgeSettings(cache_dir=None if no_cache else output_dir / ".judge_cache", retry=retry)
     registry = Registry(judge_settings=judge_settings)
     targets = [_split_case_filter(arg) for arg in set_args]
     for target in targets:
@@ -267,6 +284,7 @@ def _run(
         selected = set(_select(target))
         _find_metrics(target, config)
         registry.validate_metrics(target.metrics, file=target.metrics_source)
+        check_judge_ready(registry, target.metrics, file=target.metrics_source)  # e.g. no API key: exit 2
         if agent_spec is None:
             needing = [c.eval_id for c in target.eval_set.eval_cases if c.eval_id in selected and not c.is_trace]
             if needing:

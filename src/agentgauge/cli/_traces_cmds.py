@@ -223,6 +223,7 @@ def trace_runner(
         app_name: str | None,
         no_cache: bool,
         console: Console,
+        judge_timeout: float | None = None,
         **_: Any,
     ) -> list[EvaluationResult]:
         from ..errors import InputError
@@ -248,6 +249,7 @@ def trace_runner(
             app_name=app_name,
             no_cache=no_cache,
             console=console,
+            judge_timeout=judge_timeout,
         )
 
     return run
@@ -265,21 +267,27 @@ def _evaluate_traces(
     app_name: str | None,
     no_cache: bool,
     console: Console,
+    judge_timeout: float | None = None,
 ) -> list[EvaluationResult]:
     import asyncio
 
     from ..evaluator import AgentEvaluator
     from ..evaluators import Registry
-    from ..judges import JudgeSettings
+    from ..evaluators.llm import check_judge_ready
+    from ..judges import JudgeSettings, RetryPolicy
     from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager, check_segment
 
-    registry = Registry(judge_settings=JudgeSettings(cache_dir=None if no_cache else output_dir / ".judge_cache"))
+    retry = RetryPolicy() if judge_timeout is None else RetryPolicy(total_budget=judge_timeout)
+    registry = Registry(
+        judge_settings=JudgeSettings(cache_dir=None if no_cache else output_dir / ".judge_cache", retry=retry)
+    )
     found = _read(traces, by_session)
     if set_spec is not None:
         eval_set, metrics, metrics_source = _against_eval_set(found.conversations, set_spec, config, console)
     else:
         eval_set, metrics, metrics_source = _reference_free(found.conversations, traces, config, registry)
     registry.validate_metrics(metrics, file=metrics_source)
+    check_judge_ready(registry, metrics, file=metrics_source)  # e.g. no API key: exit 2 before anything runs
     names = [app_name] if app_name else []
     names += [c.app_name for c in found.conversations] + [eval_set.eval_set_id]
     app = check_segment(next(_segment(n) for n in names if n and _segment(n)), "app name")
