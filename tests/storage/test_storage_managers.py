@@ -223,3 +223,19 @@ def test_local_set_manager_reads_adk_files(tmp_path: Path) -> None:
     (tmp_path / "helm" / "helm_eval_set.evalset.json").write_bytes(source.read_bytes())
     manager = LocalEvalSetManager(tmp_path)
     assert manager.get_case("helm", "helm_eval_set", "helm_list_releases").conversation is not None
+
+
+def test_relative_base_dir_is_fixed_at_construction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent calling os.chdir() during a run must not move where a manager made with a relative path writes."""
+    from agentgauge.model import EvalSetResult
+    from agentgauge.storage import LocalEvalResultManager
+
+    monkeypatch.chdir(tmp_path)
+    manager = LocalEvalResultManager("results")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    result = EvalSetResult(eval_set_result_id="r1", eval_set_result_name="r1", eval_set_id="s", eval_case_results=[])
+    manager.save("app", result)
+    assert (tmp_path / "results" / "app" / "r1.evalset_result.json").is_file()
+    assert not (elsewhere / "results").exists()

@@ -182,9 +182,17 @@ def append_csv(path: str | os.PathLike[str], verdicts: Iterable[MetricVerdict]) 
     """Append one row per run, invocation and metric to the CSV file at ``path`` (header written when the file is
     new), replacing the file atomically."""
     from .._fileio import atomic_write
+    from ..storage._lock import file_lock
 
     target = Path(path)
-    existing = target.read_text(encoding="utf-8") if target.is_file() else ""
+    # Concurrent writers (pytest-xdist workers) append to one file: read-modify-write under its lock.
+    with file_lock(target):
+        existing = target.read_text(encoding="utf-8") if target.is_file() else ""
+        atomic_write(target, _with_rows(existing, verdicts).encode("utf-8"))
+
+
+def _with_rows(existing: str, verdicts: Iterable[MetricVerdict]) -> str:
+    """``existing`` CSV text (possibly empty) followed by the rows of ``verdicts`` (and the header when new)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     if not existing.strip():
@@ -206,4 +214,4 @@ def append_csv(path: str | os.PathLike[str], verdicts: Iterable[MetricVerdict]) 
             )
     if existing and not existing.endswith("\n"):
         existing += "\n"
-    atomic_write(target, (existing + buffer.getvalue()).encode("utf-8"))
+    return existing + buffer.getvalue()

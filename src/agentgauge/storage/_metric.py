@@ -151,7 +151,7 @@ class LocalMetricManager(MetricManager):
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
     ) -> None:
         super().__init__()
-        self.base_dir = Path(base_dir)
+        self.base_dir = Path(base_dir).absolute()  # an agent calling os.chdir() must not move the files
         self.locator: Locator = locator if locator is not None else default_metrics_locator()
         self.lock_timeout = lock_timeout
 

@@ -95,7 +95,7 @@ class LocalEvalResultManager(EvalResultManager):
 
     def __init__(self, base_dir: str | os.PathLike[str] = ".", locator: Locator | None = None) -> None:
         super().__init__()
-        self.base_dir = Path(base_dir)
+        self.base_dir = Path(base_dir).absolute()  # an agent calling os.chdir() must not move the files
         self.locator: Locator = locator if locator is not None else default_result_locator()
 
     def path_for(self, app: str, result_id: str) -> Path:
