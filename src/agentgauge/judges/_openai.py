@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 import weakref
@@ -17,7 +18,11 @@ from ._retry import RetryPolicy, parse_retry_after
 if TYPE_CHECKING:
     import openai
 
-__all__ = ["OpenAIJudge"]
+__all__ = ["LOGPROBS_ENVELOPE", "OpenAIJudge"]
+
+LOGPROBS_ENVELOPE = "agentgauge_logprobs_envelope"
+"""Generation-config switch: ask for token logprobs and answer with a JSON envelope
+``{"content": str, "logprobs": [{"token", "logprob", "top_logprobs": [{"token", "logprob"}]}] | null}``."""
 
 _log = logging.getLogger("agentgauge.judges")
 
@@ -51,6 +56,21 @@ class _Retryable(Exception):
         self.description = description
         self.status = status
         self.retry_after = retry_after
+
+
+def _envelope(content: str, logprobs: Any) -> str:
+    tokens = getattr(logprobs, "content", None)
+    entries = None
+    if tokens:
+        entries = [
+            {
+                "token": t.token,
+                "logprob": t.logprob,
+                "top_logprobs": [{"token": x.token, "logprob": x.logprob} for x in t.top_logprobs or []],
+            }
+            for t in tokens
+        ]
+    return json.dumps({"content": content, "logprobs": entries}, ensure_ascii=False)
 
 
 class OpenAIJudge:
@@ -98,13 +118,16 @@ class OpenAIJudge:
         params: dict[str, Any] = {"model": self.endpoint.model, "messages": [dict(m) for m in messages]}
         extra: dict[str, Any] = dict(self.endpoint.extra_fields)
         for key, value in generation_config.items():
-            if key == "stream" or value is None:
+            if key in ("stream", LOGPROBS_ENVELOPE) or value is None:
                 continue  # judges never stream
             if key in _REQUEST_PARAMS:
                 params[key] = value
             else:
                 extra[key] = value
         params["stream"] = False
+        if generation_config.get(LOGPROBS_ENVELOPE):
+            params["logprobs"] = True
+            params.setdefault("top_logprobs", 20)
         if extra:
             params["extra_body"] = extra
         if schema is not None and self._structured_ok:
@@ -114,7 +137,7 @@ class OpenAIJudge:
             }
         return params
 
-    async def _once(self, params: dict[str, Any]) -> str:
+    async def _once(self, params: dict[str, Any], envelope: bool = False) -> str:
         import openai
 
         try:
@@ -134,6 +157,8 @@ class OpenAIJudge:
         content = completion.choices[0].message.content
         if not isinstance(content, str) or not content.strip():
             raise JudgeError(f"judge {self.endpoint.describe()} returned an empty answer")
+        if envelope:
+            return _envelope(content, completion.choices[0].logprobs)
         return content
 
     async def complete(
@@ -151,7 +176,7 @@ class OpenAIJudge:
             attempt += 1
             params = self._request(messages, generation_config, response_schema)
             try:
-                return await self._once(params)
+                return await self._once(params, bool(generation_config.get(LOGPROBS_ENVELOPE)))
             except JudgeError as exc:
                 if "response_format" in params and exc.status in _SCHEMA_REJECTED_STATUSES:
                     # The server does not do JSON-schema output; answers are parsed tolerantly anyway.
