@@ -146,6 +146,13 @@ def eval_command(
     html: Annotated[Path | None, typer.Option("--html", help="Also write a self-contained HTML report.")] = None,
     markdown: Annotated[Path | None, typer.Option("--markdown", help="Also write a Markdown summary.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the judge answer cache.")] = False,
+    judge_model: Annotated[
+        str | None,
+        typer.Option("--judge-model", help="Judge model for trpc judge metrics without llmJudge.judgeModel."),
+    ] = None,
+    judge_base_url: Annotated[
+        str | None, typer.Option("--judge-base-url", help="OpenAI-compatible base URL of --judge-model.")
+    ] = None,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 
@@ -184,6 +191,7 @@ def eval_command(
             output_dir=output_dir,
             app_name=app_name,
             no_cache=no_cache,
+            default_judge=_default_judge(judge_model, judge_base_url),
             console=console,
             progress_console=None if json_out else Console(stderr=True),
         )
@@ -201,6 +209,13 @@ def eval_command(
     raise typer.Exit(EXIT_OK if passed else EXIT_FAILED)
 
 
+def _default_judge(model: str | None, base_url: str | None) -> dict[str, str] | None:
+    """The ``judgeModel`` block given by ``--judge-model`` / ``--judge-base-url`` (a URL needs a model)."""
+    if base_url and not model:
+        fail_input("--judge-base-url needs --judge-model")
+    return {"modelName": model, **({"baseURL": base_url} if base_url else {})} if model else None
+
+
 def _run(
     args: list[str],
     *,
@@ -213,6 +228,7 @@ def _run(
     no_cache: bool,
     console: Console,
     progress_console: Console | None,
+    default_judge: dict[str, str] | None = None,
 ) -> list[EvaluationResult]:
     """Validate every input, then evaluate each eval set in turn."""
     import asyncio
@@ -229,7 +245,9 @@ def _run(
     set_args = args[1:] if agent_spec is not None else args
     if not set_args:
         raise InputError("no eval set given: usage: agentgauge eval [AGENT] EVAL_SET[:case1,case2]...")
-    judge_settings = JudgeSettings(cache_dir=None if no_cache else output_dir / ".judge_cache")
+    judge_settings = JudgeSettings(
+        cache_dir=None if no_cache else output_dir / ".judge_cache", default_judge_model=default_judge
+    )
     registry = Registry(judge_settings=judge_settings)
     targets = [_split_case_filter(arg) for arg in set_args]
     for target in targets:

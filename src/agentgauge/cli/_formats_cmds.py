@@ -52,7 +52,9 @@ def _check_metric_names(metrics: Any, path: str) -> None:
     from ..evaluators import Registry
 
     Registry().validate_metrics(
-        [m for m in metrics if not (isinstance(m.extension, dict) and "custom_metric" in m.extension)], file=path
+        [m for m in metrics if not (isinstance(m.extension, dict) and "custom_metric" in m.extension)],
+        file=path,
+        warn=lambda message: typer.echo(f"warning: {message}", err=True),
     )
 
 
