@@ -153,6 +153,9 @@ def eval_command(
     judge_base_url: Annotated[
         str | None, typer.Option("--judge-base-url", help="OpenAI-compatible base URL of --judge-model.")
     ] = None,
+    plugin: Annotated[
+        list[str] | None, typer.Option("--plugin", help="Import this module's register(registry) first (repeatable).")
+    ] = None,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 
@@ -192,6 +195,7 @@ def eval_command(
             app_name=app_name,
             no_cache=no_cache,
             default_judge=_default_judge(judge_model, judge_base_url),
+            plugins=plugin or [],
             console=console,
             progress_console=None if json_out else Console(stderr=True),
         )
@@ -229,6 +233,7 @@ def _run(
     console: Console,
     progress_console: Console | None,
     default_judge: dict[str, str] | None = None,
+    plugins: list[str] | None = None,
 ) -> list[EvaluationResult]:
     """Validate every input, then evaluate each eval set in turn."""
     import asyncio
@@ -249,6 +254,7 @@ def _run(
         cache_dir=None if no_cache else output_dir / ".judge_cache", default_judge_model=default_judge
     )
     registry = Registry(judge_settings=judge_settings)
+    registry.load_plugins(plugins or ())
     targets = [_split_case_filter(arg) for arg in set_args]
     for target in targets:
         target.eval_set = load_eval_set(target.path)

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from ._app import app
+from ._common import input_errors_exit_2
 
 __all__ = ["list_metrics"]
 
@@ -25,6 +26,9 @@ def _one_line(description: str) -> str:
 @app.command("list-metrics")
 def list_metrics(
     json_out: Annotated[bool, typer.Option("--json", help="Print the list as JSON instead of a table.")] = False,
+    plugin: Annotated[
+        list[str] | None, typer.Option("--plugin", help="Import this module's register(registry) first (repeatable).")
+    ] = None,
 ) -> None:
     """List the metrics available to eval runs: name, whether expected data or a judge model is needed, the value
     range and a one-line description.
@@ -37,7 +41,10 @@ def list_metrics(
     """
     from ..evaluators import Registry
 
-    infos = Registry().infos()
+    registry = Registry()
+    with input_errors_exit_2():
+        registry.load_plugins(plugin or ())
+    infos = registry.infos()
     if json_out:
         rows = [
             {

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..criteria import CompareRegistry
@@ -83,6 +84,15 @@ class Registry:
             )
         self._evaluators[key] = evaluator
         self._infos[key] = info
+
+    def load_plugins(self, modules: Sequence[str] = (), *, start: Path | None = None) -> list[str]:
+        """Register plug-ins: ``agentgauge.evaluators`` / ``agentgauge.compares`` / ``agentgauge.tokenizers`` entry
+        points, ``[tool.agentgauge] plugins`` of the nearest ``pyproject.toml`` (searched from ``start``, default
+        the current folder) and ``modules`` (each defines ``register(registry)``). Returns what was loaded; a
+        plug-in that fails raises :class:`InputError` naming it."""
+        from .._plugins import load_plugins
+
+        return load_plugins(self, modules, start=start)
 
     def get(self, name: str) -> Evaluator:
         """The evaluator registered as ``name``; :class:`NotFoundError` listing the valid names otherwise."""
