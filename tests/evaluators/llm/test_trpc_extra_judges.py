@@ -357,5 +357,12 @@ async def test_template_trace_step_binding(chat_server: ChatServer) -> None:
     actual = inv("q", "a", executionTrace=trace)
     result = await run(metric, [actual])
     assert result.overall_score == 1.0 and chat_server.requests[0].prompt == "P=plan output"
+    # trpc writes traces with Go's field names.
+    chat_server.queue(ok('{"passed": false, "reason": "no"}'))
+    go_trace = {
+        "Steps": [{"NodeID": "plan", "Output": {"Text": "first"}}, {"NodeID": "plan", "Output": {"Text": "go"}}]
+    }
+    result = await run(metric, [inv("q", "a", executionTrace=go_trace)])
+    assert result.overall_score == 0.0 and chat_server.requests[1].prompt == "P=go"
     with pytest.raises(EvaluatorError, match=r"executionTrace is empty for actual\.traceStepOutput"):
         await run(metric, [inv("q", "a")])

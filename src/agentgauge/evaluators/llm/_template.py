@@ -180,21 +180,31 @@ def _categories(raw: Mapping[str, Any], name: str) -> dict[str, float]:
 # --- binding values ---------------------------------------------------------------------------------------------
 
 
+def _key(mapping: Any, name: str) -> Any:
+    """``mapping[name]`` matched case-insensitively: trpc writes traces with Go's field names (``Steps``,
+    ``NodeID``, ``Input.Text``), hand-written files often use camelCase."""
+    if not isinstance(mapping, dict):
+        return None
+    if name in mapping:
+        return mapping[name]
+    lowered = name.lower()
+    return next((v for k, v in mapping.items() if isinstance(k, str) and k.lower() == lowered), None)
+
+
 def _trace_step(invocation: Invocation, node_id: str, field: str, index: int) -> Any:
-    trace = (invocation.model_extra or {}).get("executionTrace") or (invocation.model_extra or {}).get(
-        "execution_trace"
-    )
-    steps = trace.get("steps") if isinstance(trace, dict) else None
-    if not isinstance(steps, list):
+    extra = invocation.model_extra or {}
+    trace = _key(extra, "executionTrace") or _key(extra, "execution_trace")
+    steps = _key(trace, "steps")
+    if not isinstance(steps, list) or not steps:
         raise ValueError(f"executionTrace is empty for actual.{field} at invocation index {index}")
-    matches = [s for s in steps if isinstance(s, dict) and (s.get("nodeID") or s.get("nodeId")) == node_id]
+    matches = [s for s in steps if _key(s, "nodeID") == node_id]
     if not matches:
         raise ValueError(f"trace step not found for actual.{field} nodeID {node_id!r} at invocation index {index}")
     step = matches[-1]  # the last run of a node, as a loop leaves it
     key = {"traceStepInput": "input", "traceStepOutput": "output", "traceStepTools": "tools"}.get(field, "skills")
-    value = step.get(key)
+    value = _key(step, key)
     if key in ("input", "output"):
-        text = value.get("text") if isinstance(value, dict) else value
+        text = _key(value, "text") if isinstance(value, dict) else value
         if not isinstance(text, str) or not text.strip():
             raise ValueError(
                 f"trace snapshot is empty for actual.{field} nodeID {node_id!r} at invocation index {index}"
