@@ -170,11 +170,14 @@ class Registry:
 
 
 def _lacks_judge_model(evaluator: Evaluator, metric: EvalMetric) -> bool:
-    """A trpc judge metric whose ``llmJudge`` block names no ``judgeModel``."""
-    judge_metric = getattr(evaluator, "metric", None)
-    if getattr(judge_metric, "dialect", None) != "trpc":
+    """A judge metric configured by an ``llmJudge`` block (not ADK's ``judge_model_options``) without
+    ``judgeModel``."""
+    if getattr(getattr(evaluator, "metric", None), "dialect", None) is None:
         return False
-    block = metric.criterion_or_empty().llm_judge
+    criterion = metric.criterion_or_empty()
+    if criterion.adk is not None:
+        return False
+    block = criterion.llm_judge
     return block is not None and not any(block.get(k) for k in ("judgeModel", "judge_model"))
 
 
