@@ -50,3 +50,33 @@ def test_command_module_import_stays_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip() == "[]"
+
+
+def test_listing_is_readable_at_80_columns() -> None:
+    result = CliRunner().invoke(app, ["list-metrics"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    names = Registry().names()
+    heads = [line for line in lines if line and not line.startswith(" ") and line != "agentgauge metrics"]
+    assert [h.split()[0] for h in heads] == names
+    assert "response_match_score  expected: yes  judge: no  range: 0–1" in lines
+    # Descriptions wrap as prose under their metric (at most three lines each), never a word per line.
+    blocks: dict[str, int] = {}
+    current = ""
+    for line in lines[2:]:
+        if line.startswith("  "):
+            blocks[current] += 1
+        else:
+            current = line.split()[0]
+            blocks[current] = 0
+    assert all(1 <= n <= 3 for n in blocks.values()), blocks
+    i = lines.index("final_response_avg_score  expected: yes  judge: no  range: 0–1")
+    assert lines[i + 1].startswith("  Final response matches the expected one by text/JSON/ROUGE rules")
+
+
+def test_table_at_wide_terminals_keeps_descriptions_on_one_line() -> None:
+    result = CliRunner().invoke(app, ["list-metrics"], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    row = next(ln for ln in result.stdout.splitlines() if "tool_trajectory_avg_score" in ln)
+    assert "Tool calls match the expected trajectory (1/0 per invocation, mean)." in row

@@ -55,7 +55,7 @@ def test_final_response_rules(config: dict[str, Any], actual: str | None, expect
 
 
 def test_final_response_needs_a_part() -> None:
-    with pytest.raises(CriterionError, match="finalResponse must configure text, json or rouge"):
+    with pytest.raises(CriterionError, match="finalResponse must configure text, json, rouge, or xml"):
         FinalResponseCriterion.model_validate({})
 
 

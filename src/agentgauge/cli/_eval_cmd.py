@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
     from ..evaluator import EvaluationResult
+    from ..evaluators import Registry
     from ..model import EvalMetric, EvalSet
 
 __all__ = ["eval_command"]
@@ -172,6 +173,16 @@ def eval_command(
             help="Seconds one judge call may take, retries included (default 45; a metric's judge timeout wins).",
         ),
     ] = None,
+    judge_model: Annotated[
+        str | None,
+        typer.Option("--judge-model", help="Judge model for trpc judge metrics without llmJudge.judgeModel."),
+    ] = None,
+    judge_base_url: Annotated[
+        str | None, typer.Option("--judge-base-url", help="OpenAI-compatible base URL of --judge-model.")
+    ] = None,
+    plugin: Annotated[
+        list[str] | None, typer.Option("--plugin", help="Import this module's register(registry) first (repeatable).")
+    ] = None,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 
@@ -225,6 +236,8 @@ def eval_command(
             app_name=app_name,
             no_cache=no_cache,
             judge_timeout=judge_timeout,
+            default_judge=_default_judge(judge_model, judge_base_url),
+            plugins=plugin or [],
             console=console,
             progress_console=None if json_out else Console(stderr=True),
         )
@@ -245,6 +258,34 @@ def eval_command(
     raise typer.Exit(EXIT_OK if passed else EXIT_FAILED)
 
 
+def _default_judge(model: str | None, base_url: str | None) -> dict[str, str] | None:
+    """The ``judgeModel`` block given by ``--judge-model`` / ``--judge-base-url`` (a URL needs a model)."""
+    if base_url and not model:
+        fail_input("--judge-base-url needs --judge-model")
+    return {"modelName": model, **({"baseURL": base_url} if base_url else {})} if model else None
+
+
+def make_registry(
+    output_dir: Path,
+    no_cache: bool,
+    judge_timeout: float | None,
+    default_judge: dict[str, str] | None,
+    plugins: list[str] | None,
+) -> Registry:
+    """The evaluator registry of an ``eval`` run: judge cache under ``output_dir``, the judge time budget, the
+    default judge for metrics that name none, and the plug-ins loaded."""
+    from ..evaluators import Registry
+    from ..judges import JudgeSettings, RetryPolicy
+
+    retry = RetryPolicy() if judge_timeout is None else RetryPolicy(total_budget=judge_timeout)
+    settings = JudgeSettings(
+        cache_dir=None if no_cache else output_dir / ".judge_cache", retry=retry, default_judge_model=default_judge
+    )
+    registry = Registry(judge_settings=settings)
+    registry.load_plugins(plugins or ())
+    return registry
+
+
 def _run(
     args: list[str],
     *,
@@ -258,6 +299,8 @@ def _run(
     judge_timeout: float | None,
     console: Console,
     progress_console: Console | None,
+    default_judge: dict[str, str] | None = None,
+    plugins: list[str] | None = None,
 ) -> list[EvaluationResult]:
     """Validate every input, then evaluate each eval set in turn."""
     import asyncio
@@ -265,19 +308,15 @@ def _run(
     from ..agents import load_agent, looks_like_agent_spec
     from ..errors import InputError
     from ..evaluator import AgentEvaluator
-    from ..evaluators import Registry
     from ..evaluators.llm import check_judge_ready
     from ..formats import load_eval_set
-    from ..judges import JudgeSettings, RetryPolicy
     from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager
 
     agent_spec = args[0] if args and looks_like_agent_spec(args[0]) else None
     set_args = args[1:] if agent_spec is not None else args
     if not set_args:
         raise InputError("no eval set given: usage: agentgauge eval [AGENT] EVAL_SET[:case1,case2]...")
-    retry = RetryPolicy() if judge_timeout is None else RetryPolicy(total_budget=judge_timeout)
-    judge_settings = JudgeSettings(cache_dir=None if no_cache else output_dir / ".judge_cache", retry=retry)
-    registry = Registry(judge_settings=judge_settings)
+    registry = make_registry(output_dir, no_cache, judge_timeout, default_judge, plugins)
     targets = [_split_case_filter(arg) for arg in set_args]
     for target in targets:
         target.eval_set = load_eval_set(target.path)

@@ -13,7 +13,7 @@ from ._common import EXIT_INVALID, fail_input, input_errors_exit_2
 __all__ = ["convert", "migrate", "validate"]
 
 
-def _load_any(path: str) -> tuple[str, Any]:
+def _load_any(path: str, registry: Any = None) -> tuple[str, Any]:
     """Read a file, detect its kind and load it: ``("eval set" | "metrics" | "result", loaded)``."""
     from ..errors import InputError
     from ..formats import _api
@@ -28,7 +28,7 @@ def _load_any(path: str) -> tuple[str, Any]:
         return "eval set", eval_set_from_document(doc, path, default_id=_api.default_id_for(path), consume=True)
     if kind == "metrics":
         metrics = metrics_from_document(doc, path, expand=False)
-        _check_metric_names(metrics, path)
+        _check_metric_names(metrics, path, registry)
         return "metrics", metrics
     if kind == "result":
         return "result", result_from_document(doc, path)
@@ -47,12 +47,14 @@ def _load_any(path: str) -> tuple[str, Any]:
 _SESSION_KEYS = frozenset({"app_name", "appName", "user_id", "userId", "state", "session_id", "sessionId"})
 
 
-def _check_metric_names(metrics: Any, path: str) -> None:
+def _check_metric_names(metrics: Any, path: str, registry: Any = None) -> None:
     """Unknown metric names and invalid criteria are invalid input; custom ADK metrics are checked at run time."""
     from ..evaluators import Registry
 
-    Registry().validate_metrics(
-        [m for m in metrics if not (isinstance(m.extension, dict) and "custom_metric" in m.extension)], file=path
+    (registry or Registry()).validate_metrics(
+        [m for m in metrics if not (isinstance(m.extension, dict) and "custom_metric" in m.extension)],
+        file=path,
+        warn=lambda message: typer.echo(f"warning: {message}", err=True),
     )
 
 
@@ -71,6 +73,9 @@ def _summary(kind: str, loaded: Any) -> str:
 )
 def validate(
     files: Annotated[list[Path], typer.Argument(help="Eval set, metrics / test_config.json or result files.")],
+    plugin: Annotated[
+        list[str] | None, typer.Option("--plugin", help="Import this module's register(registry) first (repeatable).")
+    ] = None,
 ) -> None:
     """Check eval sets, metrics files and results in any supported format.
 
@@ -78,11 +83,15 @@ def validate(
     Exits 0 when every file is valid, 2 when any is not.
     """
     from ..errors import InputError, NotFoundError
+    from ..evaluators import Registry
 
+    registry = Registry()
+    with input_errors_exit_2():
+        registry.load_plugins(plugin or ())
     bad = 0
     for file in files:
         try:
-            kind, loaded = _load_any(str(file))
+            kind, loaded = _load_any(str(file), registry)
         except (InputError, NotFoundError) as exc:
             bad += 1
             typer.echo(f"error: {exc}", err=True)

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ._app import app
+from ._common import input_errors_exit_2
+
+if TYPE_CHECKING:
+    from ..evaluators import MetricInfo
 
 __all__ = ["list_metrics"]
 
@@ -22,9 +26,40 @@ def _one_line(description: str) -> str:
     return first.split("; ", 1)[0]
 
 
+_TABLE_MIN_WIDTH = 120
+"""Below this many columns the table's description column would wrap a word per line: list blocks instead."""
+
+
+def _blocks(infos: list[MetricInfo], width: int) -> str:
+    """One block per metric: the name with its needs and range, then the description wrapped under it."""
+    import textwrap
+
+    lines = ["agentgauge metrics", ""]
+    for i in infos:
+        facts = (
+            f"expected: {'yes' if i.needs_expected else 'no'}  judge: {'yes' if i.needs_judge else 'no'}  "
+            f"range: {_range(i.min_value, i.max_value)}"
+        )
+        head = f"{i.name}  {facts}"
+        lines.append(head if len(head) <= width else f"{i.name}\n  {facts}")
+        lines.extend(
+            textwrap.wrap(
+                _one_line(i.description),
+                max(width - 2, 20),
+                initial_indent="  ",
+                subsequent_indent="  ",
+                break_on_hyphens=False,
+            )
+        )
+    return "\n".join(lines)
+
+
 @app.command("list-metrics")
 def list_metrics(
     json_out: Annotated[bool, typer.Option("--json", help="Print the list as JSON instead of a table.")] = False,
+    plugin: Annotated[
+        list[str] | None, typer.Option("--plugin", help="Import this module's register(registry) first (repeatable).")
+    ] = None,
 ) -> None:
     """List the metrics available to eval runs: name, whether expected data or a judge model is needed, the value
     range and a one-line description.
@@ -37,7 +72,10 @@ def list_metrics(
     """
     from ..evaluators import Registry
 
-    infos = Registry().infos()
+    registry = Registry()
+    with input_errors_exit_2():
+        registry.load_plugins(plugin or ())
+    infos = registry.infos()
     if json_out:
         rows = [
             {
@@ -51,6 +89,13 @@ def list_metrics(
             for i in infos
         ]
         typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+
+    import shutil
+
+    width = shutil.get_terminal_size().columns
+    if width < _TABLE_MIN_WIDTH:
+        typer.echo(_blocks(infos, width))
         return
 
     from rich.console import Console

@@ -224,6 +224,8 @@ def trace_runner(
         no_cache: bool,
         console: Console,
         judge_timeout: float | None = None,
+        default_judge: dict[str, str] | None = None,
+        plugins: list[str] | None = None,
         **_: Any,
     ) -> list[EvaluationResult]:
         from ..errors import InputError
@@ -250,6 +252,8 @@ def trace_runner(
             no_cache=no_cache,
             console=console,
             judge_timeout=judge_timeout,
+            default_judge=default_judge,
+            plugins=plugins,
         )
 
     return run
@@ -268,19 +272,17 @@ def _evaluate_traces(
     no_cache: bool,
     console: Console,
     judge_timeout: float | None = None,
+    default_judge: dict[str, str] | None = None,
+    plugins: list[str] | None = None,
 ) -> list[EvaluationResult]:
     import asyncio
 
     from ..evaluator import AgentEvaluator
-    from ..evaluators import Registry
     from ..evaluators.llm import check_judge_ready
-    from ..judges import JudgeSettings, RetryPolicy
     from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager, check_segment
+    from ._eval_cmd import make_registry
 
-    retry = RetryPolicy() if judge_timeout is None else RetryPolicy(total_budget=judge_timeout)
-    registry = Registry(
-        judge_settings=JudgeSettings(cache_dir=None if no_cache else output_dir / ".judge_cache", retry=retry)
-    )
+    registry = make_registry(output_dir, no_cache, judge_timeout, default_judge, plugins)
     found = _read(traces, by_session)
     if set_spec is not None:
         eval_set, metrics, metrics_source = _against_eval_set(found.conversations, set_spec, config, console)

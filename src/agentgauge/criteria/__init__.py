@@ -1,5 +1,5 @@
 """Criteria: how an actual value is compared with an expected one (text, JSON, tool trajectory, final response,
-ROUGE), read from the metrics-file form and matched with ``criterion.match(actual, expected)``."""
+ROUGE, XML), read from the metrics-file form and matched with ``criterion.match(actual, expected)``."""
 
 from ._adk import AdkToolTrajectoryCriterion, MatchType, parse_match_type
 from ._base import CriterionError, MatchResult
@@ -11,6 +11,7 @@ from ._rouge import RougeCriterion, RougeScore, RougeThreshold, adk_rouge1
 from ._text import LengthBounds, TextCriterion
 from ._tokenize import unicode_tokens
 from ._trajectory import BUILTIN_STRATEGY, ToolTrajectoryCriterion, ToolTrajectoryStrategy
+from ._xml import XMLCriterion, check_xml
 
 __all__ = [
     "BUILTIN_STRATEGY",
@@ -37,7 +38,9 @@ __all__ = [
     "TextCriterion",
     "ToolTrajectoryCriterion",
     "ToolTrajectoryStrategy",
+    "XMLCriterion",
     "adk_rouge1",
+    "check_xml",
     "parse_match_type",
     "unicode_tokens",
 ]

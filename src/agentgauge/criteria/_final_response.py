@@ -1,4 +1,4 @@
-"""FinalResponseCriterion: the final answer compared as JSON, text and/or ROUGE."""
+"""FinalResponseCriterion: the final answer compared as JSON, text, ROUGE and/or checked as XML."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from ._json import JSONCriterion
 from ._model import CriterionModel
 from ._rouge import RougeCriterion
 from ._text import TextCriterion
+from ._xml import XMLCriterion
 
 if TYPE_CHECKING:
     from ..model import Invocation
@@ -23,8 +24,9 @@ class FinalResponseCriterion(CriterionModel):
     """Compares ``finalResponse.content`` of the actual invocation with the expected one.
 
     Configured parts run in the order ``json`` (both contents parsed as JSON), ``text``, ``rouge`` (expected is
-    the target, actual the prediction); a part with ``ignore`` is skipped. Every failing part is reported, joined
-    with ``"; "``. At least one part (or a custom ``compare``) must be configured.
+    the target, actual the prediction), ``xml`` (the actual text must be well-formed XML when ``valid``); a part
+    with ``ignore`` is skipped. Every part runs, and every failing part is reported in that order, joined with
+    ``"; "``. At least one part (or a custom ``compare``) must be configured.
 
     Both final responses missing is a match; only the actual one missing is a mismatch; a missing expected
     response counts as empty text.
@@ -33,14 +35,15 @@ class FinalResponseCriterion(CriterionModel):
     text: TextCriterion | None = None
     json_: JSONCriterion | None = Field(default=None, alias="json")
     rouge: RougeCriterion | None = None
+    xml: XMLCriterion | None = None
     compare_name: str | None = None
     compare: InvocationCompare | None = Field(default=None, exclude=True)
 
     @model_validator(mode="after")
     def _check(self) -> Self:
-        parts = (self.text, self.json_, self.rouge, self.compare_name, self.compare)
+        parts = (self.text, self.json_, self.rouge, self.xml, self.compare_name, self.compare)
         if all(p is None or p == "" for p in parts):
-            raise ValueError("finalResponse must configure text, json or rouge")
+            raise ValueError("finalResponse must configure text, json, rouge, or xml")
         return self
 
     def resolve(self, compares: CompareRegistry) -> FinalResponseCriterion:
@@ -55,6 +58,8 @@ class FinalResponseCriterion(CriterionModel):
             update["json_"] = self.json_.resolve(compares)
         if self.rouge is not None:
             update["rouge"] = self.rouge.resolve(compares)
+        if self.xml is not None:
+            update["xml"] = self.xml.resolve(compares)
         return self.model_copy(update=update)
 
     def match(self, actual: Invocation, expected: Invocation) -> MatchResult:
@@ -87,4 +92,8 @@ class FinalResponseCriterion(CriterionModel):
             r = self.rouge.match(expected, actual)
             if not r.ok:
                 failures.append(f"rouge mismatch: {r.reason}")
+        if self.xml is not None and not self.xml.ignore:
+            r = self.xml.match(actual, expected)
+            if not r.ok:
+                failures.append(f"xml mismatch: {r.reason}")
         return MATCH if not failures else MatchResult(False, "; ".join(failures))

@@ -27,6 +27,9 @@ class FinalResponseEvaluator:
         crit = metric.criterion
         if crit is None or crit.final_response is None:
             raise EvaluatorError(f"{self.name}: finalResponse criterion not configured for metric {metric.metric_name}")
+        live = crit.criterion_object("final_response")
+        if isinstance(live, FinalResponseCriterion):
+            return live.resolve(self._compares)  # a Python object keeps its compare functions
         return self._cache.get(crit.final_response)
 
     def validate_metric(self, metric: EvalMetric) -> None:

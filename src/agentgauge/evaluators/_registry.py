@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..criteria import CompareRegistry
@@ -84,6 +85,15 @@ class Registry:
         self._evaluators[key] = evaluator
         self._infos[key] = info
 
+    def load_plugins(self, modules: Sequence[str] = (), *, start: Path | None = None) -> list[str]:
+        """Register plug-ins: ``agentgauge.evaluators`` / ``agentgauge.compares`` / ``agentgauge.tokenizers`` entry
+        points, ``[tool.agentgauge] plugins`` of the nearest ``pyproject.toml`` (searched from ``start``, default
+        the current folder) and ``modules`` (each defines ``register(registry)``). Returns what was loaded; a
+        plug-in that fails raises :class:`InputError` naming it."""
+        from .._plugins import load_plugins
+
+        return load_plugins(self, modules, start=start)
+
     def get(self, name: str) -> Evaluator:
         """The evaluator registered as ``name``; :class:`NotFoundError` listing the valid names otherwise."""
         try:
@@ -111,12 +121,17 @@ class Registry:
     def __contains__(self, name: object) -> bool:
         return name in self._evaluators
 
-    def validate_metrics(self, metrics: Iterable[EvalMetric], *, file: str | None = None) -> None:
+    def validate_metrics(
+        self, metrics: Iterable[EvalMetric], *, file: str | None = None, warn: Callable[[str], None] | None = None
+    ) -> None:
         """Check metric names and criteria before a run; the first problem raises :class:`InputError`.
 
         The error names the metric's position (``metrics[2].criterion``) and, for an unknown name, lists the
-        valid ones.
+        valid ones. With ``warn`` (file checks, not runs), a trpc judge metric without ``judgeModel`` is reported
+        through ``warn`` instead: trpc gives that judge in code, and a run takes it from its options.
         """
+        from .llm._default_judge import NO_JUDGE_HINT, NoJudgeModelError
+
         for i, metric in enumerate(metrics):
             key = metric.evaluator_key
             if key not in self._evaluators:
@@ -126,17 +141,44 @@ class Registry:
                     file=file,
                     location=f"metrics[{i}].{field}",
                 )
+            lacks_judge = warn is not None and _lacks_judge_model(self._evaluators[key], metric)
+            if lacks_judge and warn is not None:
+                where = f"{file}: " if file else ""
+                warn(
+                    f"{where}metrics[{i}].criterion.llmJudge: {metric.metric_name}: judgeModel is not set; "
+                    f"{NO_JUDGE_HINT} when running"
+                )
             try:
                 _parse_blocks(metric)
                 check = getattr(self._evaluators[key], "validate_metric", None)
                 if callable(check):
                     check(metric)
+            except NoJudgeModelError:
+                if not lacks_judge:
+                    raise InputError(
+                        f"{metric.metric_name}: llmJudge.judgeModel not configured and no default judge: "
+                        f"{NO_JUDGE_HINT}",
+                        file=file,
+                        location=f"metrics[{i}].criterion.llmJudge",
+                    ) from None
             except (ValueError, EvaluatorError) as exc:  # CriterionError and pydantic errors are ValueErrors
                 message = str(exc)
                 # Evaluator errors usually start with the metric's name already; say it once.
                 if not message.startswith(f"{metric.metric_name}:"):
                     message = f"{metric.metric_name}: {message}"
                 raise InputError(message, file=file, location=f"metrics[{i}].criterion") from None
+
+
+def _lacks_judge_model(evaluator: Evaluator, metric: EvalMetric) -> bool:
+    """A judge metric configured by an ``llmJudge`` block (not ADK's ``judge_model_options``) without
+    ``judgeModel``."""
+    if getattr(getattr(evaluator, "metric", None), "dialect", None) is None:
+        return False
+    criterion = metric.criterion_or_empty()
+    if criterion.adk is not None:
+        return False
+    block = criterion.llm_judge
+    return block is not None and not any(block.get(k) for k in ("judgeModel", "judge_model"))
 
 
 def _parse_blocks(metric: EvalMetric) -> None:

@@ -36,6 +36,9 @@ class ToolTrajectoryEvaluator:
     def matcher(self, metric: EvalMetric) -> InvocationMatcher:
         """The criterion this metric uses (raises :class:`CriterionError` for an invalid one)."""
         crit = metric.criterion
+        live = crit.criterion_object("tool_trajectory") if crit is not None else None
+        if isinstance(live, ToolTrajectoryCriterion):
+            return live.resolve(self._compares)  # a Python object keeps its compare functions
         if crit is not None and crit.tool_trajectory is not None:
             return self._native.get(crit.tool_trajectory)
         if crit is not None and crit.adk is not None:

@@ -20,7 +20,11 @@ from ._retry import RetryPolicy, parse_retry_after
 if TYPE_CHECKING:
     import openai
 
-__all__ = ["OpenAIJudge"]
+__all__ = ["LOGPROBS_ENVELOPE", "OpenAIJudge"]
+
+LOGPROBS_ENVELOPE = "agentgauge_logprobs_envelope"
+"""Generation-config switch: ask for token logprobs and answer with a JSON envelope
+``{"content": str, "logprobs": [{"token", "logprob", "top_logprobs": [{"token", "logprob"}]}] | null}``."""
 
 _log = logging.getLogger("agentgauge.judges")
 
@@ -100,6 +104,29 @@ def _answer_text(body: bytes, content_type: str) -> str:
     return content
 
 
+def _envelope(content: str, body: bytes) -> str:
+    """The answer with the first choice's token logprobs (``null`` when the endpoint gave none), as JSON."""
+    choice = json.loads(body)["choices"][0]  # already checked by _answer_text
+    logprobs = choice.get("logprobs")
+    tokens = logprobs.get("content") if isinstance(logprobs, dict) else None
+    entries = None
+    if isinstance(tokens, list) and tokens:
+        entries = [
+            {
+                "token": t.get("token"),
+                "logprob": t.get("logprob"),
+                "top_logprobs": [
+                    {"token": x.get("token"), "logprob": x.get("logprob")}
+                    for x in t.get("top_logprobs") or []
+                    if isinstance(x, dict)
+                ],
+            }
+            for t in tokens
+            if isinstance(t, dict)
+        ]
+    return json.dumps({"content": content, "logprobs": entries}, ensure_ascii=False)
+
+
 class OpenAIJudge:
     """:class:`~agentgauge.judges.JudgeModel` over the async ``openai`` SDK (chat completions, ``stream=false``).
 
@@ -148,13 +175,16 @@ class OpenAIJudge:
         params: dict[str, Any] = {"model": self.endpoint.model, "messages": [dict(m) for m in messages]}
         extra: dict[str, Any] = dict(self.endpoint.extra_fields)
         for key, value in generation_config.items():
-            if key == "stream" or value is None:
+            if key in ("stream", LOGPROBS_ENVELOPE) or value is None:
                 continue  # judges never stream
             if key in _REQUEST_PARAMS:
                 params[key] = value
             else:
                 extra[key] = value
         params["stream"] = False
+        if generation_config.get(LOGPROBS_ENVELOPE):
+            params["logprobs"] = True
+            params.setdefault("top_logprobs", 20)
         if extra:
             params["extra_body"] = extra
         if schema is not None and self._structured_ok:
@@ -164,7 +194,7 @@ class OpenAIJudge:
             }
         return params
 
-    async def _once(self, params: dict[str, Any], timeout: float) -> str:
+    async def _once(self, params: dict[str, Any], timeout: float, envelope: bool = False) -> str:
         import openai
 
         try:
@@ -187,6 +217,8 @@ class OpenAIJudge:
             content = _answer_text(body, raw.http_response.headers.get("content-type", ""))
         except ValueError as exc:
             raise _Retryable(self._scrub(str(exc)), raw.http_response.status_code, None, invalid=True) from None
+        if envelope:
+            return redact(_envelope(content, body))
         return redact(content)
 
     async def complete(
@@ -223,7 +255,8 @@ class OpenAIJudge:
             attempt += 1
             params = self._request(messages, generation_config, response_schema)
             try:
-                return await self._once(params, min(policy.request_timeout, remaining))
+                envelope = bool(generation_config.get(LOGPROBS_ENVELOPE))
+                return await self._once(params, min(policy.request_timeout, remaining), envelope)
             except JudgeError as exc:
                 if "response_format" in params and exc.status in _SCHEMA_REJECTED_STATUSES:
                     # The server does not do JSON-schema output; answers are parsed tolerantly anyway.

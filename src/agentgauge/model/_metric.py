@@ -5,11 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from pydantic import SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from ._base import GaugeModel, omit_empty
 
-__all__ = ["Criterion", "EvalMetric", "redact_secrets"]
+__all__ = ["UNSAVED_KEY", "Criterion", "EvalMetric", "criterion_data", "redact_secrets"]
 
 _SECRET_KEYS = frozenset({"apiKey", "api_key"})
 
@@ -55,6 +62,49 @@ class _Redacted(GaugeModel):
             yield name, "" if name in _SECRET_KEYS and value else redact_secrets(value)
 
 
+_OBJECT_FIELDS = {
+    "toolTrajectory": "tool_trajectory",
+    "tool_trajectory": "tool_trajectory",
+    "finalResponse": "final_response",
+    "final_response": "final_response",
+}
+UNSAVED_KEY = "unsavedCompare"
+"""Key of the saved criterion that names the Python compare functions a file cannot hold."""
+
+
+def _callables(value: Any, path: str) -> list[str]:
+    found: list[str] = []
+    if isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            item = getattr(value, name)
+            where = f"{path}.{name}" if path else name
+            if callable(item) and not isinstance(item, (BaseModel, type)):
+                label = f"{getattr(item, '__module__', '?')}.{getattr(item, '__qualname__', type(item).__name__)}"
+                found.append(f"{where}: {label}")
+            else:
+                found.extend(_callables(item, where))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            found.extend(_callables(item, f"{path}.{key}" if path else str(key)))
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            found.extend(_callables(item, f"{path}[{index}]"))
+    return found
+
+
+def criterion_data(obj: BaseModel) -> dict[str, Any]:
+    """The data form of a criterion object: its fields as written in a metrics file, plus ``unsavedCompare``
+    listing the Python functions that cannot be written (they work in memory only)."""
+    data: dict[str, Any] = obj.model_dump(by_alias=True, exclude_none=True, mode="json")
+    unsaved = _callables(obj, "")
+    if unsaved:
+        data[UNSAVED_KEY] = (
+            "Python compare functions are not saved (register them as named compares to keep them in files): "
+            + "; ".join(unsaved)
+        )
+    return data
+
+
 class Criterion(_Redacted):
     """How a metric compares actual and expected invocations, as plain JSON-able data.
 
@@ -70,6 +120,30 @@ class Criterion(_Redacted):
     final_response: dict[str, Any] | None = omit_empty()
     llm_judge: dict[str, Any] | None = omit_empty()
     adk: dict[str, Any] | None = omit_empty()
+    # Criterion objects given from Python (trpc's WithCompare), by field name: evaluators use them as they are,
+    # callables included; the fields above hold their data form, which is what gets written.
+    _objects: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _accept_objects(cls, data: Any, handler: ModelWrapValidatorHandler[Criterion]) -> Criterion:
+        objects: dict[str, Any] = {}
+        if isinstance(data, dict):
+            data = dict(data)
+            for key, value in list(data.items()):
+                field = _OBJECT_FIELDS.get(key)
+                if field is not None and isinstance(value, BaseModel):
+                    objects[field] = value
+                    data[key] = criterion_data(value)
+        result = handler(data)
+        if objects:
+            result._objects.update(objects)
+        return result
+
+    def criterion_object(self, field: str) -> Any:
+        """The criterion object given from Python for ``field`` (``tool_trajectory`` / ``final_response``), or
+        ``None`` when the criterion is plain data."""
+        return self._objects.get(field)
 
     @property
     def is_adk(self) -> bool:

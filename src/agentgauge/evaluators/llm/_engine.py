@@ -25,6 +25,7 @@ from ...judges import (
 from ...model import EvalMetric, EvalStatus, Invocation, status_for_score
 from .._base import EvaluateResult, EvaluatorError, PerInvocationResult
 from .._common import check_counts
+from ._default_judge import default_judge_options
 from ._sample import JudgeConfig, NotApplicable, Prompt, Sample
 
 __all__ = [
@@ -182,7 +183,7 @@ class LLMJudgeEvaluator:
             raise EvaluatorError(f"{name}: {exc}") from None
         options = crit.judge_model
         if options is None and not self.pool.has_injected_judge:
-            raise EvaluatorError(f"{name}: llmJudge.judgeModel not configured")
+            options = default_judge_options(self.pool.settings.default_judge_model, name)
         return JudgeConfig(
             metric_name=metric.metric_name,
             threshold=metric.threshold,

@@ -19,7 +19,7 @@ from ._prompts import (
 from ._sample import JudgeConfig, Prompt, Sample
 from ._text import final_text, knowledge_lines, user_text
 
-__all__ = ["TRPC_METRICS", "trpc_majority_vote"]
+__all__ = ["TRPC_METRICS", "checked_rubrics", "score_rubrics", "trpc_majority_vote"]
 
 
 def trpc_majority_vote(samples: Sequence[Sample], config: JudgeConfig) -> Sample:
@@ -45,7 +45,8 @@ def _final_response_prompt(
     return Prompt(_user_message(text))
 
 
-def _checked_rubrics(config: JudgeConfig) -> None:
+def checked_rubrics(config: JudgeConfig) -> None:
+    """Raise EvaluatorError unless the metric has rubrics with content, non-empty and unique ids."""
     if not config.rubrics:
         raise EvaluatorError(f"{config.metric_name}: llmJudge.rubrics is required (no rubric with content)")
     ids = [r.id.strip() for r in config.rubrics]
@@ -59,7 +60,7 @@ def _checked_rubrics(config: JudgeConfig) -> None:
 def _rubric_response_prompt(
     actuals: Sequence[Invocation], expecteds: Sequence[Invocation], config: JudgeConfig
 ) -> Prompt:
-    _checked_rubrics(config)
+    checked_rubrics(config)
     actual = actuals[-1]
     text = TRPC_RUBRIC_RESPONSE.format(
         user=user_text(actual), response=final_text(actual), rubrics=rubric_lines(config.rubrics)
@@ -70,7 +71,7 @@ def _rubric_response_prompt(
 def _knowledge_recall_prompt(
     actuals: Sequence[Invocation], expecteds: Sequence[Invocation], config: JudgeConfig
 ) -> Prompt:
-    _checked_rubrics(config)
+    checked_rubrics(config)
     actual = actuals[-1]
     try:
         knowledge = knowledge_lines(actual)
@@ -82,7 +83,8 @@ def _knowledge_recall_prompt(
     return Prompt(_user_message(text), rubric_schema("rubric_knowledge_recall_scores", config.rubrics), config.rubrics)
 
 
-def _score_rubrics(answer: str, prompt: Prompt) -> Sample:
+def score_rubrics(answer: str, prompt: Prompt) -> Sample:
+    """Score a ``rubricScores`` answer (JSON, or the legacy text blocks) against the prompt's rubrics."""
     return parse_rubric_answer(answer, prompt.rubrics)
 
 
@@ -109,7 +111,7 @@ TRPC_METRICS: tuple[JudgeMetric, ...] = (
         dialect="trpc",
         needs_expected=False,
         construct=_rubric_response_prompt,
-        score=_score_rubrics,
+        score=score_rubrics,
         aggregate_samples=trpc_majority_vote,
         aggregate_invocations=average_invocations,
     ),
@@ -119,7 +121,7 @@ TRPC_METRICS: tuple[JudgeMetric, ...] = (
         dialect="trpc",
         needs_expected=False,
         construct=_knowledge_recall_prompt,
-        score=_score_rubrics,
+        score=score_rubrics,
         aggregate_samples=trpc_majority_vote,
         aggregate_invocations=average_invocations,
     ),

@@ -1,0 +1,95 @@
+"""trpc's ``llm_hallucinations``: per sample, one call splits the final answer into sentences and a second call
+labels each sentence against the context the agent had; the share of grounded sentences is the sample score."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+from ...judges import JudgeClient, JudgeParseError, JudgePool
+from ...model import Invocation, RubricScore, status_for_score
+from .._base import PerInvocationResult
+from ._aggregate import average_invocations
+from ._engine import JudgeMetric, LLMJudgeEvaluator, gather_fail_fast
+from ._parsers import parse_hallucination_labels, parse_sentences
+from ._prompts import HALLUCINATION_SEGMENTER, HALLUCINATION_VALIDATOR
+from ._sample import JudgeConfig, NotApplicable, Sample
+from ._text import final_text, render_context
+from ._trpc import trpc_majority_vote
+
+__all__ = ["TRPC_HALLUCINATIONS", "TrpcHallucinationsEvaluator"]
+
+TRPC_HALLUCINATIONS = JudgeMetric(
+    name="llm_hallucinations",
+    description="LLM judge (trpc): share of final-answer sentences grounded in the context (supported and "
+    "not_applicable count 1); two calls per sample, majority vote, average over invocations",
+    dialect="trpc",
+    needs_expected=False,
+    aggregate_samples=trpc_majority_vote,
+    aggregate_invocations=average_invocations,
+)
+
+
+class TrpcHallucinationsEvaluator(LLMJudgeEvaluator):
+    """``llm_hallucinations`` with trpc semantics: configuration in ``criterion.llmJudge``; an answer that
+    cannot be parsed (no sentences, no labels, an unknown label) fails the case with the reason."""
+
+    def __init__(self, pool: JudgePool) -> None:
+        super().__init__(TRPC_HALLUCINATIONS, pool)
+
+    async def _one_sample(self, text: str, context: str, config: JudgeConfig, client: JudgeClient, k: int) -> Sample:
+        generation = config.generation_config
+        segmented = await client.ask(
+            [{"role": "user", "content": HALLUCINATION_SEGMENTER.format(response=text)}],
+            generation_config=generation,
+            sample_index=k,
+        )
+        sentences = parse_sentences(segmented)
+        if not sentences:
+            raise JudgeParseError("segmenter answer has no <sentence>...</sentence> items", raw=segmented)
+        numbered = "\n".join(f'<sentence id="{i}">{s}</sentence>' for i, s in enumerate(sentences, start=1))
+        validated = await client.ask(
+            [{"role": "user", "content": HALLUCINATION_VALIDATOR.format(context=context, sentences=numbered)}],
+            generation_config=generation,
+            sample_index=k,
+        )
+        labels = parse_hallucination_labels(validated)
+        if not labels:
+            raise JudgeParseError("validator answer has no 'label:' lines", raw=validated)
+        unknown = sorted({label for _, label, value in labels if value is None})
+        if unknown:
+            raise JudgeParseError(f"validator answer has unknown label(s): {', '.join(unknown)}", raw=validated)
+        items = [
+            RubricScore(id=f"sentence_{i}", reason=f"[{label}] {sentence}", score=value)
+            for i, (sentence, label, value) in enumerate(labels, start=1)
+        ]
+        mean = sum(value or 0.0 for _, _, value in labels) / len(labels)
+        return Sample(mean, "\n".join(i.reason for i in items), items)
+
+    async def judge_invocation(
+        self,
+        index: int,
+        actuals: Sequence[Invocation],
+        expecteds: Sequence[Invocation],
+        config: JudgeConfig,
+        client: JudgeClient,
+    ) -> PerInvocationResult:
+        """Draw ``num_samples`` segment-and-validate pairs for the last invocation's final answer, then vote."""
+        actual = actuals[-1]
+        text = final_text(actual)
+        if not text.strip():
+            raise NotApplicable("no final answer to check")
+        context = render_context(actuals)
+        samples = await gather_fail_fast(
+            [functools.partial(self._one_sample, text, context, config, client, k) for k in range(config.num_samples)],
+            config.sample_limit,
+        )
+        best = self.metric.aggregate_samples(samples, config)
+        return PerInvocationResult(
+            actual,
+            expecteds[-1],
+            best.score,
+            status_for_score(best.score, config.threshold),
+            best.reason,
+            list(best.rubric_scores),
+        )
