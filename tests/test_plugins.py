@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agentgauge._plugins import plugins_from_pyproject, registered_tokenizers
+from agentgauge._plugins import plugins_from_pyproject
 from agentgauge.cli import app
 from agentgauge.errors import InputError
 from agentgauge.evaluators import Registry
@@ -85,7 +85,7 @@ def test_entry_points_register_evaluators_compares_and_tokenizers(plugin_dir: Pa
     assert {"agentgauge.evaluators:answer_length", "agentgauge.compares:text.same_first_word"} <= set(loaded)
     assert "answer_length" in registry and registry.info("answer_length").needs_expected is False
     assert registry.compares.get("text", "same_first_word")("Paris is", "Paris was") is True
-    assert registered_tokenizers()["whitespace"]("A b") == ["a", "b"]
+    assert registry.compares.rouge_tokenizer("whitespace")("A b") == ["a", "b"]
 
 
 def test_broken_entry_point_is_one_input_error(plugin_dir: Path, tmp_path: Path) -> None:

@@ -15,15 +15,15 @@ Sources, loaded in this order (a later registration of the same name replaces an
 3. ``--plugin module`` on the command line (the current folder is importable).
 
 A plug-in module defines ``register(registry)`` and registers what it offers there (``registry.register(...)``,
-``registry.compares.register_text(...)``, :func:`register_tokenizer`). A plug-in that fails to import or register
-is an :class:`~agentgauge.errors.InputError` naming it (the CLI prints one line and exits 2).
+``registry.compares.register_text(...)``, ``registry.compares.register_rouge_tokenizer(...)``). A plug-in that
+fails to import or register is an :class:`~agentgauge.errors.InputError` naming it (the CLI prints one line and exits 2).
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,33 +36,13 @@ __all__ = [
     "COMPARE_GROUP",
     "EVALUATOR_GROUP",
     "TOKENIZER_GROUP",
-    "Tokenizer",
     "load_plugins",
     "plugins_from_pyproject",
-    "register_tokenizer",
-    "registered_tokenizers",
 ]
 
 EVALUATOR_GROUP = "agentgauge.evaluators"
 COMPARE_GROUP = "agentgauge.compares"
 TOKENIZER_GROUP = "agentgauge.tokenizers"
-
-Tokenizer = Callable[[str], list[str]]
-"""``fn(text) -> tokens``: a ROUGE tokenizer."""
-
-_TOKENIZERS: dict[str, Tokenizer] = {}
-
-
-def register_tokenizer(name: str, fn: Tokenizer) -> None:
-    """Make ``fn`` available as the ROUGE tokenizer ``name`` (what ``agentgauge.tokenizers`` entry points call)."""
-    if not name or not callable(fn):
-        raise ValueError(f"a tokenizer needs a name and a callable, got {name!r} and {type(fn).__name__}")
-    _TOKENIZERS[name] = fn
-
-
-def registered_tokenizers() -> dict[str, Tokenizer]:
-    """Tokenizers registered through :func:`register_tokenizer`, by name."""
-    return dict(_TOKENIZERS)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -120,7 +100,7 @@ def _load_entry_points(registry: Registry) -> list[str]:
                         raise ValueError("the name must be <kind>.<compare name>, e.g. text.same_prefix")
                     registry.compares.register(kind, name, obj)  # type: ignore[arg-type]
                 else:
-                    register_tokenizer(ep.name, obj)
+                    registry.compares.register_rouge_tokenizer(ep.name, obj)
             except Exception as exc:  # a broken plug-in is bad input, reported in one line
                 raise InputError(f"plugin {label} failed to load ({_one_line(exc)})") from None
             loaded.append(f"{group}:{ep.name}")
