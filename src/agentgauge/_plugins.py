@@ -16,7 +16,8 @@ Sources, loaded in this order (a later registration of the same name replaces an
 
 A plug-in module defines ``register(registry)`` and registers what it offers there (``registry.register(...)``,
 ``registry.compares.register_text(...)``, ``registry.compares.register_rouge_tokenizer(...)``). A plug-in that
-fails to import or register is an :class:`~agentgauge.errors.InputError` naming it (the CLI prints one line and exits 2).
+fails to import or register is an :class:`~agentgauge.errors.InputError` naming it (the CLI prints one line and
+exits 2).
 """
 
 from __future__ import annotations
