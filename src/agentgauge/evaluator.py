@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
+import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,8 +19,17 @@ from .model import EvalCase, EvalCaseResult, EvalMetric, EvalMetricResult, EvalS
 from .stats import pass_at_k, pass_hat_k
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .formats._result_writer import ResultWriter
     from .judges._settings import JudgeSettings
-    from .service import Callbacks, EvalSetSource, EvaluateRequest, EvaluatorSource, InferenceRequest, InferenceResult
+    from .service import (
+        Callbacks,
+        CaseRow,
+        EvalSetSource,
+        EvaluateRequest,
+        EvaluatorSource,
+        InferenceRequest,
+        InferenceResult,
+    )
 
 __all__ = ["AgentEvaluator", "EvaluationCaseResult", "EvaluationResult", "MetricSource", "ProgressFn", "ResultSink"]
 
@@ -71,23 +82,73 @@ class EvaluationCaseResult:
         return pass_hat_k(self.num_runs, self.num_passed, k)
 
 
-@dataclass
 class EvaluationResult:
     """Everything :meth:`AgentEvaluator.evaluate` produced.
 
     ``execution_time`` is in seconds; ``eval_set_result`` is the saved :class:`EvalSetResult` (with the
     multi-run ``summary``) and ``result_path`` where it was written (``None`` for non-file result managers).
+    ``interrupted`` is true when the run was stopped before every case finished (only finished cases were saved).
+
+    A large run does not keep its case results in memory: then ``eval_set_result`` and ``eval_cases`` are read
+    back from the saved result the first time they are used (see ``max_results_in_memory`` of
+    :class:`AgentEvaluator`). ``overall_status``, ``pass_at_k`` and ``pass_hat_k`` never need them.
     """
 
-    app_name: str
-    eval_set_id: str
-    overall_status: EvalStatus
-    execution_time: float
-    eval_cases: list[EvaluationCaseResult]
-    eval_set_result: EvalSetResult
-    result_path: Path | None = None
+    def __init__(
+        self,
+        app_name: str,
+        eval_set_id: str,
+        overall_status: EvalStatus,
+        execution_time: float,
+        eval_cases: list[EvaluationCaseResult] | None = None,
+        eval_set_result: EvalSetResult | None = None,
+        result_path: Path | None = None,
+        *,
+        loader: Callable[[], EvalSetResult] | None = None,
+        case_ids: Sequence[str] = (),
+        interrupted: bool = False,
+        runs: tuple[int, int] | None = None,
+    ) -> None:
+        if eval_set_result is None and loader is None:
+            raise ValueError("an EvaluationResult needs its eval_set_result or a loader for it")
+        self.app_name = app_name
+        self.eval_set_id = eval_set_id
+        self.overall_status = overall_status
+        self.execution_time = execution_time
+        self.result_path = result_path
+        self.interrupted = interrupted
+        self._eval_cases = eval_cases
+        self._eval_set_result = eval_set_result
+        self._loader = loader
+        self._case_ids = list(case_ids)
+        self._runs_counts = runs
+
+    @property
+    def eval_set_result(self) -> EvalSetResult:
+        """The saved result with every case result (read from the result manager on first use for large runs)."""
+        if self._eval_set_result is None:
+            assert self._loader is not None
+            self._eval_set_result = self._loader()
+        return self._eval_set_result
+
+    @property
+    def eval_cases(self) -> list[EvaluationCaseResult]:
+        """Per case (eval-set order): overall status, per-run results and metric results averaged over runs."""
+        if self._eval_cases is None:
+            from .service import summarize_runs
+
+            result = self.eval_set_result
+            num_runs = result.summary.num_runs if result.summary else 1
+            case_ids = self._case_ids or [c.eval_id for c in result.eval_case_results]
+            _, aggregates = summarize_runs(result.eval_case_results, case_ids=case_ids, num_runs=num_runs)
+            self._eval_cases = [
+                EvaluationCaseResult(a.eval_id, a.overall_status, a.runs, a.metric_results) for a in aggregates
+            ]
+        return self._eval_cases
 
     def _runs(self) -> tuple[int, int]:
+        if self._runs_counts is not None:
+            return self._runs_counts
         summary = self.eval_set_result.summary
         if summary is None:
             return 0, 0
@@ -100,6 +161,15 @@ class EvaluationResult:
     def pass_hat_k(self, k: int) -> float:
         """pass^k over runs: n = number of runs, c = runs whose overall status passed."""
         return pass_hat_k(*self._runs(), k)
+
+    def __repr__(self) -> str:
+        # Short on purpose: the default would format every case result (asyncio formats the main task's result).
+        where = f", result_path={os.fspath(self.result_path)!r}" if self.result_path is not None else ""
+        flag = ", interrupted=True" if self.interrupted else ""
+        return (
+            f"EvaluationResult(app_name={self.app_name!r}, eval_set_id={self.eval_set_id!r}, "
+            f"overall_status={self.overall_status.value!r}, execution_time={self.execution_time:.3f}{where}{flag})"
+        )
 
 
 @contextmanager
@@ -124,9 +194,64 @@ class _Run:
     inference_request: InferenceRequest
     evaluate_request: EvaluateRequest
     cases: list[EvalCase] = field(default_factory=list)
-    inference_results: list[InferenceResult | None] = field(default_factory=list)
+    inference_results: list[InferenceResult] = field(default_factory=list)
+    case_results: list[EvalCaseResult] = field(default_factory=list)
     context: Any = field(default_factory=dict)
     start_time: float = field(default_factory=time.time)
+
+
+class _Collector:
+    """Takes case results in any order and hands them on in dispatch order: to the streaming writer (if any),
+    into compact rows for the summary, and -- only while they are few or a consumer needs them -- in full."""
+
+    def __init__(self, writer: ResultWriter | None, keep_full: bool) -> None:
+        self.writer = writer
+        self.keep_full = keep_full
+        self.rows: list[CaseRow] = []
+        self.full: list[EvalCaseResult] = []
+        self._pending: dict[int, EvalCaseResult] = {}
+        self._next = 0
+
+    def add(self, seq: int, result: EvalCaseResult) -> None:
+        self._pending[seq] = result
+        while self._next in self._pending:
+            self._emit(self._pending.pop(self._next))
+            self._next += 1
+
+    def flush(self) -> None:
+        """Hand on whatever is still waiting for an earlier case (used when a run stops early)."""
+        for seq in sorted(self._pending):
+            self._emit(self._pending.pop(seq))
+
+    def _emit(self, result: EvalCaseResult) -> None:
+        from .service import case_row
+
+        if self.writer is not None:
+            self.writer.add(result)
+        self.rows.append(case_row(result))
+        if self.keep_full:
+            self.full.append(result)
+
+
+def _uses_rouge(metrics: Sequence[EvalMetric]) -> bool:
+    return any(
+        m.metric_name == "response_match_score" or "rouge" in m.model_dump_json().lower() for m in metrics
+    )
+
+
+def _prepare_scorers(metrics: Sequence[EvalMetric]) -> None:
+    """Import what scoring will need (ROUGE pulls in nltk: ~0.25 s), in a thread while the first agent calls run."""
+    if not _uses_rouge(metrics):
+        return
+    from .criteria import _tokenize
+
+    def load() -> None:
+        try:
+            _tokenize._load()
+        except Exception:  # noqa: BLE001 - scoring reports a missing package itself, for the case that needs it
+            pass
+
+    threading.Thread(target=load, name="agentgauge-prepare", daemon=True).start()
 
 
 class AgentEvaluator:
@@ -139,6 +264,12 @@ class AgentEvaluator:
       once, across cases and runs alike. Each pipeline scores its case as soon as the case's inference is done.
     - ``timeout`` bounds each case's inference (seconds); ``case_ids`` restricts the cases.
     - ``progress(done, total)`` is called as cases finish.
+    - A result manager with ``open_writer`` (the local file manager) gets the result streamed: each case result
+      is written to the file as it finishes and dropped. Up to ``max_results_in_memory`` case results (cases x
+      runs) are also kept for the returned :class:`EvaluationResult`; a larger run keeps only compact rows and
+      reads the details back from the file on demand. An eval-set manager with ``iter_cases`` (a
+      :class:`~agentgauge.service.StreamedEvalSet`) hands out its cases one at a time.
+    - :meth:`interrupt` stops a run early; the finished cases are saved, marked ``interrupted``.
 
     Set-level callbacks run once per run: ``BeforeInferenceSet`` then ``BeforeEvaluateSet`` before any case,
     ``AfterInferenceSet`` then ``AfterEvaluateSet`` after every case of every run.
@@ -160,6 +291,7 @@ class AgentEvaluator:
         case_ids: Sequence[str] | None = None,
         judge_settings: JudgeSettings | None = None,
         progress: ProgressFn | None = None,
+        max_results_in_memory: int = 1000,
     ) -> None:
         from .service import Callbacks
 
@@ -191,6 +323,9 @@ class AgentEvaluator:
         self.timeout = timeout
         self.case_ids = list(case_ids) if case_ids else None
         self.progress = progress
+        self.max_results_in_memory = max_results_in_memory
+        self._interrupt_requested = False
+        self._pool_task: asyncio.Future[None] | None = None
 
     def _metrics(self, eval_set_id: str) -> list[EvalMetric]:
         try:
@@ -210,39 +345,67 @@ class AgentEvaluator:
                     f'an agent is required: case(s) {", ".join(needing)} are not in trace mode (evalMode "trace")'
                 )
 
+    def interrupt(self) -> None:
+        """Stop the running evaluation as soon as possible (e.g. from a SIGINT handler on the event loop).
+
+        Cases in flight are cancelled; :meth:`evaluate` then saves the cases finished so far with ``interrupted``
+        set and returns normally. Must be called from the event loop's thread.
+        """
+        self._interrupt_requested = True
+        if self._pool_task is not None and not self._pool_task.done():
+            self._pool_task.cancel()
+
     async def evaluate(self, eval_set_id: str) -> EvaluationResult:
         """Evaluate the eval set ``eval_set_id`` and save the result.
 
         Raises :class:`InputError` before running anything when a selected case id does not exist, a metric is
         unknown or invalid, or an agent is needed but missing; callback errors raise
         :class:`~agentgauge.service.CallbackError`. Everything else that goes wrong in a case fails that case.
+
+        When the run is stopped -- :meth:`interrupt`, or this coroutine being cancelled (Ctrl-C under
+        ``asyncio.run``) -- the cases finished so far are saved with ``interrupted`` set; after :meth:`interrupt`
+        the result is returned, after a cancellation the cancellation propagates once the result is saved.
         """
         from .service import select_cases
 
         started = time.perf_counter()
-        eval_set = self.eval_set_manager.get(self.app_name, eval_set_id)
+        self._interrupt_requested = False
+        stream = getattr(self.eval_set_manager, "iter_cases", None)
+        if stream is not None:
+            eval_set = self.eval_set_manager.index(self.app_name, eval_set_id)  # type: ignore[attr-defined]
+        else:
+            eval_set = self.eval_set_manager.get(self.app_name, eval_set_id)
         cases = select_cases(eval_set, self.case_ids)
         metrics = self._metrics(eval_set_id)
         self._check(cases, metrics)
+        _prepare_scorers(metrics)
         with _collector_ignores_loaded_data():
-            return await self._run(eval_set, cases, metrics, started)
+            return await self._run(eval_set, cases, metrics, started, stream)
+
+    def _open_writer(self, eval_set_id: str, result_id: str) -> ResultWriter | None:
+        open_writer = getattr(self.result_manager, "open_writer", None)
+        if open_writer is None:
+            return None
+        writer: ResultWriter = open_writer(self.app_name, eval_set_id, result_id)
+        return writer
 
     async def _run(
-        self, eval_set: EvalSet, cases: list[EvalCase], metrics: list[EvalMetric], started: float
+        self,
+        eval_set: EvalSet,
+        cases: list[EvalCase],
+        metrics: list[EvalMetric],
+        started: float,
+        stream: Callable[[str, str], Iterator[EvalCase]] | None,
     ) -> EvaluationResult:
         from .service import (
-            AfterEvaluateSetArgs,
-            AfterInferenceSetArgs,
             BeforeEvaluateSetArgs,
             BeforeInferenceSetArgs,
-            EvalSetRunResult,
             EvaluateConfig,
             EvaluateRequest,
             InferenceRequest,
             LocalService,
-            bounded_map,
+            bounded_each,
             select_cases,
-            summarize_runs,
         )
 
         eval_set_id = eval_set.eval_set_id
@@ -254,6 +417,8 @@ class AgentEvaluator:
             parallelism=self.parallelism,
             timeout=self.timeout,
         )
+        # The id is chosen here so the saved file and the returned object agree.
+        result_id = f"{self.app_name}_{eval_set_id}_{uuid.uuid4()}"
         runs: list[_Run] = []
         for run_id in range(1, self.num_runs + 1):
             run = _Run(
@@ -265,42 +430,88 @@ class AgentEvaluator:
             run.context = await self.callbacks.run("before_inference_set", {}, before)
             # A BeforeInferenceSet callback may change the request, e.g. the case ids of this run.
             run.cases = select_cases(eval_set, run.inference_request.eval_case_ids)
-            run.inference_results = [None] * len(run.cases)
             run.context = await self.callbacks.run(
                 "before_evaluate_set", run.context, BeforeEvaluateSetArgs(run.evaluate_request)
             )
             runs.append(run)
 
-        items = [(run, index) for run in runs for index in range(len(run.cases))]
+        total = sum(len(run.cases) for run in runs)
+        # Set-level "after" callbacks receive every result of their run; only then are results kept per run.
+        keep_inferences = bool(self.callbacks.names("after_inference_set"))
+        keep_results = bool(self.callbacks.names("after_evaluate_set"))
+        writer = self._open_writer(eval_set_id, result_id)
+        collector = _Collector(writer, keep_full=writer is None or total <= self.max_results_in_memory)
         done = 0
         if self.progress is not None:
-            self.progress(0, len(items))
+            self.progress(0, total)
 
-        async def pipeline(item: tuple[_Run, int]) -> EvalCaseResult:
+        def items() -> Iterator[tuple[int, _Run, EvalCase]]:
+            seq = 0
+            for run in runs:
+                if stream is None:
+                    selected: Iterable[EvalCase] = run.cases
+                else:
+                    wanted = {case.eval_id for case in run.cases}
+                    selected = (c for c in stream(self.app_name, eval_set_id) if c.eval_id in wanted)
+                for case in selected:
+                    yield seq, run, case
+                    seq += 1
+
+        async def pipeline(item: tuple[int, _Run, EvalCase]) -> None:
             nonlocal done
-            run, index = item
-            case = run.cases[index]
+            seq, run, case = item
             inference, context = await service.infer(run.inference_request, case, run.context)
-            run.inference_results[index] = inference
-            run.evaluate_request.inference_results.append(inference)
+            if keep_inferences:
+                run.inference_results.append(inference)
+            if keep_results:
+                run.evaluate_request.inference_results.append(inference)
             result, _ = await service.score(run.evaluate_request, case, inference, context, run_id=run.run_id)
+            if keep_results:
+                run.case_results.append(result)
+            collector.add(seq, result)
             done += 1
             if self.progress is not None:
-                self.progress(done, len(items))
-            return result
+                self.progress(done, total)
 
-        results = await bounded_map(pipeline, items, self.parallelism)
+        interrupted = False
+        try:
+            self._pool_task = asyncio.ensure_future(bounded_each(pipeline, items(), self.parallelism))
+            try:
+                await self._pool_task
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if not self._interrupt_requested and (current is None or not current.cancelling()):
+                    raise
+                interrupted = True
+            finally:
+                self._pool_task = None
+            if not interrupted:
+                await self._after_sets(runs, eval_set_id)
+        except BaseException:
+            if writer is not None and not interrupted:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    # Cancelled from outside (Ctrl-C under asyncio.run): save what finished, then propagate.
+                    collector.flush()
+                    self._finish(eval_set, collector, writer, result_id, started, interrupted=True)
+                else:
+                    writer.abort()
+            raise
+        if interrupted:
+            collector.flush()
+        return self._finish(eval_set, collector, writer, result_id, started, interrupted=interrupted)
 
-        offset = 0
+    async def _after_sets(self, runs: list[_Run], eval_set_id: str) -> None:
+        from .service import AfterEvaluateSetArgs, AfterInferenceSetArgs, EvalSetRunResult
+
         for run in runs:
-            inferences = [r for r in run.inference_results if r is not None]
             await self.callbacks.run(
                 "after_inference_set",
                 run.context,
-                AfterInferenceSetArgs(run.inference_request, inferences, None, run.start_time),
+                AfterInferenceSetArgs(run.inference_request, run.inference_results, None, run.start_time),
             )
-            run_results = results[offset : offset + len(run.cases)]
-            offset += len(run.cases)
+            order = {case.eval_id: i for i, case in enumerate(run.cases)}
+            run_results = sorted(run.case_results, key=lambda r: order.get(r.eval_id, len(order)))
             await self.callbacks.run(
                 "after_evaluate_set",
                 run.context,
@@ -312,31 +523,77 @@ class AgentEvaluator:
                 ),
             )
 
-        summary, aggregates = summarize_runs(
-            results, case_ids=[c.eval_id for c in eval_set.eval_cases], num_runs=self.num_runs
-        )
-        # The id is chosen here so the saved file and the returned object agree.
-        result_id = f"{self.app_name}_{eval_set_id}_{uuid.uuid4()}"
-        eval_set_result = EvalSetResult(
-            eval_set_result_id=result_id,
-            eval_set_result_name=result_id,
-            eval_set_id=eval_set_id,
-            eval_case_results=results,
-            summary=summary,
-            creation_timestamp=time.time(),
-        )
-        result_id = self.result_manager.save(self.app_name, eval_set_result)
-        path_for = getattr(self.result_manager, "path_for", None)
+    def _finish(
+        self,
+        eval_set: EvalSet,
+        collector: _Collector,
+        writer: ResultWriter | None,
+        result_id: str,
+        started: float,
+        *,
+        interrupted: bool,
+    ) -> EvaluationResult:
+        from .service import summarize_rows, summarize_runs
+
+        eval_set_id = eval_set.eval_set_id
+        case_ids = [c.eval_id for c in eval_set.eval_cases]
+        rows = summarize_rows(collector.rows, case_ids=case_ids, num_runs=self.num_runs)
+        created = time.time()
+        eval_set_result: EvalSetResult | None = None
+        eval_cases: list[EvaluationCaseResult] | None = None
+        if collector.keep_full:
+            summary, aggregates = summarize_runs(collector.full, case_ids=case_ids, num_runs=self.num_runs)
+            eval_set_result = EvalSetResult(
+                eval_set_result_id=result_id,
+                eval_set_result_name=result_id,
+                eval_set_id=eval_set_id,
+                eval_case_results=collector.full,
+                summary=summary,
+                creation_timestamp=created,
+                interrupted=interrupted,
+            )
+            eval_cases = [
+                EvaluationCaseResult(a.eval_id, a.overall_status, a.runs, a.metric_results) for a in aggregates
+            ]
+        result_path: Path | None = None
+        if writer is not None:
+            writer.commit(
+                summary=rows.head,
+                case_summaries=rows.case_summaries(),
+                creation_timestamp=created,
+                interrupted=interrupted,
+            )
+            result_path = writer.path
+        else:
+            assert eval_set_result is not None
+            result_id = self.result_manager.save(self.app_name, eval_set_result)
+            path_for = getattr(self.result_manager, "path_for", None)
+            result_path = Path(path_for(self.app_name, result_id)) if path_for is not None else None
+        manager, app = self.result_manager, self.app_name
+
+        def load() -> EvalSetResult:
+            getter = getattr(manager, "get", None)
+            if getter is not None:
+                loaded: EvalSetResult = getter(app, result_id)
+                return loaded
+            from .formats import load_result
+
+            assert result_path is not None
+            return load_result(result_path)
+
+        head = rows.head
         return EvaluationResult(
             app_name=self.app_name,
             eval_set_id=eval_set_id,
-            overall_status=summary.overall_status,
+            overall_status=head.overall_status,
             execution_time=time.perf_counter() - started,
-            eval_cases=[
-                EvaluationCaseResult(a.eval_id, a.overall_status, a.runs, a.metric_results) for a in aggregates
-            ],
+            eval_cases=eval_cases,
             eval_set_result=eval_set_result,
-            result_path=Path(path_for(self.app_name, result_id)) if path_for is not None else None,
+            result_path=result_path,
+            loader=load,
+            case_ids=case_ids,
+            interrupted=interrupted,
+            runs=(head.num_runs, head.run_status_counts.passed),
         )
 
     def evaluate_sync(self, eval_set_id: str) -> EvaluationResult:

@@ -1,0 +1,217 @@
+"""Writing an EvalSetResult file incrementally: case results as they finish, the summary at the end.
+
+A run of many cases never holds its whole result: every case result is serialised and appended to a temporary file
+in the target directory as soon as it is handed over, and :meth:`ResultWriter.commit` writes the summary, fsyncs and
+renames the file into place, so a reader only ever sees no file or a complete one. The bytes are exactly those
+``save_result`` writes for the same :class:`~agentgauge.model.EvalSetResult` (2-space indented camelCase JSON), so
+the streamed file and a whole-document save are interchangeable.
+
+The writer is deliberately independent of the evaluator: anything that produces case results one by one (a resumed
+run, a million-case run) can use it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+from collections.abc import Iterable
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+import orjson
+
+from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResultSummary
+
+__all__ = ["ResultWriter"]
+
+_INDENT = orjson.OPT_INDENT_2
+_FLUSH_BYTES = 1 << 20  # buffered bytes written to the file at a time
+
+
+def _nested(value: Any, depth: int) -> bytes:
+    """``value`` as indented JSON placed ``depth`` levels deep in the document (what a whole-document dump gives)."""
+    pad = b"\n" + b"  " * depth
+    return orjson.dumps(value, option=_INDENT).replace(b"\n", pad)
+
+
+def _key(name: str) -> bytes:
+    return orjson.dumps(name)
+
+
+class ResultWriter:
+    """An EvalSetResult document written to ``path`` piece by piece.
+
+    ``add`` appends one case result, ``commit`` writes the summary and the remaining keys and atomically replaces
+    ``path``; ``abort`` (or leaving the ``with`` block through an exception) deletes the temporary file and leaves
+    ``path`` untouched. ``durable=False`` skips the fsyncs (the rename is still atomic).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        eval_set_id: str,
+        eval_set_result_id: str,
+        eval_set_result_name: str = "",
+        durable: bool = True,
+    ) -> None:
+        self.path = Path(path)
+        if self.path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(self.path))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.durable = durable
+        self.count = 0
+        self._tmp = self._create_temp()
+        self._file: IO[bytes] | None = open(self._tmp, "wb")  # noqa: SIM115 - closed by commit/abort
+        self._buffer: list[bytes] = []
+        self._buffered = 0
+        head = (
+            b"{\n  "
+            + _key("evalSetResultId")
+            + b": "
+            + orjson.dumps(eval_set_result_id)
+            + b",\n  "
+            + _key("evalSetResultName")
+            + b": "
+            + orjson.dumps(eval_set_result_name)
+            + b",\n  "
+            + _key("evalSetId")
+            + b": "
+            + orjson.dumps(eval_set_id)
+            + b",\n  "
+            + _key("evalCaseResults")
+            + b": ["
+        )
+        self._write(head)
+
+    def _create_temp(self) -> Path:
+        # O_EXCL with mode 0o666 lets the umask decide the permissions, as for any file the user creates.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+        while True:
+            name = self.path.parent / f".{self.path.name}.{secrets.token_hex(6)}.tmp"
+            try:
+                os.close(os.open(name, flags, 0o666))
+            except FileExistsError:
+                continue
+            return name
+
+    def _write(self, data: bytes) -> None:
+        self._buffer.append(data)
+        self._buffered += len(data)
+        if self._buffered >= _FLUSH_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._file is None:
+            raise ValueError("the result writer is closed")
+        self._file.write(b"".join(self._buffer))
+        self._buffer.clear()
+        self._buffered = 0
+
+    @property
+    def closed(self) -> bool:
+        """True once the document was committed or aborted."""
+        return self._file is None
+
+    def add(self, case: EvalCaseResult) -> None:
+        """Append one case result to the document."""
+        self._write((b",\n    " if self.count else b"\n    ") + _nested(case.model_dump(mode="json"), 2))
+        self.count += 1
+
+    def commit(
+        self,
+        *,
+        summary: EvalSetResultSummary | None = None,
+        case_summaries: Iterable[EvalCaseSummary] = (),
+        creation_timestamp: float | None = None,
+        interrupted: bool = False,
+    ) -> Path:
+        """Finish the document and move it into place; return the path.
+
+        ``summary`` is written with ``case_summaries`` appended to its ``evalCaseSummaries`` one by one (so they need
+        not exist together). ``interrupted`` adds ``"interrupted": true`` (a run stopped before every case finished).
+        """
+        self._write(b"\n  ]" if self.count else b"]")
+        if summary is not None:
+            self._write_summary(summary, case_summaries)
+        if creation_timestamp is not None:
+            self._write(b",\n  " + _key("creationTimestamp") + b": " + orjson.dumps(creation_timestamp))
+        if interrupted:
+            self._write(b",\n  " + _key("interrupted") + b": true")
+        self._write(b"\n}\n")
+        self._flush()
+        assert self._file is not None
+        try:
+            if self.durable:
+                self._file.flush()
+                os.fsync(self._file.fileno())
+            self._file.close()
+            self._file = None
+            os.replace(self._tmp, self.path)
+        except BaseException:
+            self.abort()
+            raise
+        if self.durable:
+            _fsync_dir(self.path.parent)
+        return self.path
+
+    def _write_summary(self, summary: EvalSetResultSummary, case_summaries: Iterable[EvalCaseSummary]) -> None:
+        doc = summary.model_dump(mode="json")
+        listed = doc.pop("evalCaseSummaries", [])
+        items = [orjson.dumps(item, option=_INDENT) for item in listed]
+        text = _nested(doc, 1)
+        self._write(b",\n  " + _key("summary") + b": " + text[:-4])  # without the closing "\n  }"
+        count = 0
+        for raw in items:
+            self._summary_item(raw, count)
+            count += 1
+        for case in case_summaries:
+            self._summary_item(orjson.dumps(case.model_dump(mode="json"), option=_INDENT), count)
+            count += 1
+        if count:
+            self._write(b"\n    ]\n  }")
+        else:
+            self._write(b",\n    " + _key("evalCaseSummaries") + b": []\n  }")
+
+    def _summary_item(self, raw: bytes, index: int) -> None:
+        lead = b",\n    " + _key("evalCaseSummaries") + b": [\n      " if index == 0 else b",\n      "
+        self._write(lead + raw.replace(b"\n", b"\n      "))
+
+    def abort(self) -> None:
+        """Drop the temporary file (``path`` is left as it was). Safe to call more than once."""
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.close()
+            self._file = None
+        self._buffer.clear()
+        with contextlib.suppress(OSError):
+            os.unlink(self._tmp)
+
+    def __enter__(self) -> ResultWriter:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if kind is not None or not self.closed:
+            self.abort()
+
+    def __repr__(self) -> str:
+        return f"ResultWriter({os.fspath(self.path)!r}, cases={self.count})"
+
+
+def _fsync_dir(directory: Path) -> None:
+    # Not every platform lets a directory be opened for fsync (Windows); the rename is still atomic there.
+    try:
+        dir_fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
