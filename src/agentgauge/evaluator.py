@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import os
 import threading
@@ -29,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
         EvaluatorSource,
         InferenceRequest,
         InferenceResult,
+        RowSummary,
     )
 
 __all__ = ["AgentEvaluator", "EvaluationCaseResult", "EvaluationResult", "MetricSource", "ProgressFn", "ResultSink"]
@@ -108,6 +110,8 @@ class EvaluationResult:
         case_ids: Sequence[str] = (),
         interrupted: bool = False,
         runs: tuple[int, int] | None = None,
+        rows: RowSummary | None = None,
+        result_header: EvalSetResult | None = None,
     ) -> None:
         if eval_set_result is None and loader is None:
             raise ValueError("an EvaluationResult needs its eval_set_result or a loader for it")
@@ -122,6 +126,15 @@ class EvaluationResult:
         self._loader = loader
         self._case_ids = list(case_ids)
         self._runs_counts = runs
+        self.rows = rows
+        """Compact per-case rows and the summary head of the run (``None`` when built from a result)."""
+        self.result_header = result_header
+        """The saved result without case results or per-case summaries (ids, timestamp, run summaries)."""
+
+    @property
+    def results_in_memory(self) -> bool:
+        """True when the case results are held (else :attr:`eval_set_result` reads them back on first use)."""
+        return self._eval_set_result is not None
 
     @property
     def eval_set_result(self) -> EvalSetResult:
@@ -234,9 +247,7 @@ class _Collector:
 
 
 def _uses_rouge(metrics: Sequence[EvalMetric]) -> bool:
-    return any(
-        m.metric_name == "response_match_score" or "rouge" in m.model_dump_json().lower() for m in metrics
-    )
+    return any(m.metric_name == "response_match_score" or "rouge" in m.model_dump_json().lower() for m in metrics)
 
 
 def _prepare_scorers(metrics: Sequence[EvalMetric]) -> None:
@@ -246,10 +257,9 @@ def _prepare_scorers(metrics: Sequence[EvalMetric]) -> None:
     from .criteria import _tokenize
 
     def load() -> None:
-        try:
+        # Scoring reports a missing package itself, for the case that needs it; here only the import time matters.
+        with contextlib.suppress(Exception):
             _tokenize._load()
-        except Exception:  # noqa: BLE001 - scoring reports a missing package itself, for the case that needs it
-            pass
 
     threading.Thread(target=load, name="agentgauge-prepare", daemon=True).start()
 
@@ -372,7 +382,7 @@ class AgentEvaluator:
         self._interrupt_requested = False
         stream = getattr(self.eval_set_manager, "iter_cases", None)
         if stream is not None:
-            eval_set = self.eval_set_manager.index(self.app_name, eval_set_id)  # type: ignore[attr-defined]
+            eval_set = getattr(self.eval_set_manager, "index")(self.app_name, eval_set_id)  # noqa: B009
         else:
             eval_set = self.eval_set_manager.get(self.app_name, eval_set_id)
         cases = select_cases(eval_set, self.case_ids)
@@ -594,6 +604,15 @@ class AgentEvaluator:
             case_ids=case_ids,
             interrupted=interrupted,
             runs=(head.num_runs, head.run_status_counts.passed),
+            rows=rows,
+            result_header=EvalSetResult(
+                eval_set_result_id=result_id,
+                eval_set_result_name=result_id,
+                eval_set_id=eval_set_id,
+                summary=head,
+                creation_timestamp=created,
+                interrupted=interrupted,
+            ),
         )
 
     def evaluate_sync(self, eval_set_id: str) -> EvaluationResult:

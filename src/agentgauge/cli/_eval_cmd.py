@@ -15,8 +15,9 @@ from ._common import EXIT_FAILED, EXIT_OK, fail_input, input_errors_exit_2
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from ..evaluator import EvaluationResult
+    from ..evaluator import AgentEvaluator, EvaluationResult
     from ..model import EvalMetric, EvalSet
+    from ..service import StreamedEvalSet
 
 __all__ = ["eval_command"]
 
@@ -30,6 +31,7 @@ class _Target:
     eval_set: EvalSet | None = None
     metrics: list[EvalMetric] = field(default_factory=list)
     metrics_source: str = ""
+    stream: StreamedEvalSet | None = None  # a large file, read case by case during the run
 
 
 def _split_case_filter(arg: str) -> _Target:
@@ -186,16 +188,43 @@ def eval_command(
         )
         _report(outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown)
     if json_out:
-        from ..reporting import render
-
-        documents = [render(o.eval_set_result, "json").rstrip("\n") for o in outcomes]
-        sys.stdout.write((documents[0] if len(documents) == 1 else "[\n" + ",\n".join(documents) + "\n]") + "\n")
-        sys.stdout.flush()
+        _print_json(outcomes)
     from ..model import EvalStatus
 
-    cases = [case for outcome in outcomes for case in outcome.eval_cases]
-    passed = bool(cases) and all(case.overall_status is EvalStatus.PASSED for case in cases)
+    if any(o.interrupted for o in outcomes):
+        raise typer.Exit(EXIT_INTERRUPTED)
+    passed = bool(outcomes) and all(o.overall_status is EvalStatus.PASSED for o in outcomes)
     raise typer.Exit(EXIT_OK if passed else EXIT_FAILED)
+
+
+EXIT_INTERRUPTED = 130  # the shell's code for a command stopped by SIGINT (128 + 2)
+
+
+def _print_json(outcomes: list[EvaluationResult]) -> None:
+    from ..reporting import render
+
+    out = sys.stdout
+    several = len(outcomes) > 1
+    if several:
+        out.write("[\n")
+    for index, outcome in enumerate(outcomes):
+        if index:
+            out.write(",\n")
+        if outcome.results_in_memory or outcome.result_path is None:
+            out.write(render(outcome.eval_set_result, "json").rstrip("\n"))
+            continue
+        # A large result is copied from its file rather than loaded (same document, 2-space indented).
+        out.flush()
+        with open(outcome.result_path, "rb") as saved:
+            data = b""
+            while chunk := saved.read(1 << 20):
+                if data:
+                    out.buffer.write(data)
+                data = chunk
+            out.buffer.write(data.rstrip(b"\n"))
+        out.buffer.flush()
+    out.write("\n]\n" if several else "\n")
+    out.flush()
 
 
 def _run(
@@ -218,8 +247,8 @@ def _run(
     from ..errors import InputError
     from ..evaluator import AgentEvaluator
     from ..evaluators import Registry
-    from ..formats import load_eval_set
     from ..judges import JudgeSettings
+    from ..service import StreamedEvalSet, open_eval_set
     from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager
 
     agent_spec = args[0] if looks_like_agent_spec(args[0]) else None
@@ -230,7 +259,11 @@ def _run(
     registry = Registry(judge_settings=judge_settings)
     targets = [_split_case_filter(arg) for arg in set_args]
     for target in targets:
-        target.eval_set = load_eval_set(target.path)
+        loaded = open_eval_set(target.path)
+        if isinstance(loaded, StreamedEvalSet):
+            target.stream, target.eval_set = loaded, loaded.header
+        else:
+            target.eval_set = loaded
         selected = set(_select(target))
         _find_metrics(target, config)
         registry.validate_metrics(target.metrics, file=target.metrics_source)
@@ -248,8 +281,11 @@ def _run(
     outcomes = []
     for target in targets:
         assert target.eval_set is not None
-        sets, metrics = InMemoryEvalSetManager(), InMemoryMetricManager()
-        sets.put(app, target.eval_set)
+        sets: Any = target.stream
+        if sets is None:
+            sets = InMemoryEvalSetManager()
+            sets.put(app, target.eval_set)
+        metrics = InMemoryMetricManager()
         metrics.put_all(app, target.eval_set.eval_set_id, target.metrics)
         console.print(
             f"[bold]{target.eval_set.eval_set_id}[/] ({target.path}): metrics from {target.metrics_source}",
@@ -274,10 +310,33 @@ def _run(
         )
         if bar is not None:
             with bar:
-                outcomes.append(asyncio.run(evaluator.evaluate(target.eval_set.eval_set_id)))
+                outcome = asyncio.run(_evaluate(evaluator, target.eval_set.eval_set_id))
         else:
-            outcomes.append(asyncio.run(evaluator.evaluate(target.eval_set.eval_set_id)))
+            outcome = asyncio.run(_evaluate(evaluator, target.eval_set.eval_set_id))
+        outcomes.append(outcome)
+        if outcome.interrupted:
+            break  # Ctrl-C stops the whole command, not just this eval set
     return outcomes
+
+
+async def _evaluate(evaluator: AgentEvaluator, eval_set_id: str) -> EvaluationResult:
+    """Run one evaluation; Ctrl-C (SIGINT) stops it cleanly, saving the cases finished so far."""
+    import asyncio
+    import contextlib
+    import signal
+
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, evaluator.interrupt)
+        installed = True
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signal support (Windows)
+        installed = False
+    try:
+        return await evaluator.evaluate(eval_set_id)
+    finally:
+        if installed:
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(signal.SIGINT)
 
 
 def _report(
@@ -293,11 +352,41 @@ def _report(
 
     several = len(outcomes) > 1
     for outcome in outcomes:
-        result = outcome.eval_set_result
-        print_summary(result, console=console, detailed=detailed, duration=outcome.execution_time)
-        for path, fmt in ((junit, "junit"), (html, "html"), (markdown, "markdown")):
-            if path is not None:
-                target = _report_path(path, result.eval_set_id, several)
+        reports = [
+            (_report_path(path, outcome.eval_set_id, several), fmt)
+            for path, fmt in ((junit, "junit"), (html, "html"), (markdown, "markdown"))
+            if path is not None
+        ]
+        if outcome.results_in_memory:
+            result = outcome.eval_set_result
+            print_summary(result, console=console, detailed=detailed, duration=outcome.execution_time)
+            for target, fmt in reports:
                 write_report(result, target, fmt)  # type: ignore[arg-type]
-                console.print(f"{fmt} report written to {target}", highlight=False, soft_wrap=True)
-        console.print(f"Results saved to {outcome.result_path}", highlight=False, soft_wrap=True)
+        else:
+            _report_streamed(outcome, console, detailed=detailed, reports=reports)
+        for target, fmt in reports:
+            console.print(f"{fmt} report written to {target}", highlight=False, soft_wrap=True)
+        if outcome.interrupted:
+            console.print(
+                f"Interrupted: the cases finished before the stop were saved to {outcome.result_path}",
+                highlight=False,
+                soft_wrap=True,
+            )
+        else:
+            console.print(f"Results saved to {outcome.result_path}", highlight=False, soft_wrap=True)
+
+
+def _report_streamed(
+    outcome: EvaluationResult, console: Console, *, detailed: bool, reports: list[tuple[Path, str]]
+) -> None:
+    """Reports of a run too large to hold: the summary from its compact rows, the rest read case by case."""
+    from ..formats._result_stream import ResultStream
+    from ..reporting._stream import stream_reports, view_from_rows
+    from ..reporting._terminal import print_overview
+
+    assert outcome.rows is not None and outcome.result_path is not None and outcome.result_header is not None
+    view = view_from_rows(outcome.result_header, outcome.rows.by_case, outcome.rows.case_status)
+    if detailed or reports:
+        stream = ResultStream(outcome.result_path)
+        stream_reports(view, stream.cases(), reports, console=console if detailed else None)
+    print_overview(view, console, outcome.execution_time)

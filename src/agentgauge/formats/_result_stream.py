@@ -100,4 +100,3 @@ def stream_result(path: str | os.PathLike[str]) -> ResultStream | None:
     if not start.startswith(b"{"):
         return None
     return ResultStream(path)
-

@@ -16,7 +16,7 @@ import contextlib
 import errno
 import os
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
@@ -25,7 +25,7 @@ import orjson
 
 from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResultSummary
 
-__all__ = ["ResultWriter"]
+__all__ = ["ResultEncoder", "ResultWriter"]
 
 _INDENT = orjson.OPT_INDENT_2
 _FLUSH_BYTES = 1 << 20  # buffered bytes written to the file at a time
@@ -41,11 +41,75 @@ def _key(name: str) -> bytes:
     return orjson.dumps(name)
 
 
+class ResultEncoder:
+    """The bytes of an EvalSetResult document, produced piece by piece and handed to ``write``.
+
+    ``start`` is implied by the constructor; then :meth:`add` per case result and :meth:`finish` once.
+    """
+
+    def __init__(
+        self, write: Callable[[bytes], object], *, eval_set_id: str, eval_set_result_id: str, eval_set_result_name: str
+    ) -> None:
+        self._out = write
+        self.count = 0
+        head = [
+            b"{",
+            b"  " + _key("evalSetResultId") + b": " + orjson.dumps(eval_set_result_id) + b",",
+            b"  " + _key("evalSetResultName") + b": " + orjson.dumps(eval_set_result_name) + b",",
+            b"  " + _key("evalSetId") + b": " + orjson.dumps(eval_set_id) + b",",
+            b"  " + _key("evalCaseResults") + b": [",
+        ]
+        self._out(b"\n".join(head))
+
+    def add(self, case: EvalCaseResult) -> None:
+        """Append one case result."""
+        self._out((b",\n    " if self.count else b"\n    ") + _nested(case.model_dump(mode="json"), 2))
+        self.count += 1
+
+    def finish(
+        self,
+        *,
+        summary: EvalSetResultSummary | None = None,
+        case_summaries: Iterable[EvalCaseSummary] = (),
+        creation_timestamp: float | None = None,
+        interrupted: bool = False,
+    ) -> None:
+        """Write the rest of the document (see :meth:`ResultWriter.commit`)."""
+        self._out(b"\n  ]" if self.count else b"]")
+        if summary is not None:
+            self._summary(summary, case_summaries)
+        if creation_timestamp is not None:
+            self._out(b",\n  " + _key("creationTimestamp") + b": " + orjson.dumps(creation_timestamp))
+        if interrupted:
+            self._out(b",\n  " + _key("interrupted") + b": true")
+        self._out(b"\n}\n")
+
+    def _summary(self, summary: EvalSetResultSummary, case_summaries: Iterable[EvalCaseSummary]) -> None:
+        doc = summary.model_dump(mode="json")
+        listed = doc.pop("evalCaseSummaries", [])
+        self._out(b",\n  " + _key("summary") + b": " + _nested(doc, 1)[: -len(b"\n  }")])
+        count = 0
+        for item in listed:
+            self._summary_item(orjson.dumps(item, option=_INDENT), count)
+            count += 1
+        for case in case_summaries:
+            self._summary_item(orjson.dumps(case.model_dump(mode="json"), option=_INDENT), count)
+            count += 1
+        if count:
+            self._out(b"\n    ]\n  }")
+        else:
+            self._out(b",\n    " + _key("evalCaseSummaries") + b": []\n  }")
+
+    def _summary_item(self, raw: bytes, index: int) -> None:
+        lead = b",\n    " + _key("evalCaseSummaries") + b": [\n      " if index == 0 else b",\n      "
+        self._out(lead + raw.replace(b"\n", b"\n      "))
+
+
 class ResultWriter:
     """An EvalSetResult document written to ``path`` piece by piece.
 
     ``add`` appends one case result, ``commit`` writes the summary and the remaining keys and atomically replaces
-    ``path``; ``abort`` (or leaving the ``with`` block through an exception) deletes the temporary file and leaves
+    ``path``; ``abort`` (or leaving the ``with`` block without a commit) deletes the temporary file and leaves
     ``path`` untouched. ``durable=False`` skips the fsyncs (the rename is still atomic).
     """
 
@@ -63,29 +127,16 @@ class ResultWriter:
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(self.path))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.durable = durable
-        self.count = 0
         self._tmp = self._create_temp()
         self._file: IO[bytes] | None = open(self._tmp, "wb")  # noqa: SIM115 - closed by commit/abort
         self._buffer: list[bytes] = []
         self._buffered = 0
-        head = (
-            b"{\n  "
-            + _key("evalSetResultId")
-            + b": "
-            + orjson.dumps(eval_set_result_id)
-            + b",\n  "
-            + _key("evalSetResultName")
-            + b": "
-            + orjson.dumps(eval_set_result_name)
-            + b",\n  "
-            + _key("evalSetId")
-            + b": "
-            + orjson.dumps(eval_set_id)
-            + b",\n  "
-            + _key("evalCaseResults")
-            + b": ["
+        self._encoder = ResultEncoder(
+            self._write,
+            eval_set_id=eval_set_id,
+            eval_set_result_id=eval_set_result_id,
+            eval_set_result_name=eval_set_result_name,
         )
-        self._write(head)
 
     def _create_temp(self) -> Path:
         # O_EXCL with mode 0o666 lets the umask decide the permissions, as for any file the user creates.
@@ -112,14 +163,18 @@ class ResultWriter:
         self._buffered = 0
 
     @property
+    def count(self) -> int:
+        """How many case results were added."""
+        return self._encoder.count
+
+    @property
     def closed(self) -> bool:
         """True once the document was committed or aborted."""
         return self._file is None
 
     def add(self, case: EvalCaseResult) -> None:
         """Append one case result to the document."""
-        self._write((b",\n    " if self.count else b"\n    ") + _nested(case.model_dump(mode="json"), 2))
-        self.count += 1
+        self._encoder.add(case)
 
     def commit(
         self,
@@ -134,17 +189,15 @@ class ResultWriter:
         ``summary`` is written with ``case_summaries`` appended to its ``evalCaseSummaries`` one by one (so they need
         not exist together). ``interrupted`` adds ``"interrupted": true`` (a run stopped before every case finished).
         """
-        self._write(b"\n  ]" if self.count else b"]")
-        if summary is not None:
-            self._write_summary(summary, case_summaries)
-        if creation_timestamp is not None:
-            self._write(b",\n  " + _key("creationTimestamp") + b": " + orjson.dumps(creation_timestamp))
-        if interrupted:
-            self._write(b",\n  " + _key("interrupted") + b": true")
-        self._write(b"\n}\n")
-        self._flush()
-        assert self._file is not None
         try:
+            self._encoder.finish(
+                summary=summary,
+                case_summaries=case_summaries,
+                creation_timestamp=creation_timestamp,
+                interrupted=interrupted,
+            )
+            self._flush()
+            assert self._file is not None
             if self.durable:
                 self._file.flush()
                 os.fsync(self._file.fileno())
@@ -157,28 +210,6 @@ class ResultWriter:
         if self.durable:
             _fsync_dir(self.path.parent)
         return self.path
-
-    def _write_summary(self, summary: EvalSetResultSummary, case_summaries: Iterable[EvalCaseSummary]) -> None:
-        doc = summary.model_dump(mode="json")
-        listed = doc.pop("evalCaseSummaries", [])
-        items = [orjson.dumps(item, option=_INDENT) for item in listed]
-        text = _nested(doc, 1)
-        self._write(b",\n  " + _key("summary") + b": " + text[:-4])  # without the closing "\n  }"
-        count = 0
-        for raw in items:
-            self._summary_item(raw, count)
-            count += 1
-        for case in case_summaries:
-            self._summary_item(orjson.dumps(case.model_dump(mode="json"), option=_INDENT), count)
-            count += 1
-        if count:
-            self._write(b"\n    ]\n  }")
-        else:
-            self._write(b",\n    " + _key("evalCaseSummaries") + b": []\n  }")
-
-    def _summary_item(self, raw: bytes, index: int) -> None:
-        lead = b",\n    " + _key("evalCaseSummaries") + b": [\n      " if index == 0 else b",\n      "
-        self._write(lead + raw.replace(b"\n", b"\n      "))
 
     def abort(self) -> None:
         """Drop the temporary file (``path`` is left as it was). Safe to call more than once."""
@@ -196,7 +227,7 @@ class ResultWriter:
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
-        if kind is not None or not self.closed:
+        if not self.closed:
             self.abort()
 
     def __repr__(self) -> str:

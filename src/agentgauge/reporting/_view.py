@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -316,16 +317,21 @@ class ViewBuilder:
             if metric.score is not None and status is not EvalStatus.NOT_EVALUATED:
                 row.scores.append(metric.score)
 
-    def finish(self, result: EvalSetResult) -> ResultView:
-        """The view; ``result`` supplies the summary and the header fields (its case results are not read)."""
+    def finish(self, result: EvalSetResult, *, case_status: Mapping[str, EvalStatus] | None = None) -> ResultView:
+        """The view; ``result`` supplies the summary and the header fields (its case results are not read).
+
+        A case's status comes from ``case_status``, else from the result's summary, else from its runs.
+        """
         num_runs = result.summary.num_runs if result.summary else max(len(self._runs), 1)
-        summaries = {s.eval_id: s for s in result.summary.eval_case_summaries} if result.summary else {}
+        statuses = dict(case_status or {})
+        if not statuses and result.summary:
+            statuses = {s.eval_id: s.overall_status for s in result.summary.eval_case_summaries}
         outcomes = []
         for eval_id, tally in self._cases.items():
             errors = tuple(tally.errors)
-            summary = summaries.get(eval_id)
-            if summary is not None:
-                status = summary.overall_status
+            known = statuses.get(eval_id)
+            if known is not None:
+                status = known
             else:
                 status = summarize_statuses(tally.statuses)
                 if status is EvalStatus.NOT_EVALUATED and errors:

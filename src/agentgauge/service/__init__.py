@@ -35,8 +35,8 @@ from ._multirun import (
     summarize_runs,
 )
 from ._pool import bounded_each, bounded_map
-from ._source import STREAM_MIN_BYTES, CaseStream, StreamedEvalSet, open_eval_set
 from ._rubrics import RubricError, merge_case_rubrics
+from ._source import STREAM_MIN_BYTES, CaseStream, StreamedEvalSet, open_eval_set
 from ._types import EvalSetRunResult, EvaluateConfig, EvaluateRequest, InferenceRequest, InferenceResult
 
 __all__ = [

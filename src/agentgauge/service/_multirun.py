@@ -141,6 +141,11 @@ class CaseRow:
     error_message: str | None
     metrics: tuple[MetricRow, ...]
 
+    @property
+    def overall_eval_metric_results(self) -> tuple[MetricRow, ...]:
+        """The metric outcomes, under the name :class:`EvalCaseResult` uses (so views can read either)."""
+        return self.metrics
+
 
 def case_row(result: EvalCaseResult) -> CaseRow:
     """The compact row of a case result."""

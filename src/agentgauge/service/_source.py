@@ -18,10 +18,20 @@ from typing import Any, Protocol
 from ..errors import InputError, NotFoundError
 from ..model import EvalCase, EvalSet, SessionInput
 
-__all__ = ["STREAM_MIN_BYTES", "CaseStream", "StreamedEvalSet", "open_eval_set"]
+__all__ = ["STREAM_MIN_BYTES", "CaseStream", "StreamedEvalSet", "open_eval_set", "stream_min_bytes"]
 
 STREAM_MIN_BYTES = 32 * 1024 * 1024
-"""Eval set files at least this large are read case by case during a run; smaller ones are loaded whole."""
+"""Eval set and result files at least this large are read case by case; smaller ones are loaded whole.
+``AGENTGAUGE_STREAM_MIN_BYTES`` overrides it (e.g. ``0`` streams every file)."""
+
+
+def stream_min_bytes() -> int:
+    """The size from which files are streamed: ``AGENTGAUGE_STREAM_MIN_BYTES`` if set, else STREAM_MIN_BYTES."""
+    value = os.environ.get("AGENTGAUGE_STREAM_MIN_BYTES", "")
+    try:
+        return max(0, int(value)) if value.strip() else STREAM_MIN_BYTES
+    except ValueError:
+        return STREAM_MIN_BYTES
 
 
 class CaseStream(Protocol):
@@ -165,17 +175,17 @@ class StreamedEvalSet:
             raise InputError(f"the file changed while it was being evaluated: {reason}", file=str(self.path)) from None
 
 
-def open_eval_set(
-    path: str | os.PathLike[str], *, stream_min_bytes: int = STREAM_MIN_BYTES
-) -> EvalSet | StreamedEvalSet:
-    """The eval set of ``path``: loaded whole when small (or not streamable), else a :class:`StreamedEvalSet`."""
+def open_eval_set(path: str | os.PathLike[str], *, min_bytes: int | None = None) -> EvalSet | StreamedEvalSet:
+    """The eval set of ``path``: loaded whole when smaller than ``min_bytes`` (default :func:`stream_min_bytes`) or
+    not streamable, else a :class:`StreamedEvalSet`."""
     from ..formats import load_eval_set
 
+    threshold = stream_min_bytes() if min_bytes is None else min_bytes
     try:
         size = os.stat(path).st_size
     except OSError:
-        size = 0
-    if size >= stream_min_bytes and os.path.isfile(path):
+        size = -1
+    if size >= threshold and os.path.isfile(path):
         streamed = StreamedEvalSet.scan(path)
         if streamed is not None:
             return streamed

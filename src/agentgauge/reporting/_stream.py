@@ -1,0 +1,225 @@
+"""Reports of results too large to hold: case results are read one at a time and every report is written as they
+pass, so memory holds only the aggregated view (per-case statuses and per-metric scores).
+
+:func:`scan_result_file` reads a result file once, checking every case and building the :class:`ResultView`;
+:func:`stream_reports` then reads it again and fans each case out to the detailed terminal view and to the JUnit,
+Markdown and HTML writers. JUnit spools its ``<testcase>`` elements to a temporary file (its counts come first in
+the document); Markdown and HTML write their summary first from the view, then each case as it comes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, BinaryIO
+
+from ..errors import InputError
+from ..model import EvalCaseResult, EvalSetResult, EvalStatus
+from ._html import HTML_TAIL, html_case, html_head
+from ._junit import JUnitWriter
+from ._markdown import markdown_case, markdown_head, markdown_tail
+from ._terminal import print_case
+from ._view import ResultView, ViewBuilder
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
+
+    from ..formats._result_stream import ResultStream
+
+__all__ = ["scan_result_file", "stream_json", "stream_reports", "view_from_rows"]
+
+
+class _TextTarget:
+    """A report file written in pieces to a temporary file beside it and renamed into place at the end.
+
+    The temporary file goes beside the real target of a symbolic link, so the link itself is kept; a target that
+    exists but is not a regular file (a FIFO, a device) is refused.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(os.path.realpath(path))
+        if self.path.exists() and not self.path.is_file():
+            raise InputError("not a regular file; refusing to replace it", file=os.fspath(path))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+        while True:
+            self._tmp = self.path.parent / f".{self.path.name}.{secrets.token_hex(6)}.tmp"
+            try:
+                fd = os.open(self._tmp, flags, 0o666)
+            except FileExistsError:
+                continue
+            break
+        self._file: IO[str] = os.fdopen(fd, "w", encoding="utf-8", newline="")
+
+    def write(self, text: str) -> None:
+        self._file.write(text)
+
+    def commit(self) -> None:
+        try:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+            os.replace(self._tmp, self.path)
+        except BaseException:
+            self.abort()
+            raise
+
+    def abort(self) -> None:
+        with contextlib.suppress(OSError):
+            self._file.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self._tmp)
+
+
+class _Sink:
+    def add(self, case: EvalCaseResult) -> None:
+        raise NotImplementedError
+
+    def finish(self) -> None:
+        raise NotImplementedError
+
+    def abort(self) -> None:
+        raise NotImplementedError
+
+
+class _MarkdownSink(_Sink):
+    def __init__(self, target: _TextTarget, view: ResultView) -> None:
+        self.target, self.view = target, view
+        # Every piece ends with a newline; the document ends without the last one (as render_markdown's).
+        self._pending = markdown_head(view)
+
+    def _put(self, text: str) -> None:
+        if text:
+            self.target.write(self._pending)
+            self._pending = text
+
+    def add(self, case: EvalCaseResult) -> None:
+        self._put(markdown_case(case, self.view.multi_run))
+
+    def finish(self) -> None:
+        self._put(markdown_tail(self.view))
+        self.target.write(self._pending[:-1])
+        self.target.commit()
+
+    def abort(self) -> None:
+        self.target.abort()
+
+
+class _HtmlSink(_Sink):
+    def __init__(self, target: _TextTarget, view: ResultView) -> None:
+        self.target, self.view = target, view
+        target.write(html_head(view))
+
+    def add(self, case: EvalCaseResult) -> None:
+        self.target.write(html_case(case, self.view.multi_run))
+
+    def finish(self) -> None:
+        self.target.write(HTML_TAIL)
+        self.target.commit()
+
+    def abort(self) -> None:
+        self.target.abort()
+
+
+class _JUnitSink(_Sink):
+    def __init__(self, target: _TextTarget, view: ResultView) -> None:
+        self.target = target
+        self.writer = JUnitWriter(view.result, view.multi_run)
+
+    def add(self, case: EvalCaseResult) -> None:
+        self.writer.add(case)
+
+    def finish(self) -> None:
+        for chunk in self.writer.chunks():
+            self.target.write(chunk)
+        self.target.commit()
+
+    def abort(self) -> None:
+        self.target.abort()
+
+
+_SINKS: dict[str, Callable[[_TextTarget, ResultView], _Sink]] = {
+    "markdown": _MarkdownSink,
+    "html": _HtmlSink,
+    "junit": _JUnitSink,
+}
+
+
+def stream_reports(
+    view: ResultView,
+    cases: Iterable[EvalCaseResult],
+    reports: Iterable[tuple[str | os.PathLike[str], str]] = (),
+    *,
+    console: Console | None = None,
+) -> None:
+    """Pass ``cases`` once, printing each in detail to ``console`` (when given) and adding it to every report of
+    ``reports`` (``(path, format)``, format ``junit``, ``markdown`` or ``html``), each written atomically at the end.
+    """
+    sinks: list[_Sink] = []
+    try:
+        for path, fmt in reports:
+            if fmt not in _SINKS:
+                raise InputError(f"unknown report format {fmt!r}: expected one of {', '.join(_SINKS)}")
+            sinks.append(_SINKS[fmt](_TextTarget(path), view))
+        for case in cases:
+            if console is not None:
+                print_case(case, view.multi_run, console)
+                console.print()
+            for sink in sinks:
+                sink.add(case)
+        for sink in sinks:
+            sink.finish()
+    except BaseException:
+        for sink in sinks:
+            sink.abort()
+        raise
+
+
+def scan_result_file(path: str | os.PathLike[str]) -> tuple[ResultStream, ResultView] | None:
+    """Read a result file case by case, checking each, and return the stream (to read it again) and its view.
+
+    ``None`` when the file is not a plain result object or a case does not convert: read it whole instead (that
+    reports any error exactly).
+    """
+    from ..formats._result_stream import NotStreamable, stream_result
+
+    stream = stream_result(path)
+    if stream is None:
+        return None
+    builder = ViewBuilder()
+    try:
+        for case in stream.cases():
+            builder.add(case)
+    except (NotStreamable, InputError, OSError):
+        return None
+    assert stream.header is not None
+    return stream, builder.finish(stream.header)
+
+
+def view_from_rows(
+    header: EvalSetResult, rows: Mapping[str, Iterable[Any]], case_status: Mapping[str, EvalStatus]
+) -> ResultView:
+    """The view of a run from its compact per-case rows (:class:`~agentgauge.service.CaseRow`, grouped by case)."""
+    builder = ViewBuilder()
+    for runs in rows.values():
+        for row in runs:
+            builder.add(row)
+    return builder.finish(header, case_status=case_status)
+
+
+def stream_json(header: EvalSetResult, cases: Iterable[EvalCaseResult], out: BinaryIO) -> None:
+    """Write the result as JSON to ``out`` case by case (the layout of a saved result file)."""
+    from ..formats._result_writer import ResultEncoder
+
+    encoder = ResultEncoder(
+        out.write,
+        eval_set_id=header.eval_set_id,
+        eval_set_result_id=header.eval_set_result_id,
+        eval_set_result_name=header.eval_set_result_name,
+    )
+    for case in cases:
+        encoder.add(case)
+    encoder.finish(summary=header.summary, creation_timestamp=header.creation_timestamp, interrupted=header.interrupted)
