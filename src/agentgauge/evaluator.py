@@ -490,8 +490,8 @@ class AgentEvaluator:
                 await self._pool_task
             except asyncio.CancelledError:
                 current = asyncio.current_task()
-                if not self._interrupt_requested and (current is None or not current.cancelling()):
-                    raise
+                if not self._interrupt_requested or current is None or current.cancelling():
+                    raise  # cancelled from outside: handled below
                 interrupted = True
             finally:
                 self._pool_task = None
@@ -548,11 +548,14 @@ class AgentEvaluator:
         eval_set_id = eval_set.eval_set_id
         case_ids = [c.eval_id for c in eval_set.eval_cases]
         rows = summarize_rows(collector.rows, case_ids=case_ids, num_runs=self.num_runs)
+        if interrupted and rows.head.overall_status is EvalStatus.PASSED:
+            rows.head.overall_status = EvalStatus.NOT_EVALUATED  # the cases that never ran were not evaluated
         created = time.time()
         eval_set_result: EvalSetResult | None = None
         eval_cases: list[EvaluationCaseResult] | None = None
         if collector.keep_full:
             summary, aggregates = summarize_runs(collector.full, case_ids=case_ids, num_runs=self.num_runs)
+            summary.overall_status = rows.head.overall_status
             eval_set_result = EvalSetResult(
                 eval_set_result_id=result_id,
                 eval_set_result_name=result_id,

@@ -265,11 +265,12 @@ class ResultView:
 
     @property
     def overall_status(self) -> EvalStatus:
-        """Passed only when every case passed (not evaluated or failed cases fail the set)."""
+        """Passed only when every case passed (not evaluated or failed cases fail the set); an interrupted run
+        never passed."""
         if not self.cases:
             return EvalStatus.NOT_EVALUATED
         if all(c.status is EvalStatus.PASSED for c in self.cases):
-            return EvalStatus.PASSED
+            return EvalStatus.NOT_EVALUATED if self.result.interrupted else EvalStatus.PASSED
         if any(c.status is EvalStatus.FAILED for c in self.cases):
             return EvalStatus.FAILED
         return EvalStatus.NOT_EVALUATED
