@@ -254,12 +254,13 @@ def _prepare_scorers(metrics: Sequence[EvalMetric]) -> None:
     """Import what scoring will need (ROUGE pulls in nltk: ~0.25 s), in a thread while the first agent calls run."""
     if not _uses_rouge(metrics):
         return
-    from .criteria import _tokenize
+    from .criteria import _rouge, _tokenize
 
     def load() -> None:
         # Scoring reports a missing package itself, for the case that needs it; here only the import time matters.
         with contextlib.suppress(Exception):
             _tokenize._load()
+            _rouge._scoring()
 
     threading.Thread(target=load, name="agentgauge-prepare", daemon=True).start()
 
