@@ -69,7 +69,7 @@ def measure_cli(cfg: Config) -> dict[str, Any]:
         try:
             run_child(cmd, env=env)  # warm the file cache; not counted
             helps, evals, rss = [], [], []
-            for _ in range(max(cfg.repeats, 3)):
+            for _ in range(cfg.repeats):
                 helps.append(run_child([str(_BIN), "--help"]).wall_s)
                 run = run_child(cmd, env=env)
                 if run.returncode not in (0, 1):

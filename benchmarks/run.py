@@ -42,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--n", type=int, help="cases for the scoring measure (default 1000; quick 40)")
     p.add_argument("--n-load", type=int, help="cases for the load measure (default 20000; quick 300)")
     p.add_argument("--n-e2e", type=int, help="cases for the end-to-end and cli measures (default 200; quick 24)")
-    p.add_argument("--n-scale", type=int, help="cases for the scale measure (default 100000; quick 2000)")
+    p.add_argument("--n-scale", type=int, help="cases for the scale measure (default 100000; quick 500)")
     p.add_argument("--repeats", type=int, help="repeats per measure, the median is reported (default 3; quick 1)")
     p.add_argument("--startup-repeats", type=int, help="fresh processes per start-up target (default 7; quick 2)")
     p.add_argument("--latency", type=float, help="simulated agent latency per invocation, s (default 0.05)")
@@ -79,7 +79,7 @@ def _config(args: argparse.Namespace) -> Config:
         n_score=pick(args.n, 1000, 40),
         n_load=pick(args.n_load, 20000, 300),
         n_e2e=pick(args.n_e2e, 200, 24),
-        n_scale=pick(args.n_scale, 100_000, 2000),
+        n_scale=pick(args.n_scale, 100_000, 500),
         seed=args.seed,
         latency=pick(args.latency, 0.05, 0.01),
         parallelism=parallelism,

@@ -105,6 +105,6 @@ def _show_streamed(
     if json_out:
         assert stream.header is not None
         sys.stdout.flush()
-        stream_json(stream.header, stream.cases(), sys.stdout.buffer)
+        stream_json(stream.header, stream.cases(), sys.stdout.buffer, stream.case_summaries())
         sys.stdout.buffer.flush()
     return view.overall_status is EvalStatus.PASSED and not view.result.interrupted

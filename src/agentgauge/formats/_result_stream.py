@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..model import EvalCaseResult, EvalSetResult
+from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResult, EvalStatus
 from ._jsonio import validation_error
 from ._keys import snake_key
 from ._results import _case_result, result_from_document
@@ -37,20 +37,37 @@ def _case(raw: Any, source: str, index: int) -> EvalCaseResult:
 
 
 class ResultStream:
-    """A result file read case by case. Iterate :meth:`cases` (as often as needed); :attr:`header` is the result
-    without its case results (id, eval set id, summary, timestamp, ``interrupted``), known after the first pass."""
+    """A result file read case by case. Iterate :meth:`cases` (as often as needed).
+
+    After a full pass, :attr:`header` is the result without its case results and without the summary's per-case
+    entries (ids, eval set id, run summaries, timestamp, ``interrupted``), and :attr:`case_status` maps each case
+    of the summary to its overall status; :meth:`case_summaries` reads the per-case entries again one at a time.
+    """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         self.header: EvalSetResult | None = None
+        self.case_status: dict[str, EvalStatus] = {}
 
     def cases(self) -> Iterator[EvalCaseResult]:
-        """Every case result in file order; sets :attr:`header` when the document ends.
+        """Every case result in file order; sets :attr:`header` and :attr:`case_status` when the document ends.
 
         Raises :class:`NotStreamable` when the document is not a plain result object and :class:`InputError` when
         a case result is invalid (callers fall back to the whole-document reader for the exact message).
         """
+        for kind, item in self._walk(want_cases=True, want_summaries=False):
+            if kind == "case":
+                yield item
+
+    def case_summaries(self) -> Iterator[EvalCaseSummary]:
+        """The summary's ``evalCaseSummaries`` entries, read from the file one at a time (case results skipped)."""
+        for kind, item in self._walk(want_cases=False, want_summaries=True):
+            if kind == "summary":
+                yield item
+
+    def _walk(self, *, want_cases: bool, want_summaries: bool) -> Iterator[tuple[str, Any]]:
         top: dict[str, Any] = {}
+        status: dict[str, EvalStatus] = {}
         seen_cases = False
         with open(self.path, "rb") as handle:
             reader = _Input(handle.read)
@@ -61,11 +78,18 @@ class ResultStream:
                     reader.expect(ord(":"))
                     if type(key) is not str or key in top:
                         raise _NotStreamable
-                    if snake_key(key) == _CASES_KEY:
+                    name = snake_key(key)
+                    if name == _CASES_KEY:
                         if seen_cases:
                             raise _NotStreamable
                         seen_cases = True
-                        yield from self._array(reader)
+                        for index, raw in enumerate(_elements(reader)):
+                            if want_cases:
+                                yield "case", _case(raw, self.path, index)
+                    elif name == "summary" and reader.peek() == ord("{"):
+                        top[key] = _summary_top(reader, status, self.path) if not want_summaries else None
+                        if want_summaries:
+                            yield from (("summary", s) for s in _summary_entries(reader, self.path))
                     else:
                         top[key] = reader.value()
                     if reader.expect(ord(","), ord("}")) == ord("}"):
@@ -74,20 +98,70 @@ class ResultStream:
                 reader.expect(ord("}"))
             if reader.peek() != -1:
                 raise _NotStreamable
-        top["evalCaseResults"] = []
-        self.header = result_from_document(top, self.path)
+        if want_cases:
+            top["evalCaseResults"] = []
+            self.header = result_from_document({k: v for k, v in top.items() if v is not None}, self.path)
+            self.case_status = status
 
-    def _array(self, reader: _Input) -> Iterator[EvalCaseResult]:
-        reader.expect(ord("["))
-        if reader.peek() == ord("]"):
-            reader.expect(ord("]"))
+
+def _elements(reader: _Input) -> Iterator[Any]:
+    """The raw values of the JSON array that starts at the reader, one at a time."""
+    reader.expect(ord("["))
+    if reader.peek() == ord("]"):
+        reader.expect(ord("]"))
+        return
+    while True:
+        yield reader.value()
+        if reader.expect(ord(","), ord("]")) == ord("]"):
             return
-        index = 0
-        while True:
-            yield _case(reader.value(), self.path, index)
-            index += 1
-            if reader.expect(ord(","), ord("]")) == ord("]"):
-                return
+
+
+def _summary_fields(reader: _Input) -> Iterator[tuple[str, Any]]:
+    """The summary object key by key; the per-case entries come as ``("eval_case_summaries", iterator)``."""
+    reader.expect(ord("{"))
+    if reader.peek() == ord("}"):
+        reader.expect(ord("}"))
+        return
+    while True:
+        key = reader.value()
+        reader.expect(ord(":"))
+        if type(key) is not str:
+            raise _NotStreamable
+        if snake_key(key) == "eval_case_summaries" and reader.peek() == ord("["):
+            yield "eval_case_summaries", _elements(reader)
+        else:
+            yield key, reader.value()
+        if reader.expect(ord(","), ord("}")) == ord("}"):
+            return
+
+
+def _case_summary(raw: Any, source: str, index: int) -> EvalCaseSummary:
+    try:
+        return EvalCaseSummary.model_validate(raw)
+    except ValidationError as exc:
+        raise validation_error(exc, source, f"summary.evalCaseSummaries[{index}]") from None
+
+
+def _summary_top(reader: _Input, status: dict[str, EvalStatus], source: str) -> dict[str, Any]:
+    """The summary without its per-case entries, whose statuses go into ``status`` (each entry is validated)."""
+    out: dict[str, Any] = {}
+    for key, value in _summary_fields(reader):
+        if key == "eval_case_summaries":
+            for index, raw in enumerate(value):
+                entry = _case_summary(raw, source, index)
+                status[entry.eval_id] = entry.overall_status
+        elif key in out:
+            raise _NotStreamable
+        else:
+            out[key] = value
+    return out
+
+
+def _summary_entries(reader: _Input, source: str) -> Iterator[EvalCaseSummary]:
+    for key, value in _summary_fields(reader):
+        if key == "eval_case_summaries":
+            for index, raw in enumerate(value):
+                yield _case_summary(raw, source, index)
 
 
 def stream_result(path: str | os.PathLike[str]) -> ResultStream | None:

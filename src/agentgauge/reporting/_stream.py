@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
 from ..errors import InputError
-from ..model import EvalCaseResult, EvalSetResult, EvalStatus
+from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResult, EvalStatus
 from ._html import HTML_TAIL, html_case, html_head
 from ._junit import JUnitWriter
 from ._markdown import markdown_case, markdown_head, markdown_tail
@@ -196,7 +196,7 @@ def scan_result_file(path: str | os.PathLike[str]) -> tuple[ResultStream, Result
     except (NotStreamable, InputError, OSError):
         return None
     assert stream.header is not None
-    return stream, builder.finish(stream.header)
+    return stream, builder.finish(stream.header, case_status=stream.case_status)
 
 
 def view_from_rows(
@@ -210,8 +210,14 @@ def view_from_rows(
     return builder.finish(header, case_status=case_status)
 
 
-def stream_json(header: EvalSetResult, cases: Iterable[EvalCaseResult], out: BinaryIO) -> None:
-    """Write the result as JSON to ``out`` case by case (the layout of a saved result file)."""
+def stream_json(
+    header: EvalSetResult,
+    cases: Iterable[EvalCaseResult],
+    out: BinaryIO,
+    case_summaries: Iterable[EvalCaseSummary] = (),
+) -> None:
+    """Write the result as JSON to ``out`` case by case (the layout of a saved result file); ``case_summaries``
+    are appended to the header summary's own per-case entries."""
     from ..formats._result_writer import ResultEncoder
 
     encoder = ResultEncoder(
@@ -222,4 +228,9 @@ def stream_json(header: EvalSetResult, cases: Iterable[EvalCaseResult], out: Bin
     )
     for case in cases:
         encoder.add(case)
-    encoder.finish(summary=header.summary, creation_timestamp=header.creation_timestamp, interrupted=header.interrupted)
+    encoder.finish(
+        summary=header.summary,
+        case_summaries=case_summaries,
+        creation_timestamp=header.creation_timestamp,
+        interrupted=header.interrupted,
+    )
