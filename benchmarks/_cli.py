@@ -4,7 +4,7 @@
   ``--latency`` per turn, both metrics), minus the start-up of ``agentgauge --help`` measured in the same run; the
   ratio to the FIFO ideal is what the SPEC's end-to-end targets ask of the API, now asked of the CLI.
 - **scale**: a trace-mode set of ``--n-scale`` cases (``gen_trace.py``) through ``agentgauge eval`` and then
-  ``agentgauge show`` (summary, and with ``--print-detailed-results``): wall time, peak RSS, result file size.
+  ``agentgauge show``: wall time, peak RSS, result file size.
 """
 
 from __future__ import annotations
@@ -101,7 +101,6 @@ def measure_scale(cfg: Config) -> dict[str, Any]:
             raise MeasureError(f"agentgauge eval exited {ran.returncode}: {' '.join(eval_cmd)}")
         (result,) = out.rglob("*.evalset_result.json")
         show = run_child([str(_BIN), "show", str(result)])
-        detailed = run_child([str(_BIN), "show", str(result), "--print-detailed-results"])
         size = result.stat().st_size
     finally:
         shutil.rmtree(out, ignore_errors=True)
@@ -111,5 +110,4 @@ def measure_scale(cfg: Config) -> dict[str, Any]:
         "result_mb": size / 1e6,
         "eval": {"wall_s": ran.wall_s, "peak_rss_mb": ran.peak_rss_mb, "exit": ran.returncode},
         "show": {"wall_s": show.wall_s, "peak_rss_mb": show.peak_rss_mb, "exit": show.returncode},
-        "show_detailed": {"wall_s": detailed.wall_s, "peak_rss_mb": detailed.peak_rss_mb, "exit": detailed.returncode},
     }

@@ -225,8 +225,7 @@ def tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
     if scale:
         rows = [
             [label, _fmt(scale[key]["wall_s"], ".1f"), _fmt(scale[key]["peak_rss_mb"], ".0f")]
-            for key, label in (("eval", "agentgauge eval"), ("show", "agentgauge show"),
-                               ("show_detailed", "agentgauge show --print-detailed-results"))
+            for key, label in (("eval", "agentgauge eval"), ("show", "agentgauge show"))
         ]  # fmt: skip
         title = (
             f"Scale, N={scale['n_cases']:,} trace-mode cases ({scale['evalset_mb']:.0f} MB eval set, "
