@@ -395,3 +395,18 @@ async def test_a_failing_run_leaves_no_partial_file(tmp_path: Path) -> None:
 async def test_repr_is_short_for_large_results() -> None:
     outcome = await _evaluator(_many(200), RecordingAgent(), parallelism=50).evaluate("set")
     assert len(repr(outcome)) < 200 and repr(outcome).startswith("EvaluationResult(app_name='app'")
+
+
+async def test_interrupt_during_set_callbacks_runs_no_case(tmp_path: Path) -> None:
+    evaluator: AgentEvaluator | None = None
+
+    def stop(context: Any, args: Any) -> None:
+        assert evaluator is not None
+        evaluator.interrupt()
+
+    callbacks = Callbacks().register_before_evaluate_set("stop", stop)
+    evaluator = _evaluator(_many(5), RecordingAgent(), result_manager=LocalEvalResultManager(tmp_path),
+                           callbacks=callbacks)  # fmt: skip
+    outcome = await evaluator.evaluate("set")
+    assert outcome.interrupted and outcome.eval_set_result.eval_case_results == []
+    assert outcome.overall_status is EvalStatus.NOT_EVALUATED

@@ -487,6 +487,8 @@ class AgentEvaluator:
         interrupted = False
         try:
             self._pool_task = asyncio.ensure_future(bounded_each(pipeline, items(), self.parallelism))
+            if self._interrupt_requested:  # asked for while the set-level callbacks ran
+                self._pool_task.cancel()
             try:
                 await self._pool_task
             except asyncio.CancelledError:
