@@ -33,7 +33,15 @@ if TYPE_CHECKING:  # pragma: no cover
         RowSummary,
     )
 
-__all__ = ["AgentEvaluator", "EvaluationCaseResult", "EvaluationResult", "MetricSource", "ProgressFn", "ResultSink"]
+__all__ = [
+    "DEFAULT_MAX_RESULTS_IN_MEMORY",
+    "AgentEvaluator",
+    "EvaluationCaseResult",
+    "EvaluationResult",
+    "MetricSource",
+    "ProgressFn",
+    "ResultSink",
+]
 
 
 class MetricSource(Protocol):
@@ -51,6 +59,9 @@ class ResultSink(Protocol):
         """Store ``result`` and return its id."""
         ...
 
+
+DEFAULT_MAX_RESULTS_IN_MEMORY = 1000
+"""Case results (cases x runs) an evaluation keeps in memory besides streaming them to a result file."""
 
 ProgressFn = Callable[[int, int], None]
 """``progress(done, total)``: called with ``(0, total)`` first, then after each case of each run is scored."""
@@ -277,7 +288,7 @@ class AgentEvaluator:
     - ``progress(done, total)`` is called as cases finish.
     - A result manager with ``open_writer`` (the local file manager) gets the result streamed: each case result
       is written to the file as it finishes and dropped. Up to ``max_results_in_memory`` case results (cases x
-      runs) are also kept for the returned :class:`EvaluationResult`; a larger run keeps only compact rows and
+      runs; default :data:`DEFAULT_MAX_RESULTS_IN_MEMORY`) are also kept for the returned :class:`EvaluationResult`; a larger run keeps only compact rows and
       reads the details back from the file on demand. An eval-set manager with ``iter_cases`` (a
       :class:`~agentgauge.service.StreamedEvalSet`) hands out its cases one at a time.
     - :meth:`interrupt` stops a run early; the finished cases are saved, marked ``interrupted``.
@@ -302,7 +313,7 @@ class AgentEvaluator:
         case_ids: Sequence[str] | None = None,
         judge_settings: JudgeSettings | None = None,
         progress: ProgressFn | None = None,
-        max_results_in_memory: int = 1000,
+        max_results_in_memory: int | None = None,
     ) -> None:
         from .service import Callbacks
 
@@ -334,7 +345,9 @@ class AgentEvaluator:
         self.timeout = timeout
         self.case_ids = list(case_ids) if case_ids else None
         self.progress = progress
-        self.max_results_in_memory = max_results_in_memory
+        self.max_results_in_memory = (
+            DEFAULT_MAX_RESULTS_IN_MEMORY if max_results_in_memory is None else max_results_in_memory
+        )
         self._interrupt_requested = False
         self._pool_task: asyncio.Future[None] | None = None
 

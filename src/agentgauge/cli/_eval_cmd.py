@@ -193,7 +193,13 @@ def eval_command(
 
     if any(o.interrupted for o in outcomes):
         raise typer.Exit(EXIT_INTERRUPTED)
-    passed = bool(outcomes) and all(o.overall_status is EvalStatus.PASSED for o in outcomes)
+    # Every case of every set must have passed (compact rows: the case results may not be in memory).
+    statuses = [
+        status
+        for o in outcomes
+        for status in (o.rows.case_status.values() if o.rows is not None else (c.overall_status for c in o.eval_cases))
+    ]
+    passed = bool(statuses) and all(status is EvalStatus.PASSED for status in statuses)
     raise typer.Exit(EXIT_OK if passed else EXIT_FAILED)
 
 
