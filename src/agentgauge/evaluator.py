@@ -288,8 +288,9 @@ class AgentEvaluator:
     - ``progress(done, total)`` is called as cases finish.
     - A result manager with ``open_writer`` (the local file manager) gets the result streamed: each case result
       is written to the file as it finishes and dropped. Up to ``max_results_in_memory`` case results (cases x
-      runs; default :data:`DEFAULT_MAX_RESULTS_IN_MEMORY`) are also kept for the returned :class:`EvaluationResult`; a larger run keeps only compact rows and
-      reads the details back from the file on demand. An eval-set manager with ``iter_cases`` (a
+      runs; default :data:`DEFAULT_MAX_RESULTS_IN_MEMORY`) are also kept for the returned
+      :class:`EvaluationResult`; a larger run keeps only compact rows and reads the details back from the file on
+      demand. An eval-set manager with ``iter_cases`` (a
       :class:`~agentgauge.service.StreamedEvalSet`) hands out its cases one at a time.
     - :meth:`interrupt` stops a run early; the finished cases are saved, marked ``interrupted``.
 
