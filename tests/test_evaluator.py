@@ -410,3 +410,52 @@ async def test_interrupt_during_set_callbacks_runs_no_case(tmp_path: Path) -> No
     outcome = await evaluator.evaluate("set")
     assert outcome.interrupted and outcome.eval_set_result.eval_case_results == []
     assert outcome.overall_status is EvalStatus.NOT_EVALUATED
+
+
+async def test_cases_finishing_before_scorers_are_ready_are_scored_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agentgauge.evaluator as evaluator_module
+
+    ready: dict[str, Any] = {}
+
+    def slow_prepare(metrics: Any) -> Any:
+        async def later() -> None:
+            await asyncio.sleep(0.3)
+            ready["at"] = asyncio.get_running_loop().time()
+
+        return asyncio.ensure_future(later())
+
+    monkeypatch.setattr(evaluator_module, "_prepare_scorers", slow_prepare)
+    started: list[float] = []
+
+    async def agent(request: AgentRequest) -> str:
+        started.append(asyncio.get_running_loop().time())
+        await asyncio.sleep(0.02)
+        return f"echo: {request.user_content.content}"
+
+    seen: list[tuple[int, int]] = []
+    outcome = await _evaluator(_many(12), agent, result_manager=LocalEvalResultManager(tmp_path), parallelism=2,
+                               progress=lambda done, total: seen.append((done, total))).evaluate("set")  # fmt: skip
+    # Inference went on while the scorers were prepared (more cases started than workers), and every case was
+    # scored, written in eval-set order.
+    assert sum(t < ready["at"] for t in started) > 2
+    assert seen[-1] == (12, 12)
+    assert [r.eval_id for r in outcome.eval_set_result.eval_case_results] == [f"c{i:03d}" for i in range(12)]
+    assert outcome.eval_set_result.summary is not None
+
+
+async def test_errors_of_deferred_scoring_propagate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import agentgauge.evaluator as evaluator_module
+
+    monkeypatch.setattr(evaluator_module, "_prepare_scorers", lambda m: asyncio.ensure_future(asyncio.sleep(0.2)))
+
+    def deny(context: Any, args: Any) -> None:
+        raise RuntimeError("denied")
+
+    callbacks = Callbacks().register_before_evaluate_case("audit", deny)
+    evaluator = _evaluator(_many(4), RecordingAgent(), result_manager=LocalEvalResultManager(tmp_path),
+                           callbacks=callbacks)  # fmt: skip
+    with pytest.raises(CallbackError, match="denied"):
+        await evaluator.evaluate("set")
+    assert not [p for p in tmp_path.rglob("*") if p.is_file()]

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import gc
 import os
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -261,10 +260,15 @@ def _uses_rouge(metrics: Sequence[EvalMetric]) -> bool:
     return any(m.metric_name == "response_match_score" or "rouge" in m.model_dump_json().lower() for m in metrics)
 
 
-def _prepare_scorers(metrics: Sequence[EvalMetric]) -> None:
-    """Import what scoring will need (ROUGE pulls in nltk: ~0.25 s), in a thread while the first agent calls run."""
+def _prepare_scorers(metrics: Sequence[EvalMetric]) -> asyncio.Future[None] | None:
+    """Start importing what scoring will need (ROUGE pulls in nltk: ~0.25 s) in a thread, so the first agent calls
+    run meanwhile; cases await the returned future before scoring (``None``: nothing to prepare).
+
+    Scoring must not import it itself while the thread does: it would block on the import lock, and with it the event
+    loop and every case in flight.
+    """
     if not _uses_rouge(metrics):
-        return
+        return None
     from .criteria import _rouge, _tokenize
 
     def load() -> None:
@@ -273,7 +277,7 @@ def _prepare_scorers(metrics: Sequence[EvalMetric]) -> None:
             _tokenize._load()
             _rouge._scoring()
 
-    threading.Thread(target=load, name="agentgauge-prepare", daemon=True).start()
+    return asyncio.ensure_future(asyncio.to_thread(load))
 
 
 class AgentEvaluator:
@@ -403,9 +407,13 @@ class AgentEvaluator:
         cases = select_cases(eval_set, self.case_ids)
         metrics = self._metrics(eval_set_id)
         self._check(cases, metrics)
-        _prepare_scorers(metrics)
-        with _collector_ignores_loaded_data():
-            return await self._run(eval_set, cases, metrics, started, stream)
+        prepared = _prepare_scorers(metrics)
+        try:
+            with _collector_ignores_loaded_data():
+                return await self._run(eval_set, cases, metrics, started, stream, prepared)
+        finally:
+            if prepared is not None and not prepared.done():
+                prepared.cancel()  # the thread finishes its import on its own
 
     def _open_writer(self, eval_set_id: str, result_id: str) -> ResultWriter | None:
         open_writer = getattr(self.result_manager, "open_writer", None)
@@ -421,6 +429,7 @@ class AgentEvaluator:
         metrics: list[EvalMetric],
         started: float,
         stream: Callable[[str, str], Iterator[EvalCase]] | None,
+        prepared: asyncio.Future[None] | None = None,
     ) -> EvaluationResult:
         from .service import (
             BeforeEvaluateSetArgs,
@@ -482,14 +491,10 @@ class AgentEvaluator:
                     yield seq, run, case
                     seq += 1
 
-        async def pipeline(item: tuple[int, _Run, EvalCase]) -> None:
+        async def finish(seq: int, run: _Run, case: EvalCase, inference: InferenceResult, context: Any) -> None:
             nonlocal done
-            seq, run, case = item
-            inference, context = await service.infer(run.inference_request, case, run.context)
-            if keep_inferences:
-                run.inference_results.append(inference)
-            if keep_results:
-                run.evaluate_request.inference_results.append(inference)
+            if prepared is not None and not prepared.done():
+                await asyncio.shield(prepared)
             result, _ = await service.score(run.evaluate_request, case, inference, context, run_id=run.run_id)
             if keep_results:
                 run.case_results.append(result)
@@ -498,9 +503,39 @@ class AgentEvaluator:
             if self.progress is not None:
                 self.progress(done, total)
 
+        # Cases whose inference ends while the scorers are still being imported are scored once that is done, in
+        # tasks of their own, so the worker goes on with the next case meanwhile (the import overlaps agent I/O).
+        deferred: set[asyncio.Task[None]] = set()
+
+        async def pipeline(item: tuple[int, _Run, EvalCase]) -> None:
+            seq, run, case = item
+            inference, context = await service.infer(run.inference_request, case, run.context)
+            if keep_inferences:
+                run.inference_results.append(inference)
+            if keep_results:
+                run.evaluate_request.inference_results.append(inference)
+            if prepared is not None and not prepared.done():
+                task = asyncio.ensure_future(finish(seq, run, case, inference, context))
+                deferred.add(task)
+                task.add_done_callback(deferred.discard)
+                return
+            await finish(seq, run, case, inference, context)
+
+        async def work() -> None:
+            try:
+                await bounded_each(pipeline, items(), self.parallelism)
+                while deferred:
+                    await asyncio.gather(*deferred)
+            except BaseException:
+                for task in deferred:
+                    task.cancel()
+                if deferred:
+                    await asyncio.gather(*deferred, return_exceptions=True)
+                raise
+
         interrupted = False
         try:
-            self._pool_task = asyncio.ensure_future(bounded_each(pipeline, items(), self.parallelism))
+            self._pool_task = asyncio.ensure_future(work())
             if self._interrupt_requested:  # asked for while the set-level callbacks ran
                 self._pool_task.cancel()
             try:
