@@ -595,7 +595,7 @@ class AgentEvaluator:
         *,
         interrupted: bool,
     ) -> EvaluationResult:
-        from .service import summarize_rows, summarize_runs
+        from .service import summarize_rows
 
         eval_set_id = eval_set.eval_set_id
         case_ids = [c.eval_id for c in eval_set.eval_cases]
@@ -604,27 +604,23 @@ class AgentEvaluator:
             rows.head.overall_status = EvalStatus.NOT_EVALUATED  # the cases that never ran were not evaluated
         created = time.time()
         eval_set_result: EvalSetResult | None = None
-        eval_cases: list[EvaluationCaseResult] | None = None
+        full_summary = None
         if collector.keep_full:
-            summary, aggregates = summarize_runs(collector.full, case_ids=case_ids, num_runs=self.num_runs)
-            summary.overall_status = rows.head.overall_status
+            full_summary = rows.full()  # the per-case entries once, for the file and the returned result
             eval_set_result = EvalSetResult(
                 eval_set_result_id=result_id,
                 eval_set_result_name=result_id,
                 eval_set_id=eval_set_id,
                 eval_case_results=collector.full,
-                summary=summary,
+                summary=full_summary,
                 creation_timestamp=created,
                 interrupted=interrupted,
             )
-            eval_cases = [
-                EvaluationCaseResult(a.eval_id, a.overall_status, a.runs, a.metric_results) for a in aggregates
-            ]
         result_path: Path | None = None
         if writer is not None:
             writer.commit(
-                summary=rows.head,
-                case_summaries=rows.case_summaries(),
+                summary=full_summary or rows.head,
+                case_summaries=() if full_summary is not None else rows.case_summaries(),
                 creation_timestamp=created,
                 interrupted=interrupted,
             )
@@ -652,7 +648,6 @@ class AgentEvaluator:
             eval_set_id=eval_set_id,
             overall_status=head.overall_status,
             execution_time=time.perf_counter() - started,
-            eval_cases=eval_cases,
             eval_set_result=eval_set_result,
             result_path=result_path,
             loader=load,
