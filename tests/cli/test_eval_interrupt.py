@@ -69,3 +69,29 @@ def test_sigint_saves_finished_cases_marked_interrupted(tmp_path: Path) -> None:
     assert all(r["finalEvalStatus"] == "passed" for r in saved["evalCaseResults"])
     assert saved["summary"]["overallStatus"] == "not_evaluated"  # the cases that never ran
     assert not list(tmp_path.glob("out/slow/.*.tmp"))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_sigint_while_loading_ends_without_traceback(tmp_path: Path) -> None:
+    # The agent file takes long to import: Ctrl-C arrives before any case runs.
+    (tmp_path / "agent.py").write_text(
+        "import time\n\nopen('importing', 'w').close()\ntime.sleep(30)\n\n\ndef agent(request):\n    return 'x'\n"
+    )
+    case = {"evalId": "c", "conversation": [{"userContent": {"content": "q"}, "finalResponse": {"content": "x"}}]}
+    (tmp_path / "s.evalset.json").write_text(json.dumps({"evalSetId": "s", "evalCases": [case]}))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from agentgauge.cli import main; main()", "eval", "agent.py", "s.evalset.json",
+         "--output-dir", "out"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "importing").exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the agent was never imported"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert "Interrupted." in out and "Traceback" not in out + err
+    assert not (tmp_path / "out").exists()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -173,7 +175,7 @@ def eval_command(
     if timeout is not None and not timeout > 0:  # written so that nan is refused too
         fail_input(f"--timeout must be positive, got {timeout:g}")
     console = Console(stderr=json_out, soft_wrap=False)
-    with input_errors_exit_2():
+    with _stopped_by_ctrl_c(console), input_errors_exit_2():
         outcomes = _run(
             targets,
             config=config,
@@ -204,6 +206,20 @@ def eval_command(
 
 
 EXIT_INTERRUPTED = 130  # the shell's code for a command stopped by SIGINT (128 + 2)
+
+
+@contextmanager
+def _stopped_by_ctrl_c(console: Console) -> Iterator[None]:
+    """Ctrl-C outside a run (loading the inputs, writing reports) ends the command without a traceback.
+
+    During a run the evaluator handles it itself (the finished cases are saved); a result saved before the
+    interruption stays where it was reported.
+    """
+    try:
+        yield
+    except KeyboardInterrupt:
+        console.print("Interrupted.", highlight=False)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 def _print_json(outcomes: list[EvaluationResult]) -> None:
