@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -13,11 +10,12 @@ import typer
 
 from ._app import app
 from ._common import EXIT_FAILED, EXIT_OK, fail_input, input_errors_exit_2
+from ._eval_run import EXIT_INTERRUPTED, evaluate_interruptibly, print_json, report_streamed, stopped_by_ctrl_c
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from ..evaluator import AgentEvaluator, EvaluationResult
+    from ..evaluator import EvaluationResult
     from ..model import EvalMetric, EvalSet
     from ..service import StreamedEvalSet
 
@@ -175,7 +173,7 @@ def eval_command(
     if timeout is not None and not timeout > 0:  # written so that nan is refused too
         fail_input(f"--timeout must be positive, got {timeout:g}")
     console = Console(stderr=json_out, soft_wrap=False)
-    with _stopped_by_ctrl_c(console), input_errors_exit_2():
+    with stopped_by_ctrl_c(console), input_errors_exit_2():
         outcomes = _run(
             targets,
             config=config,
@@ -190,7 +188,7 @@ def eval_command(
         )
         _report(outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown)
     if json_out:
-        _print_json(outcomes)
+        print_json(outcomes)
     from ..model import EvalStatus
 
     if any(o.interrupted for o in outcomes):
@@ -203,50 +201,6 @@ def eval_command(
     ]
     passed = bool(statuses) and all(status is EvalStatus.PASSED for status in statuses)
     raise typer.Exit(EXIT_OK if passed else EXIT_FAILED)
-
-
-EXIT_INTERRUPTED = 130  # the shell's code for a command stopped by SIGINT (128 + 2)
-
-
-@contextmanager
-def _stopped_by_ctrl_c(console: Console) -> Iterator[None]:
-    """Ctrl-C outside a run (loading the inputs, writing reports) ends the command without a traceback.
-
-    During a run the evaluator handles it itself (the finished cases are saved); a result saved before the
-    interruption stays where it was reported.
-    """
-    try:
-        yield
-    except KeyboardInterrupt:
-        console.print("Interrupted.", highlight=False)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
-
-
-def _print_json(outcomes: list[EvaluationResult]) -> None:
-    from ..reporting import render
-
-    out = sys.stdout
-    several = len(outcomes) > 1
-    if several:
-        out.write("[\n")
-    for index, outcome in enumerate(outcomes):
-        if index:
-            out.write(",\n")
-        if outcome.results_in_memory or outcome.result_path is None:
-            out.write(render(outcome.eval_set_result, "json").rstrip("\n"))
-            continue
-        # A large result is copied from its file rather than loaded (same document, 2-space indented).
-        out.flush()
-        with open(outcome.result_path, "rb") as saved:
-            data = b""
-            while chunk := saved.read(1 << 20):
-                if data:
-                    out.buffer.write(data)
-                data = chunk
-            out.buffer.write(data.rstrip(b"\n"))
-        out.buffer.flush()
-    out.write("\n]\n" if several else "\n")
-    out.flush()
 
 
 def _run(
@@ -332,33 +286,13 @@ def _run(
         )
         if bar is not None:
             with bar:
-                outcome = asyncio.run(_evaluate(evaluator, target.eval_set.eval_set_id))
+                outcome = asyncio.run(evaluate_interruptibly(evaluator, target.eval_set.eval_set_id))
         else:
-            outcome = asyncio.run(_evaluate(evaluator, target.eval_set.eval_set_id))
+            outcome = asyncio.run(evaluate_interruptibly(evaluator, target.eval_set.eval_set_id))
         outcomes.append(outcome)
         if outcome.interrupted:
             break  # Ctrl-C stops the whole command, not just this eval set
     return outcomes
-
-
-async def _evaluate(evaluator: AgentEvaluator, eval_set_id: str) -> EvaluationResult:
-    """Run one evaluation; Ctrl-C (SIGINT) stops it cleanly, saving the cases finished so far."""
-    import asyncio
-    import contextlib
-    import signal
-
-    loop = asyncio.get_running_loop()
-    try:
-        loop.add_signal_handler(signal.SIGINT, evaluator.interrupt)
-        installed = True
-    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signal support (Windows)
-        installed = False
-    try:
-        return await evaluator.evaluate(eval_set_id)
-    finally:
-        if installed:
-            with contextlib.suppress(Exception):
-                loop.remove_signal_handler(signal.SIGINT)
 
 
 def _report(
@@ -385,7 +319,7 @@ def _report(
             for target, fmt in reports:
                 write_report(result, target, fmt)  # type: ignore[arg-type]
         else:
-            _report_streamed(outcome, console, detailed=detailed, reports=reports)
+            report_streamed(outcome, console, detailed=detailed, reports=reports)
         for target, fmt in reports:
             console.print(f"{fmt} report written to {target}", highlight=False, soft_wrap=True)
         if outcome.interrupted:
@@ -396,19 +330,3 @@ def _report(
             )
         else:
             console.print(f"Results saved to {outcome.result_path}", highlight=False, soft_wrap=True)
-
-
-def _report_streamed(
-    outcome: EvaluationResult, console: Console, *, detailed: bool, reports: list[tuple[Path, str]]
-) -> None:
-    """Reports of a run too large to hold: the summary from its compact rows, the rest read case by case."""
-    from ..formats._result_stream import ResultStream
-    from ..reporting._stream import stream_reports, view_from_rows
-    from ..reporting._terminal import print_overview
-
-    assert outcome.rows is not None and outcome.result_path is not None and outcome.result_header is not None
-    view = view_from_rows(outcome.result_header, outcome.rows.by_case, outcome.rows.case_status)
-    if detailed or reports:
-        stream = ResultStream(outcome.result_path)
-        stream_reports(view, stream.cases(), reports, console=console if detailed else None)
-    print_overview(view, console, outcome.execution_time)
