@@ -56,6 +56,7 @@ class Config:
     data_dir: Path
     results_dir: Path
     only: frozenset[str]
+    n_scale: int = 100_000
     projections: bool = False
     profile: bool = False
     profiles: dict[str, str] = field(default_factory=dict)

@@ -100,6 +100,17 @@ def targets(doc: dict[str, Any]) -> list[dict[str, Any]]:
             note = "; ".join(notes)
             name = f"e2e wall / ideal, P={p}, {metrics}"
             out.append(_target(name, value, f"<= {limit}x", _at_most(limit), note))
+    for p, limit in ((16, 1.15), (200, 2.0)):
+        cli_row = next((r for r in _get(m, "cli", "runs") or [] if r["parallelism"] == p), None)
+        value = cli_row["net_over_ideal"] if cli_row else None
+        name = f"CLI eval (wall - --help) / ideal, P={p}, traj+rouge"
+        out.append(_target(name, value, f"<= {limit}x", _at_most(limit)))
+    scale = m.get("scale")
+    if scale:
+        note = f"N={scale['n_cases']:,}, {scale['eval']['wall_s']:.1f} s, result file {scale['result_mb']:.0f} MB"
+        out.append(
+            _target("scale: eval peak RSS (MB)", scale["eval"]["peak_rss_mb"], "<= 1000 MB", _at_most(1000), note)
+        )
     for row in _get(m, "startup", "runs") or []:
         if row["target"] in ("agentgauge --help", "import agentgauge"):
             out.append(_target(f"start-up: {row['target']}", row["wall_s"], "< 0.3 s", lambda v: v < STARTUP_LIMIT_S))
@@ -199,6 +210,28 @@ def tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
         ]
         header = ["command", "wall s", "peak RSS MB", "x faster than import google.adk.evaluation"]
         out.append(("Start-up (median, fresh process)", header, rows))
+    cli = m.get("cli")
+    if cli:
+        rows = [
+            [str(r["parallelism"]), _fmt(r["ideal_s"], ".2f"), _fmt(r["eval_wall_s"], ".2f"),
+             _fmt(r["help_wall_s"], ".2f"), _fmt(r["net_s"], ".2f"), f"{r['net_over_ideal']:.2f}x",
+             _fmt(r["peak_rss_mb"], ".0f")]
+            for r in cli["runs"]
+        ]  # fmt: skip
+        header = ["P", "ideal s", "eval wall s", "--help s", "net s", "net / ideal", "peak RSS MB"]
+        title = f"CLI end to end, N={cli['n_cases']} ({cli['n_invocations']} invocations), latency {cli['latency_s']} s"
+        out.append((title, header, rows))
+    scale = m.get("scale")
+    if scale:
+        rows = [
+            [label, _fmt(scale[key]["wall_s"], ".1f"), _fmt(scale[key]["peak_rss_mb"], ".0f")]
+            for key, label in (("eval", "agentgauge eval"), ("show", "agentgauge show"))
+        ]  # fmt: skip
+        title = (
+            f"Scale, N={scale['n_cases']:,} trace-mode cases ({scale['evalset_mb']:.0f} MB eval set, "
+            f"{scale['result_mb']:.0f} MB result file)"
+        )
+        out.append((title, ["command", "wall s", "peak RSS MB"], rows))
     status = {True: "met", False: "MISSED", None: "n/a"}
     rows = [
         [t["name"], _fmt(t["value"], ".3g"), t["goal"], status[t["met"]], t["note"]] for t in doc.get("targets", [])

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _cli import measure_cli, measure_scale
 from _harness import Config, MeasureError, PartialMeasure, measure_e2e, measure_load, measure_scoring, measure_startup
 from _machine import describe
 from _peers import install_peers, peer_python, peer_versions, peers_available
@@ -27,7 +28,7 @@ from _reference import SHARED_GENERATOR, reference_check
 from _report import render_markdown, render_text, targets
 
 BENCH_DIR = Path(__file__).resolve().parent
-MEASURES = ("scoring", "load", "e2e", "startup")
+MEASURES = ("scoring", "load", "e2e", "startup", "cli", "scale")
 EXIT_REFUSED = 3
 
 
@@ -40,7 +41,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--install-peers", action="store_true", help="install the peers into benchmarks/.peers/venv first")
     p.add_argument("--n", type=int, help="cases for the scoring measure (default 1000; quick 40)")
     p.add_argument("--n-load", type=int, help="cases for the load measure (default 20000; quick 300)")
-    p.add_argument("--n-e2e", type=int, help="cases for the end-to-end measure (default 200; quick 24)")
+    p.add_argument("--n-e2e", type=int, help="cases for the end-to-end and cli measures (default 200; quick 24)")
+    p.add_argument("--n-scale", type=int, help="cases for the scale measure (default 100000; quick 500)")
     p.add_argument("--repeats", type=int, help="repeats per measure, the median is reported (default 3; quick 1)")
     p.add_argument("--startup-repeats", type=int, help="fresh processes per start-up target (default 7; quick 2)")
     p.add_argument("--latency", type=float, help="simulated agent latency per invocation, s (default 0.05)")
@@ -77,6 +79,7 @@ def _config(args: argparse.Namespace) -> Config:
         n_score=pick(args.n, 1000, 40),
         n_load=pick(args.n_load, 20000, 300),
         n_e2e=pick(args.n_e2e, 200, 24),
+        n_scale=pick(args.n_scale, 100_000, 500),
         seed=args.seed,
         latency=pick(args.latency, 0.05, 0.01),
         parallelism=parallelism,
@@ -127,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             "n_score": cfg.n_score,
             "n_load": cfg.n_load,
             "n_e2e": cfg.n_e2e,
+            "n_scale": cfg.n_scale,
             "seed": cfg.seed,
             "latency_s": cfg.latency,
             "parallelism": list(cfg.parallelism),
@@ -141,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
         ("load", measure_load),
         ("e2e", measure_e2e),
         ("startup", measure_startup),
+        ("cli", measure_cli),
+        ("scale", measure_scale),
     ]
     refused = False
     for name, fn in steps:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -261,3 +262,200 @@ async def test_before_inference_set_may_narrow_the_cases_of_a_run() -> None:
     runs = [(r.eval_id, r.run_id) for r in outcome.eval_set_result.eval_case_results]
     assert runs == [("c1", 1), ("c2", 1), ("c2", 2)]
     assert [c.num_runs for c in outcome.eval_cases] == [1, 2]
+
+
+# --- large runs: streamed result file, compact rows, lazy details, interruption -------------------------------------
+
+
+def _many(n: int) -> list[EvalCase]:
+    return [case(f"c{i:03d}", inv(f"q{i}", f"echo: q{i}" if i % 3 else "other")) for i in range(n)]
+
+
+async def test_large_run_streams_the_file_and_loads_details_on_demand(tmp_path: Path) -> None:
+    cases = _many(30)
+    kept = await _evaluator(cases, RecordingAgent(), result_manager=LocalEvalResultManager(tmp_path / "a"),
+                            parallelism=7).evaluate("set")  # fmt: skip
+    lazy = await _evaluator(cases, RecordingAgent(), result_manager=LocalEvalResultManager(tmp_path / "b"),
+                            parallelism=7, max_results_in_memory=10).evaluate("set")  # fmt: skip
+    assert kept.results_in_memory and not lazy.results_in_memory
+    assert lazy.overall_status is kept.overall_status is EvalStatus.FAILED
+    assert lazy.result_path is not None and lazy.result_path.is_file()
+    # Details come back from the file, in eval-set order despite 7 cases in flight.
+    loaded = lazy.eval_set_result
+    assert [r.eval_id for r in loaded.eval_case_results] == [c.eval_id for c in cases]
+
+    def comparable(result: Any) -> Any:
+        # Session and invocation ids are random per run; everything scored must agree.
+        return [
+            (r.eval_id, r.final_eval_status, r.overall_eval_metric_results, len(r.eval_metric_result_per_invocation))
+            for r in result.eval_case_results
+        ], result.summary
+
+    assert comparable(loaded) == comparable(kept.eval_set_result)
+    assert [(c.eval_id, c.overall_status) for c in lazy.eval_cases] == [
+        (c.eval_id, c.overall_status) for c in kept.eval_cases
+    ]
+    # The file written piece by piece is byte for byte what saving the whole result writes.
+    from agentgauge.formats import save_result
+
+    save_result(kept.eval_set_result, tmp_path / "whole.json")
+    assert kept.result_path is not None
+    assert kept.result_path.read_bytes() == (tmp_path / "whole.json").read_bytes()
+
+
+async def test_rows_are_compact_and_summary_matches(tmp_path: Path) -> None:
+    outcome = await _evaluator(_many(12), RecordingAgent(), result_manager=LocalEvalResultManager(tmp_path),
+                               num_runs=2, max_results_in_memory=0).evaluate("set")  # fmt: skip
+    assert outcome.rows is not None
+    assert sum(len(runs) for runs in outcome.rows.by_case.values()) == 24
+    saved = outcome.eval_set_result.summary
+    assert saved is not None and saved == outcome.rows.full()
+    assert outcome.pass_at_k(1) == 0.0  # both runs failed as a whole (every third case fails)
+
+
+async def test_streamed_eval_set_is_read_case_by_case(tmp_path: Path) -> None:
+    from agentgauge.formats import save_eval_set
+    from agentgauge.service import StreamedEvalSet
+
+    cases = _many(9)
+    save_eval_set(EvalSet(eval_set_id="set", eval_cases=cases), tmp_path / "set.evalset.json")
+    source = StreamedEvalSet.scan(tmp_path / "set.evalset.json")
+    assert source is not None
+    assert [c.conversation for c in source.header.eval_cases] == [None] * 9  # only an index is kept
+    reads = {"n": 0}
+    original = source.iter_cases
+
+    def counting(app: str, set_id: str) -> Any:
+        reads["n"] += 1
+        yield from original(app, set_id)
+
+    source.iter_cases = counting  # type: ignore[method-assign]
+    metrics = InMemoryMetricManager()
+    metrics.put_all("app", "set", METRICS)
+    outcome = await AgentEvaluator("app", RecordingAgent(), eval_set_manager=source, metric_manager=metrics,
+                                   result_manager=InMemoryEvalResultManager(), registry=_registry(), num_runs=2,
+                                   case_ids=["c001", "c003"]).evaluate("set")  # fmt: skip
+    assert reads["n"] == 2  # once per run
+    assert [(r.eval_id, r.run_id) for r in outcome.eval_set_result.eval_case_results] == [
+        ("c001", 1), ("c003", 1), ("c001", 2), ("c003", 2)
+    ]  # fmt: skip
+
+
+class _SlowAgent:
+    def __init__(self) -> None:
+        self.started = 0
+
+    async def __call__(self, request: AgentRequest) -> str:
+        self.started += 1
+        await asyncio.sleep(0.05 if request.user_content.content != "q5" else 30)
+        return f"echo: {request.user_content.content}"
+
+
+async def test_interrupt_saves_finished_cases_marked_interrupted(tmp_path: Path) -> None:
+    agent = _SlowAgent()
+    evaluator = _evaluator(_many(40), agent, result_manager=LocalEvalResultManager(tmp_path), parallelism=3)
+    asyncio.get_running_loop().call_later(0.4, evaluator.interrupt)
+    outcome = await evaluator.evaluate("set")
+    assert outcome.interrupted
+    assert outcome.overall_status is not EvalStatus.PASSED
+    assert outcome.result_path is not None
+    saved = json.loads(outcome.result_path.read_text())
+    assert saved["interrupted"] is True
+    finished = [r["evalId"] for r in saved["evalCaseResults"]]
+    assert 3 <= len(finished) < 40 and "c005" not in finished  # c005 was still running
+    assert len(saved["summary"]["evalCaseSummaries"]) == len(finished)
+    assert not list(tmp_path.rglob("*.tmp"))
+    assert "interrupted=True" in repr(outcome)
+
+
+async def test_cancelled_run_saves_then_propagates(tmp_path: Path) -> None:
+    evaluator = _evaluator(_many(40), _SlowAgent(), result_manager=LocalEvalResultManager(tmp_path), parallelism=3)
+    task = asyncio.ensure_future(evaluator.evaluate("set"))
+    await asyncio.sleep(0.4)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    (path,) = tmp_path.rglob("*.evalset_result.json")
+    saved = json.loads(path.read_text())
+    assert saved["interrupted"] is True and 0 < len(saved["evalCaseResults"]) < 40
+
+
+async def test_a_failing_run_leaves_no_partial_file(tmp_path: Path) -> None:
+    def boom(args: Any) -> None:
+        raise RuntimeError("after set failed")
+
+    callbacks = Callbacks().register_after_evaluate_set("boom", boom)
+    evaluator = _evaluator(_many(4), RecordingAgent(), result_manager=LocalEvalResultManager(tmp_path),
+                           callbacks=callbacks)  # fmt: skip
+    with pytest.raises(CallbackError):
+        await evaluator.evaluate("set")
+    assert not [p for p in tmp_path.rglob("*") if p.is_file()]
+
+
+async def test_repr_is_short_for_large_results() -> None:
+    outcome = await _evaluator(_many(200), RecordingAgent(), parallelism=50).evaluate("set")
+    assert len(repr(outcome)) < 200 and repr(outcome).startswith("EvaluationResult(app_name='app'")
+
+
+async def test_interrupt_during_set_callbacks_runs_no_case(tmp_path: Path) -> None:
+    evaluator: AgentEvaluator | None = None
+
+    def stop(context: Any, args: Any) -> None:
+        assert evaluator is not None
+        evaluator.interrupt()
+
+    callbacks = Callbacks().register_before_evaluate_set("stop", stop)
+    evaluator = _evaluator(_many(5), RecordingAgent(), result_manager=LocalEvalResultManager(tmp_path),
+                           callbacks=callbacks)  # fmt: skip
+    outcome = await evaluator.evaluate("set")
+    assert outcome.interrupted and outcome.eval_set_result.eval_case_results == []
+    assert outcome.overall_status is EvalStatus.NOT_EVALUATED
+
+
+async def test_cases_finishing_before_scorers_are_ready_are_scored_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agentgauge.evaluator as evaluator_module
+
+    ready: dict[str, Any] = {}
+
+    def slow_prepare(metrics: Any) -> Any:
+        async def later() -> None:
+            await asyncio.sleep(0.3)
+            ready["at"] = asyncio.get_running_loop().time()
+
+        return asyncio.ensure_future(later())
+
+    monkeypatch.setattr(evaluator_module, "_prepare_scorers", slow_prepare)
+    started: list[float] = []
+
+    async def agent(request: AgentRequest) -> str:
+        started.append(asyncio.get_running_loop().time())
+        await asyncio.sleep(0.02)
+        return f"echo: {request.user_content.content}"
+
+    seen: list[tuple[int, int]] = []
+    outcome = await _evaluator(_many(12), agent, result_manager=LocalEvalResultManager(tmp_path), parallelism=2,
+                               progress=lambda done, total: seen.append((done, total))).evaluate("set")  # fmt: skip
+    # Inference went on while the scorers were prepared (more cases started than workers), and every case was
+    # scored, written in eval-set order.
+    assert sum(t < ready["at"] for t in started) > 2
+    assert seen[-1] == (12, 12)
+    assert [r.eval_id for r in outcome.eval_set_result.eval_case_results] == [f"c{i:03d}" for i in range(12)]
+    assert outcome.eval_set_result.summary is not None
+
+
+async def test_errors_of_deferred_scoring_propagate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import agentgauge.evaluator as evaluator_module
+
+    monkeypatch.setattr(evaluator_module, "_prepare_scorers", lambda m: asyncio.ensure_future(asyncio.sleep(0.2)))
+
+    def deny(context: Any, args: Any) -> None:
+        raise RuntimeError("denied")
+
+    callbacks = Callbacks().register_before_evaluate_case("audit", deny)
+    evaluator = _evaluator(_many(4), RecordingAgent(), result_manager=LocalEvalResultManager(tmp_path),
+                           callbacks=callbacks)  # fmt: skip
+    with pytest.raises(CallbackError, match="denied"):
+        await evaluator.evaluate("set")
+    assert not [p for p in tmp_path.rglob("*") if p.is_file()]

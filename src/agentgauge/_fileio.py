@@ -18,10 +18,13 @@ import os
 import secrets
 import stat
 from pathlib import Path
+from types import TracebackType
+from typing import BinaryIO
 
 from ._redact import redact_bytes
 
 __all__ = [
+    "AtomicFile",
     "NotARegularFileError",
     "atomic_write",
     "check_output_target",
@@ -157,29 +160,82 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, durable: bool = T
     ``durable=False`` skips both fsyncs: still never a torn file, but a power loss may lose the write. For data that
     is cheap to recreate (e.g. judge cache entries), where an fsync per write would dominate.
     """
-    data = redact_bytes(data)  # no registered secret (API key) ever reaches a file
-    target = check_output_target(path)
-    try:
-        previous_mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
-    except FileNotFoundError:
-        previous_mode = None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = _create_temp(target)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            if previous_mode is not None and hasattr(os, "fchmod"):
-                os.fchmod(handle.fileno(), previous_mode)
-            handle.write(data)
-            if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
-        os.replace(tmp_name, target)
-    except BaseException:
+    with AtomicFile(path, durable=durable) as handle:
+        handle.write(data)
+
+
+class AtomicFile:
+    """A file written in pieces with the guarantees of :func:`atomic_write` (which is this class in one call).
+
+    ``write`` appends bytes (registered secrets masked, as in every file agentgauge writes), ``commit`` flushes,
+    fsyncs (unless ``durable=False``) and renames the temporary file over the target; ``abort`` (or leaving the
+    ``with`` block with an exception) deletes the temporary file and leaves the target as it was. Leaving the block
+    normally commits. For documents too large to build in memory (streamed results and reports).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, durable: bool = True) -> None:
+        self.path = check_output_target(path)
+        self.durable = durable
+        try:
+            previous_mode: int | None = stat.S_IMODE(os.stat(self.path).st_mode)
+        except FileNotFoundError:
+            previous_mode = None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, self._tmp = _create_temp(self.path)
+        self._file: BinaryIO | None = os.fdopen(fd, "wb")
+        if previous_mode is not None and hasattr(os, "fchmod"):
+            os.fchmod(fd, previous_mode)
+
+    @property
+    def closed(self) -> bool:
+        """True once the file was committed or aborted."""
+        return self._file is None
+
+    def write(self, data: bytes) -> None:
+        """Append ``data`` (with registered secrets masked)."""
+        if self._file is None:
+            raise ValueError(f"{os.fspath(self.path)}: written after commit or abort")
+        self._file.write(redact_bytes(data))  # no registered secret (API key) ever reaches a file
+
+    def commit(self) -> Path:
+        """Move the complete file into place; return the final path."""
+        if self._file is None:
+            raise ValueError(f"{os.fspath(self.path)}: committed after commit or abort")
+        try:
+            if self.durable:
+                self._file.flush()
+                os.fsync(self._file.fileno())
+            self._file.close()
+            self._file = None
+            os.replace(self._tmp, self.path)
+        except BaseException:
+            self.abort()
+            raise
+        if self.durable:
+            _fsync_dir(self.path.parent)
+        return self.path
+
+    def abort(self) -> None:
+        """Drop the temporary file (the target is left as it was). Safe to call more than once."""
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.close()
+            self._file = None
         with contextlib.suppress(OSError):
-            os.unlink(tmp_name)
-        raise
-    if durable:
-        _fsync_dir(target.parent)
+            os.unlink(self._tmp)
+
+    def __enter__(self) -> AtomicFile:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if self._file is None:
+            return
+        if kind is None:
+            self.commit()
+        else:
+            self.abort()
 
 
 def _create_temp(target: Path) -> tuple[int, str]:

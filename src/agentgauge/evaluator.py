@@ -3,24 +3,39 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ._evaluation_result import EvaluationCaseResult, EvaluationResult
+from ._evaluation_run import _Collector, _collector_ignores_loaded_data, _prepare_scorers
 from .errors import InputError, NotFoundError
-from .model import EvalCase, EvalCaseResult, EvalMetric, EvalMetricResult, EvalSet, EvalSetResult, EvalStatus
-from .stats import pass_at_k, pass_hat_k
+from .model import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult, EvalStatus
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .formats._result_writer import ResultWriter
     from .judges._settings import JudgeSettings
-    from .service import Callbacks, EvalSetSource, EvaluateRequest, EvaluatorSource, InferenceRequest, InferenceResult
+    from .service import (
+        Callbacks,
+        EvalSetSource,
+        EvaluateRequest,
+        EvaluatorSource,
+        InferenceRequest,
+        InferenceResult,
+    )
 
-__all__ = ["AgentEvaluator", "EvaluationCaseResult", "EvaluationResult", "MetricSource", "ProgressFn", "ResultSink"]
+__all__ = [
+    "DEFAULT_MAX_RESULTS_IN_MEMORY",
+    "AgentEvaluator",
+    "EvaluationCaseResult",
+    "EvaluationResult",
+    "MetricSource",
+    "ProgressFn",
+    "ResultSink",
+]
 
 
 class MetricSource(Protocol):
@@ -39,83 +54,11 @@ class ResultSink(Protocol):
         ...
 
 
+DEFAULT_MAX_RESULTS_IN_MEMORY = 1000
+"""Case results (cases x runs) an evaluation keeps in memory besides streaming them to a result file."""
+
 ProgressFn = Callable[[int, int], None]
 """``progress(done, total)``: called with ``(0, total)`` first, then after each case of each run is scored."""
-
-
-@dataclass
-class EvaluationCaseResult:
-    """One case across runs: overall status, per-run results and metric results averaged over runs."""
-
-    eval_id: str
-    overall_status: EvalStatus
-    eval_case_results: list[EvalCaseResult]
-    metric_results: list[EvalMetricResult]
-
-    @property
-    def num_runs(self) -> int:
-        """How many runs of this case there were."""
-        return len(self.eval_case_results)
-
-    @property
-    def num_passed(self) -> int:
-        """How many of those runs passed."""
-        return sum(r.final_eval_status is EvalStatus.PASSED for r in self.eval_case_results)
-
-    def pass_at_k(self, k: int) -> float:
-        """pass@k of this case over its runs (see :func:`agentgauge.stats.pass_at_k`)."""
-        return pass_at_k(self.num_runs, self.num_passed, k)
-
-    def pass_hat_k(self, k: int) -> float:
-        """pass^k of this case over its runs (see :func:`agentgauge.stats.pass_hat_k`)."""
-        return pass_hat_k(self.num_runs, self.num_passed, k)
-
-
-@dataclass
-class EvaluationResult:
-    """Everything :meth:`AgentEvaluator.evaluate` produced.
-
-    ``execution_time`` is in seconds; ``eval_set_result`` is the saved :class:`EvalSetResult` (with the
-    multi-run ``summary``) and ``result_path`` where it was written (``None`` for non-file result managers).
-    """
-
-    app_name: str
-    eval_set_id: str
-    overall_status: EvalStatus
-    execution_time: float
-    eval_cases: list[EvaluationCaseResult]
-    eval_set_result: EvalSetResult
-    result_path: Path | None = None
-
-    def _runs(self) -> tuple[int, int]:
-        summary = self.eval_set_result.summary
-        if summary is None:
-            return 0, 0
-        return summary.num_runs, summary.run_status_counts.passed
-
-    def pass_at_k(self, k: int) -> float:
-        """pass@k over runs: n = number of runs, c = runs whose overall status passed."""
-        return pass_at_k(*self._runs(), k)
-
-    def pass_hat_k(self, k: int) -> float:
-        """pass^k over runs: n = number of runs, c = runs whose overall status passed."""
-        return pass_hat_k(*self._runs(), k)
-
-
-@contextmanager
-def _collector_ignores_loaded_data() -> Iterator[None]:
-    """Keep the objects alive at the start of a run (eval set, metrics, agent, modules) out of garbage collection
-    until it ends.
-
-    A run allocates many short-lived objects; without this every full collection re-walks all the loaded data,
-    which costs a large share of the run's CPU at high parallelism. Objects created during the run are collected as
-    usual, and the frozen ones are handed back to the collector afterwards.
-    """
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
 
 
 @dataclass
@@ -124,7 +67,8 @@ class _Run:
     inference_request: InferenceRequest
     evaluate_request: EvaluateRequest
     cases: list[EvalCase] = field(default_factory=list)
-    inference_results: list[InferenceResult | None] = field(default_factory=list)
+    inference_results: list[InferenceResult] = field(default_factory=list)
+    case_results: list[EvalCaseResult] = field(default_factory=list)
     context: Any = field(default_factory=dict)
     start_time: float = field(default_factory=time.time)
 
@@ -139,6 +83,13 @@ class AgentEvaluator:
       once, across cases and runs alike. Each pipeline scores its case as soon as the case's inference is done.
     - ``timeout`` bounds each case's inference (seconds); ``case_ids`` restricts the cases.
     - ``progress(done, total)`` is called as cases finish.
+    - A result manager with ``open_writer`` (the local file manager) gets the result streamed: each case result
+      is written to the file as it finishes and dropped. Up to ``max_results_in_memory`` case results (cases x
+      runs; default :data:`DEFAULT_MAX_RESULTS_IN_MEMORY`) are also kept for the returned
+      :class:`EvaluationResult`; a larger run keeps only compact rows and reads the details back from the file on
+      demand. An eval-set manager with ``iter_cases`` (a
+      :class:`~agentgauge.service.StreamedEvalSet`) hands out its cases one at a time.
+    - :meth:`interrupt` stops a run early; the finished cases are saved, marked ``interrupted``.
 
     Set-level callbacks run once per run: ``BeforeInferenceSet`` then ``BeforeEvaluateSet`` before any case,
     ``AfterInferenceSet`` then ``AfterEvaluateSet`` after every case of every run.
@@ -160,6 +111,7 @@ class AgentEvaluator:
         case_ids: Sequence[str] | None = None,
         judge_settings: JudgeSettings | None = None,
         progress: ProgressFn | None = None,
+        max_results_in_memory: int | None = None,
     ) -> None:
         from .service import Callbacks
 
@@ -191,6 +143,11 @@ class AgentEvaluator:
         self.timeout = timeout
         self.case_ids = list(case_ids) if case_ids else None
         self.progress = progress
+        self.max_results_in_memory = (
+            DEFAULT_MAX_RESULTS_IN_MEMORY if max_results_in_memory is None else max_results_in_memory
+        )
+        self._interrupt_requested = False
+        self._pool_task: asyncio.Future[None] | None = None
 
     def _metrics(self, eval_set_id: str) -> list[EvalMetric]:
         try:
@@ -210,39 +167,72 @@ class AgentEvaluator:
                     f'an agent is required: case(s) {", ".join(needing)} are not in trace mode (evalMode "trace")'
                 )
 
+    def interrupt(self) -> None:
+        """Stop the running evaluation as soon as possible (e.g. from a SIGINT handler on the event loop).
+
+        Cases in flight are cancelled; :meth:`evaluate` then saves the cases finished so far with ``interrupted``
+        set and returns normally. Must be called from the event loop's thread.
+        """
+        self._interrupt_requested = True
+        if self._pool_task is not None and not self._pool_task.done():
+            self._pool_task.cancel()
+
     async def evaluate(self, eval_set_id: str) -> EvaluationResult:
         """Evaluate the eval set ``eval_set_id`` and save the result.
 
         Raises :class:`InputError` before running anything when a selected case id does not exist, a metric is
         unknown or invalid, or an agent is needed but missing; callback errors raise
         :class:`~agentgauge.service.CallbackError`. Everything else that goes wrong in a case fails that case.
+
+        When the run is stopped -- :meth:`interrupt`, or this coroutine being cancelled (Ctrl-C under
+        ``asyncio.run``) -- the cases finished so far are saved with ``interrupted`` set; after :meth:`interrupt`
+        the result is returned, after a cancellation the cancellation propagates once the result is saved.
         """
         from .service import select_cases
 
         started = time.perf_counter()
-        eval_set = self.eval_set_manager.get(self.app_name, eval_set_id)
+        self._interrupt_requested = False
+        stream = getattr(self.eval_set_manager, "iter_cases", None)
+        if stream is not None:
+            eval_set = getattr(self.eval_set_manager, "index")(self.app_name, eval_set_id)  # noqa: B009
+        else:
+            eval_set = self.eval_set_manager.get(self.app_name, eval_set_id)
         cases = select_cases(eval_set, self.case_ids)
         metrics = self._metrics(eval_set_id)
         self._check(cases, metrics)
-        with _collector_ignores_loaded_data():
-            return await self._run(eval_set, cases, metrics, started)
+        prepared = _prepare_scorers(metrics)
+        try:
+            with _collector_ignores_loaded_data():
+                return await self._run(eval_set, cases, metrics, started, stream, prepared)
+        finally:
+            if prepared is not None and not prepared.done():
+                prepared.cancel()  # the thread finishes its import on its own
+
+    def _open_writer(self, eval_set_id: str, result_id: str) -> ResultWriter | None:
+        open_writer = getattr(self.result_manager, "open_writer", None)
+        if open_writer is None:
+            return None
+        writer: ResultWriter = open_writer(self.app_name, eval_set_id, result_id)
+        return writer
 
     async def _run(
-        self, eval_set: EvalSet, cases: list[EvalCase], metrics: list[EvalMetric], started: float
+        self,
+        eval_set: EvalSet,
+        cases: list[EvalCase],
+        metrics: list[EvalMetric],
+        started: float,
+        stream: Callable[[str, str], Iterator[EvalCase]] | None,
+        prepared: asyncio.Future[None] | None = None,
     ) -> EvaluationResult:
         from .service import (
-            AfterEvaluateSetArgs,
-            AfterInferenceSetArgs,
             BeforeEvaluateSetArgs,
             BeforeInferenceSetArgs,
-            EvalSetRunResult,
             EvaluateConfig,
             EvaluateRequest,
             InferenceRequest,
             LocalService,
-            bounded_map,
+            bounded_each,
             select_cases,
-            summarize_runs,
         )
 
         eval_set_id = eval_set.eval_set_id
@@ -254,6 +244,8 @@ class AgentEvaluator:
             parallelism=self.parallelism,
             timeout=self.timeout,
         )
+        # The id is chosen here so the saved file and the returned object agree.
+        result_id = f"{self.app_name}_{eval_set_id}_{uuid.uuid4()}"
         runs: list[_Run] = []
         for run_id in range(1, self.num_runs + 1):
             run = _Run(
@@ -265,42 +257,116 @@ class AgentEvaluator:
             run.context = await self.callbacks.run("before_inference_set", {}, before)
             # A BeforeInferenceSet callback may change the request, e.g. the case ids of this run.
             run.cases = select_cases(eval_set, run.inference_request.eval_case_ids)
-            run.inference_results = [None] * len(run.cases)
             run.context = await self.callbacks.run(
                 "before_evaluate_set", run.context, BeforeEvaluateSetArgs(run.evaluate_request)
             )
             runs.append(run)
 
-        items = [(run, index) for run in runs for index in range(len(run.cases))]
+        total = sum(len(run.cases) for run in runs)
+        # Set-level "after" callbacks receive every result of their run; only then are results kept per run.
+        keep_inferences = bool(self.callbacks.names("after_inference_set"))
+        keep_results = bool(self.callbacks.names("after_evaluate_set"))
+        writer = self._open_writer(eval_set_id, result_id)
+        collector = _Collector(writer, keep_full=writer is None or total <= self.max_results_in_memory)
         done = 0
         if self.progress is not None:
-            self.progress(0, len(items))
+            self.progress(0, total)
 
-        async def pipeline(item: tuple[_Run, int]) -> EvalCaseResult:
+        def items() -> Iterator[tuple[int, _Run, EvalCase]]:
+            seq = 0
+            for run in runs:
+                if stream is None:
+                    selected: Iterable[EvalCase] = run.cases
+                else:
+                    wanted = {case.eval_id for case in run.cases}
+                    selected = (c for c in stream(self.app_name, eval_set_id) if c.eval_id in wanted)
+                for case in selected:
+                    yield seq, run, case
+                    seq += 1
+
+        async def finish(seq: int, run: _Run, case: EvalCase, inference: InferenceResult, context: Any) -> None:
             nonlocal done
-            run, index = item
-            case = run.cases[index]
-            inference, context = await service.infer(run.inference_request, case, run.context)
-            run.inference_results[index] = inference
-            run.evaluate_request.inference_results.append(inference)
+            if prepared is not None and not prepared.done():
+                await asyncio.shield(prepared)
             result, _ = await service.score(run.evaluate_request, case, inference, context, run_id=run.run_id)
+            if keep_results:
+                run.case_results.append(result)
+            collector.add(seq, result)
             done += 1
             if self.progress is not None:
-                self.progress(done, len(items))
-            return result
+                self.progress(done, total)
 
-        results = await bounded_map(pipeline, items, self.parallelism)
+        # Cases whose inference ends while the scorers are still being imported are scored once that is done, in
+        # tasks of their own, so the worker goes on with the next case meanwhile (the import overlaps agent I/O).
+        deferred: set[asyncio.Task[None]] = set()
 
-        offset = 0
+        async def pipeline(item: tuple[int, _Run, EvalCase]) -> None:
+            seq, run, case = item
+            inference, context = await service.infer(run.inference_request, case, run.context)
+            if keep_inferences:
+                run.inference_results.append(inference)
+            if keep_results:
+                run.evaluate_request.inference_results.append(inference)
+            if prepared is not None and not prepared.done():
+                task = asyncio.ensure_future(finish(seq, run, case, inference, context))
+                deferred.add(task)
+                task.add_done_callback(deferred.discard)
+                return
+            await finish(seq, run, case, inference, context)
+
+        async def work() -> None:
+            try:
+                await bounded_each(pipeline, items(), self.parallelism)
+                while deferred:
+                    await asyncio.gather(*deferred)
+            except BaseException:
+                for task in deferred:
+                    task.cancel()
+                if deferred:
+                    await asyncio.gather(*deferred, return_exceptions=True)
+                raise
+
+        interrupted = False
+        try:
+            self._pool_task = asyncio.ensure_future(work())
+            if self._interrupt_requested:  # asked for while the set-level callbacks ran
+                self._pool_task.cancel()
+            try:
+                await self._pool_task
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if not self._interrupt_requested or current is None or current.cancelling():
+                    raise  # cancelled from outside: handled below
+                interrupted = True
+            finally:
+                self._pool_task = None
+            if not interrupted:
+                await self._after_sets(runs, eval_set_id)
+        except BaseException:
+            if writer is not None and not interrupted:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    # Cancelled from outside (Ctrl-C under asyncio.run): save what finished, then propagate.
+                    collector.flush()
+                    self._finish(eval_set, collector, writer, result_id, started, interrupted=True)
+                else:
+                    writer.abort()
+            raise
+        if interrupted:
+            collector.flush()
+        return self._finish(eval_set, collector, writer, result_id, started, interrupted=interrupted)
+
+    async def _after_sets(self, runs: list[_Run], eval_set_id: str) -> None:
+        from .service import AfterEvaluateSetArgs, AfterInferenceSetArgs, EvalSetRunResult
+
         for run in runs:
-            inferences = [r for r in run.inference_results if r is not None]
             await self.callbacks.run(
                 "after_inference_set",
                 run.context,
-                AfterInferenceSetArgs(run.inference_request, inferences, None, run.start_time),
+                AfterInferenceSetArgs(run.inference_request, run.inference_results, None, run.start_time),
             )
-            run_results = results[offset : offset + len(run.cases)]
-            offset += len(run.cases)
+            order = {case.eval_id: i for i, case in enumerate(run.cases)}
+            run_results = sorted(run.case_results, key=lambda r: order.get(r.eval_id, len(order)))
             await self.callbacks.run(
                 "after_evaluate_set",
                 run.context,
@@ -312,31 +378,84 @@ class AgentEvaluator:
                 ),
             )
 
-        summary, aggregates = summarize_runs(
-            results, case_ids=[c.eval_id for c in eval_set.eval_cases], num_runs=self.num_runs
-        )
-        # The id is chosen here so the saved file and the returned object agree.
-        result_id = f"{self.app_name}_{eval_set_id}_{uuid.uuid4()}"
-        eval_set_result = EvalSetResult(
-            eval_set_result_id=result_id,
-            eval_set_result_name=result_id,
-            eval_set_id=eval_set_id,
-            eval_case_results=results,
-            summary=summary,
-            creation_timestamp=time.time(),
-        )
-        result_id = self.result_manager.save(self.app_name, eval_set_result)
-        path_for = getattr(self.result_manager, "path_for", None)
+    def _finish(
+        self,
+        eval_set: EvalSet,
+        collector: _Collector,
+        writer: ResultWriter | None,
+        result_id: str,
+        started: float,
+        *,
+        interrupted: bool,
+    ) -> EvaluationResult:
+        from .service import summarize_rows
+
+        eval_set_id = eval_set.eval_set_id
+        case_ids = [c.eval_id for c in eval_set.eval_cases]
+        rows = summarize_rows(collector.rows, case_ids=case_ids, num_runs=self.num_runs)
+        if interrupted and rows.head.overall_status is EvalStatus.PASSED:
+            rows.head.overall_status = EvalStatus.NOT_EVALUATED  # the cases that never ran were not evaluated
+        created = time.time()
+        eval_set_result: EvalSetResult | None = None
+        full_summary = None
+        if collector.keep_full:
+            full_summary = rows.full()  # the per-case entries once, for the file and the returned result
+            eval_set_result = EvalSetResult(
+                eval_set_result_id=result_id,
+                eval_set_result_name=result_id,
+                eval_set_id=eval_set_id,
+                eval_case_results=collector.full,
+                summary=full_summary,
+                creation_timestamp=created,
+                interrupted=interrupted,
+            )
+        result_path: Path | None = None
+        if writer is not None:
+            writer.commit(
+                summary=full_summary or rows.head,
+                case_summaries=() if full_summary is not None else rows.case_summaries(),
+                creation_timestamp=created,
+                interrupted=interrupted,
+            )
+            result_path = writer.path
+        else:
+            assert eval_set_result is not None
+            result_id = self.result_manager.save(self.app_name, eval_set_result)
+            path_for = getattr(self.result_manager, "path_for", None)
+            result_path = Path(path_for(self.app_name, result_id)) if path_for is not None else None
+        manager, app = self.result_manager, self.app_name
+
+        def load() -> EvalSetResult:
+            getter = getattr(manager, "get", None)
+            if getter is not None:
+                loaded: EvalSetResult = getter(app, result_id)
+                return loaded
+            from .formats import load_result
+
+            assert result_path is not None
+            return load_result(result_path)
+
+        head = rows.head
         return EvaluationResult(
             app_name=self.app_name,
             eval_set_id=eval_set_id,
-            overall_status=summary.overall_status,
+            overall_status=head.overall_status,
             execution_time=time.perf_counter() - started,
-            eval_cases=[
-                EvaluationCaseResult(a.eval_id, a.overall_status, a.runs, a.metric_results) for a in aggregates
-            ],
             eval_set_result=eval_set_result,
-            result_path=Path(path_for(self.app_name, result_id)) if path_for is not None else None,
+            result_path=result_path,
+            loader=load,
+            case_ids=case_ids,
+            interrupted=interrupted,
+            runs=(head.num_runs, head.run_status_counts.passed),
+            rows=rows,
+            result_header=EvalSetResult(
+                eval_set_result_id=result_id,
+                eval_set_result_name=result_id,
+                eval_set_id=eval_set_id,
+                summary=head,
+                creation_timestamp=created,
+                interrupted=interrupted,
+            ),
         )
 
     def evaluate_sync(self, eval_set_id: str) -> EvaluationResult:

@@ -113,7 +113,7 @@ def _quick_run(tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], dict[s
         "--data-dir",
         str(tmp_path / "data"),
     ]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     return done, json.loads((tmp_path / "results" / "latest.json").read_text())
 
 
@@ -127,7 +127,13 @@ def test_quick_run_writes_the_documented_results(tmp_path: Path) -> None:
     assert {"cpu_model", "cpu_count", "ram_gb", "python", "agentgauge_packages"} <= set(doc["machine"])
     assert doc["config"]["quick"] is True and doc["config"]["peers"] is False
     m = doc["measures"]
-    assert set(m) == {"scoring", "load", "e2e", "startup"}
+    assert set(m) == {"scoring", "load", "e2e", "startup", "cli", "scale"}
+    cli = m["cli"]["runs"]
+    assert [r["parallelism"] for r in cli] == [4, 16]
+    assert all(r["eval_wall_s"] > r["help_wall_s"] > 0 and r["net_over_ideal"] > 0 for r in cli)
+    scale = m["scale"]
+    assert scale["n_cases"] == 500 and scale["result_mb"] > scale["evalset_mb"] > 0
+    assert scale["eval"]["exit"] == 1 and scale["show"]["exit"] == 1 and scale["eval"]["peak_rss_mb"] > 0
     assert m["scoring"]["verification"]["ok"] is None
     assert m["scoring"]["deterministic"] is True
     assert m["scoring"]["agentgauge"]["cases_per_s"]["both"] > 0

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 
 import pytest
 
 from agentgauge.model import EvalCaseResult, EvalMetricResult, EvalStatus
-from agentgauge.service import aggregate_case, bounded_map, case_order, summarize_runs
+from agentgauge.service import (
+    aggregate_case,
+    bounded_each,
+    bounded_map,
+    case_order,
+    case_row,
+    summarize_rows,
+    summarize_runs,
+)
 
 P, F, N = EvalStatus.PASSED, EvalStatus.FAILED, EvalStatus.NOT_EVALUATED
 
@@ -44,18 +53,18 @@ def test_metric_average_skips_not_evaluated_and_uses_first_threshold() -> None:
     assert aggregate.overall_status is P
 
 
-@pytest.mark.parametrize(
-    ("runs", "status"),
-    [
-        ([_run("c", 1, P, _metric("m", 0.0, F))], P),  # one run: the run's own status (custom aggregators)
-        ([_run("c", 1, F, error="agent failed")], F),
-        ([_run("c", 1, N)], N),
-        ([_run("c", 1, F, error="x"), _run("c", 2, F, error="y")], F),  # not_evaluated + errorMessage -> failed
-        ([_run("c", 1, F, error="x"), _run("c", 2, P, _metric("m", 1.0, P))], P),
-        ([_run("c", 1, P, _metric("m", 0.4, F)), _run("c", 2, P, _metric("m", 0.5, P))], F),
-        ([_run("c", 1, N, _metric("m", None, N)), _run("c", 2, N, _metric("m", None, N))], N),
-    ],
-)
+CASE_STATUS_RULES = [
+    ([_run("c", 1, P, _metric("m", 0.0, F))], P),  # one run: the run's own status (custom aggregators)
+    ([_run("c", 1, F, error="agent failed")], F),
+    ([_run("c", 1, N)], N),
+    ([_run("c", 1, F, error="x"), _run("c", 2, F, error="y")], F),  # not_evaluated + errorMessage -> failed
+    ([_run("c", 1, F, error="x"), _run("c", 2, P, _metric("m", 1.0, P))], P),
+    ([_run("c", 1, P, _metric("m", 0.4, F)), _run("c", 2, P, _metric("m", 0.5, P))], F),
+    ([_run("c", 1, N, _metric("m", None, N)), _run("c", 2, N, _metric("m", None, N))], N),
+]
+
+
+@pytest.mark.parametrize(("runs", "status"), CASE_STATUS_RULES)
 def test_case_status_rules(runs: list[EvalCaseResult], status: EvalStatus) -> None:
     assert aggregate_case("c", runs).overall_status is status
 
@@ -119,3 +128,57 @@ async def test_bounded_map_propagates_the_first_error_itself() -> None:
         await bounded_map(work, list(range(6)), 2)
     with pytest.raises(ValueError, match="parallelism must be at least 1"):
         await bounded_map(work, [1], 0)
+
+
+@pytest.mark.parametrize("runs", [case_runs for case_runs, _ in CASE_STATUS_RULES])
+def test_compact_rows_give_the_same_status_as_full_results(runs: list[EvalCaseResult]) -> None:
+    rows = summarize_rows(map(case_row, runs), case_ids=["c"], num_runs=len(runs))
+    assert rows.case_status["c"] is aggregate_case("c", runs).overall_status
+
+
+def test_row_summary_streams_the_same_summary() -> None:
+    results = [
+        _run("b", 1, P, _metric("m", 1.0, P), _metric("k", 0.1, F)),
+        _run("a", 1, F, _metric("m", 0.0, F), error="boom"),
+        _run("b", 2, F, _metric("m", 0.2, F), _metric("k", 0.9, P)),
+        _run("a", 2, N, _metric("m", None, N)),
+        _run("z", 1, P, _metric("m", 1.0, P)),
+    ]
+    summary, _ = summarize_runs(results, case_ids=["a", "b"], num_runs=2)
+    rows = summarize_rows(map(case_row, results), case_ids=["a", "b"], num_runs=2)
+    assert rows.head.eval_case_summaries == []
+    assert list(rows.case_summaries()) == summary.eval_case_summaries
+    assert [s.eval_id for s in summary.eval_case_summaries] == ["a", "b", "z"]
+    assert rows.full() == summary
+
+
+async def test_bounded_each_pulls_items_lazily_and_limits_concurrency() -> None:
+    pulled: list[int] = []
+    in_flight = peak = 0
+
+    def items() -> Iterator[int]:
+        for i in range(20):
+            pulled.append(i)
+            yield i
+
+    async def work(item: int) -> None:
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        # Never more items taken from the source than are in flight (plus the one being started).
+        assert len(pulled) <= item + 4
+        await asyncio.sleep(0.001)
+        in_flight -= 1
+
+    await bounded_each(work, items(), 3)
+    assert pulled == list(range(20)) and peak == 3
+
+
+async def test_bounded_each_propagates_the_first_error_itself() -> None:
+    async def work(item: int) -> None:
+        if item == 2:
+            raise KeyError("two")
+        await asyncio.sleep(0.01)
+
+    with pytest.raises(KeyError):
+        await bounded_each(work, range(10), 4)

@@ -10,6 +10,7 @@ import typer
 
 from ._app import app
 from ._common import EXIT_FAILED, EXIT_OK, fail_input, input_errors_exit_2
+from ._eval_run import EXIT_INTERRUPTED, evaluate_interruptibly, print_json, report_streamed, stopped_by_ctrl_c
 from ._stdout import stdout_reserved
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -18,6 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..evaluator import EvaluationResult
     from ..evaluators import Registry
     from ..model import EvalMetric, EvalSet
+    from ..service import StreamedEvalSet
 
 __all__ = ["eval_command"]
 
@@ -31,6 +33,7 @@ class _Target:
     eval_set: EvalSet | None = None
     metrics: list[EvalMetric] = field(default_factory=list)
     metrics_source: str = ""
+    stream: StreamedEvalSet | None = None  # a large file, read case by case during the run
 
 
 def _split_case_filter(arg: str) -> _Target:
@@ -222,7 +225,7 @@ def eval_command(
         from ._traces_cmds import trace_runner
 
         runner = trace_runner(traces, eval_set, by_session)
-    with stdout_reserved(json_out) as stdout, input_errors_exit_2():
+    with stopped_by_ctrl_c(console), stdout_reserved(json_out) as stdout, input_errors_exit_2():
         from .._fileio import check_output_targets
 
         check_output_targets(junit, html, markdown)  # refused before anything runs (FIFO, device, directory, ...)
@@ -245,16 +248,18 @@ def eval_command(
             outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown, start=start
         )
         if json_out:  # stdout carries only this document; anything else printed during the run went to stderr
-            from .._redact import redact
-            from ..reporting import render
-
-            documents = [render(o.eval_set_result, "json").rstrip("\n") for o in outcomes]
-            stdout.write(redact(documents[0] if len(documents) == 1 else "[\n" + ",\n".join(documents) + "\n]") + "\n")
-            stdout.flush()
+            print_json(outcomes, stdout)
     from ..model import EvalStatus
 
-    cases = [case for outcome in outcomes for case in outcome.eval_cases]
-    passed = bool(cases) and all(case.overall_status is EvalStatus.PASSED for case in cases)
+    if any(o.interrupted for o in outcomes):
+        raise typer.Exit(EXIT_INTERRUPTED)
+    # Every case of every set must have passed (compact rows: the case results may not be in memory).
+    statuses = [
+        status
+        for o in outcomes
+        for status in (o.rows.case_status.values() if o.rows is not None else (c.overall_status for c in o.eval_cases))
+    ]
+    passed = bool(statuses) and all(status is EvalStatus.PASSED for status in statuses)
     raise typer.Exit(EXIT_OK if passed else EXIT_FAILED)
 
 
@@ -309,7 +314,7 @@ def _run(
     from ..errors import InputError
     from ..evaluator import AgentEvaluator
     from ..evaluators.llm import check_judge_ready
-    from ..formats import load_eval_set
+    from ..service import StreamedEvalSet, open_eval_set
     from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager
 
     agent_spec = args[0] if args and looks_like_agent_spec(args[0]) else None
@@ -319,7 +324,11 @@ def _run(
     registry = make_registry(output_dir, no_cache, judge_timeout, default_judge, plugins)
     targets = [_split_case_filter(arg) for arg in set_args]
     for target in targets:
-        target.eval_set = load_eval_set(target.path)
+        loaded = open_eval_set(target.path)
+        if isinstance(loaded, StreamedEvalSet):
+            target.stream, target.eval_set = loaded, loaded.header
+        else:
+            target.eval_set = loaded
         selected = set(_select(target))
         _find_metrics(target, config)
         registry.validate_metrics(target.metrics, file=target.metrics_source)
@@ -338,8 +347,11 @@ def _run(
     outcomes = []
     for target in targets:
         assert target.eval_set is not None
-        sets, metrics = InMemoryEvalSetManager(), InMemoryMetricManager()
-        sets.put(app, target.eval_set)
+        sets: Any = target.stream
+        if sets is None:
+            sets = InMemoryEvalSetManager()
+            sets.put(app, target.eval_set)
+        metrics = InMemoryMetricManager()
         metrics.put_all(app, target.eval_set.eval_set_id, target.metrics)
         console.print(
             f"[bold]{target.eval_set.eval_set_id}[/] ({target.path}): metrics from {target.metrics_source}",
@@ -364,9 +376,12 @@ def _run(
         )
         if bar is not None:
             with bar:
-                outcomes.append(asyncio.run(evaluator.evaluate(target.eval_set.eval_set_id)))
+                outcome = asyncio.run(evaluate_interruptibly(evaluator, target.eval_set.eval_set_id))
         else:
-            outcomes.append(asyncio.run(evaluator.evaluate(target.eval_set.eval_set_id)))
+            outcome = asyncio.run(evaluate_interruptibly(evaluator, target.eval_set.eval_set_id))
+        outcomes.append(outcome)
+        if outcome.interrupted:
+            break  # Ctrl-C stops the whole command, not just this eval set
     return outcomes
 
 
@@ -384,11 +399,26 @@ def _report(
 
     several = len(outcomes) > 1
     for outcome in outcomes:
-        result = outcome.eval_set_result
-        print_summary(result, console=console, detailed=detailed, duration=outcome.execution_time)
-        for path, fmt in ((junit, "junit"), (html, "html"), (markdown, "markdown")):
-            if path is not None:
-                target = _report_path(path, result.eval_set_id, several)
+        reports = [
+            (_report_path(path, outcome.eval_set_id, several), fmt)
+            for path, fmt in ((junit, "junit"), (html, "html"), (markdown, "markdown"))
+            if path is not None
+        ]
+        if outcome.results_in_memory:
+            result = outcome.eval_set_result
+            print_summary(result, console=console, detailed=detailed, duration=outcome.execution_time)
+            for target, fmt in reports:
                 write_report(result, target, fmt)  # type: ignore[arg-type]
-                console.print(f"{fmt} report written to {_shown(target, start)}", highlight=False, soft_wrap=True)
-        console.print(f"Results saved to {_shown(outcome.result_path, start)}", highlight=False, soft_wrap=True)
+        else:
+            report_streamed(outcome, console, detailed=detailed, reports=reports)
+        for target, fmt in reports:
+            console.print(f"{fmt} report written to {_shown(target, start)}", highlight=False, soft_wrap=True)
+        saved = _shown(outcome.result_path, start)
+        if outcome.interrupted:
+            console.print(
+                f"Interrupted: the cases finished before the stop were saved to {saved}",
+                highlight=False,
+                soft_wrap=True,
+            )
+        else:
+            console.print(f"Results saved to {saved}", highlight=False, soft_wrap=True)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ._app import app
 from ._common import EXIT_FAILED, EXIT_OK, input_errors_exit_2
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
 
 __all__ = ["show"]
 
@@ -50,18 +53,58 @@ def show(
     from ..model import EvalStatus
     from ..reporting import build_view, print_summary, render, write_report
 
-    with input_errors_exit_2():
-        result = load_result(result_file)
-        for path, fmt in ((html, "html"), (junit, "junit"), (markdown, "markdown")):
-            if path is not None:
-                write_report(result, path, fmt)  # type: ignore[arg-type]
+    reports = [(path, fmt) for path, fmt in ((html, "html"), (junit, "junit"), (markdown, "markdown")) if path]
     console = Console(stderr=json_out, soft_wrap=False)
-    print_summary(result, console=console, detailed=print_detailed_results)
-    for path, what in ((html, "HTML report"), (junit, "JUnit report"), (markdown, "Markdown report")):
-        if path is not None:
-            console.print(f"{what} written to {path}", highlight=False, soft_wrap=True)
-    if json_out:
+    with input_errors_exit_2():
+        streamed = _show_streamed(result_file, reports, console, detailed=print_detailed_results, json_out=json_out)
+        if streamed is None:
+            result = load_result(result_file)
+            for path, fmt in reports:
+                write_report(result, path, fmt)  # type: ignore[arg-type]
+    if streamed is None:
+        print_summary(result, console=console, detailed=print_detailed_results)
+    _print_written(reports, console)
+    if streamed is None and json_out:
         sys.stdout.write(render(result, "json"))
         sys.stdout.flush()
-    passed = build_view(result).overall_status is EvalStatus.PASSED
+    passed = streamed if streamed is not None else build_view(result).overall_status is EvalStatus.PASSED
     raise typer.Exit(EXIT_OK if passed else EXIT_FAILED)
+
+
+def _print_written(reports: list[tuple[Path, str]], console: Console) -> None:
+    names = {"html": "HTML report", "junit": "JUnit report", "markdown": "Markdown report"}
+    for path, fmt in reports:
+        console.print(f"{names[fmt]} written to {path}", highlight=False, soft_wrap=True)
+
+
+def _show_streamed(
+    result_file: Path, reports: list[tuple[Path, str]], console: Console, *, detailed: bool, json_out: bool
+) -> bool | None:
+    """Show a large result file reading one case result at a time; ``None`` when it is small or not streamable.
+
+    The file is read once to check every case and aggregate the summary (nothing is printed if it is invalid), then
+    once more for the detailed view and the reports, and once more for ``--json``. Returns whether it passed.
+    """
+    from ..model import EvalStatus
+    from ..reporting._stream import scan_result_file, stream_json, stream_reports
+    from ..reporting._terminal import print_overview
+    from ..service import _source
+
+    try:
+        if result_file.stat().st_size < _source.stream_min_bytes():
+            return None
+    except OSError:
+        return None  # the whole-file reader reports it
+    scanned = scan_result_file(result_file)
+    if scanned is None:
+        return None
+    stream, view = scanned
+    if detailed or reports:
+        stream_reports(view, stream.cases(), reports, console=console if detailed else None)
+    print_overview(view, console)
+    if json_out:
+        assert stream.header is not None
+        sys.stdout.flush()
+        stream_json(stream.header, stream.cases(), sys.stdout.buffer, stream.case_summaries())
+        sys.stdout.buffer.flush()
+    return view.overall_status is EvalStatus.PASSED and not view.result.interrupted

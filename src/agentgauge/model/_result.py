@@ -92,6 +92,10 @@ def _is_zero(value: int) -> bool:
     return value == 0
 
 
+def _is_false(value: bool) -> bool:
+    return not value
+
+
 class StatusCounts(GaugeModel):
     """How many results had each status (zero counts are omitted on output)."""
 
@@ -175,3 +179,5 @@ class EvalSetResult(GaugeModel):
     eval_case_results: list[EvalCaseResult] = Field(default_factory=list)
     summary: EvalSetResultSummary | None = omit_empty()
     creation_timestamp: float | None = omit_empty()
+    interrupted: bool = Field(False, exclude_if=_is_false)
+    """True when the run was stopped (Ctrl-C) before every case finished: only finished cases are present."""

@@ -11,7 +11,7 @@ from ..model import EvalCaseResult, EvalMetricResult, EvalMetricResultPerInvocat
 from ._html_assets import CSS, JS
 from ._view import ResultView, build_view, case_label, format_score, format_tool_call, message_text
 
-__all__ = ["render_html"]
+__all__ = ["HTML_TAIL", "html_case", "html_head", "render_html"]
 
 _TOKENS = re.compile(r"\s+|\w+|[^\w\s]")
 
@@ -152,26 +152,45 @@ def _summary(view: ResultView) -> str:
     return html
 
 
-def render_html(result: EvalSetResult) -> str:
-    """The result as one self-contained HTML page: summary, metric means, a failed-only filter and, per case and
-    invocation, expected vs actual tool calls and final responses side by side with the differences marked."""
-    view = build_view(result)
+def html_head(view: ResultView) -> str:
+    """The page up to the first case: title, summary cards, metric means and the case toolbar."""
+    result = view.result
     title = f"agentgauge · {result.eval_set_id}"
     stamp = ""
     if result.creation_timestamp is not None:
         created = datetime.fromtimestamp(result.creation_timestamp, tz=UTC)
         stamp = f" · {created.strftime('%Y-%m-%d %H:%M:%S UTC')}"
     result_id = f" · result {escape(result.eval_set_result_id)}" if result.eval_set_result_id else ""
-    cases = "".join(_case(c, view.multi_run) for c in result.eval_case_results)
+    note = (
+        '<div class="error">Interrupted: only the cases that finished before the run was stopped are included.</div>'
+        if result.interrupted
+        else ""
+    )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
         f"<h1>Eval set {escape(result.eval_set_id)} {_status(view.overall_status)}</h1>"
-        f'<div class="muted">agentgauge report{result_id}{escape(stamp)}</div>'
+        f'<div class="muted">agentgauge report{result_id}{escape(stamp)}</div>{note}'
         f"{_summary(view)}<h2>Cases</h2>"
         '<div class="toolbar"><label><input type="checkbox" id="only-failed"> Show only failed cases</label>'
         '<input type="search" id="case-search" placeholder="Filter by case id">'
         '<button type="button" id="expand-all">Expand all</button></div>'
-        f"{cases}<script>{JS}</script></body></html>\n"
     )
+
+
+def html_case(case: EvalCaseResult, multi_run: bool) -> str:
+    """One case result as a collapsible block."""
+    return _case(case, multi_run)
+
+
+HTML_TAIL = f"<script>{JS}</script></body></html>\n"
+"""The end of the page (its script)."""
+
+
+def render_html(result: EvalSetResult) -> str:
+    """The result as one self-contained HTML page: summary, metric means, a failed-only filter and, per case and
+    invocation, expected vs actual tool calls and final responses side by side with the differences marked."""
+    view = build_view(result)
+    cases = "".join(_case(c, view.multi_run) for c in result.eval_case_results)
+    return html_head(view) + cases + HTML_TAIL

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
+import tempfile
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import IO
 
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus
 from ._view import build_view, case_label, case_mismatches, format_score, group_mismatches, mismatch_text
 
-__all__ = ["render_junit"]
+__all__ = ["JUnitWriter", "render_junit"]
 
 # XML 1.0 forbids most control characters even when escaped; agent output can contain them.
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -45,34 +48,77 @@ def _testcase(case: EvalCaseResult, classname: str, multi_run: bool) -> tuple[ET
     return element, "passed"
 
 
+def _open_tag(tag: str, attributes: dict[str, str]) -> str:
+    # ElementTree escapes the attributes; "<tag a="b" />" becomes "<tag a="b">".
+    return ET.tostring(ET.Element(tag, attributes), encoding="unicode")[: -len(" />")] + ">"
+
+
+class JUnitWriter:
+    """A JUnit document built one case result at a time.
+
+    The suite's counts come first in the XML but are only known at the end, so the ``<testcase>`` elements are
+    spooled to a temporary file (not kept in memory) and :meth:`chunks` then yields the whole document.
+    """
+
+    def __init__(self, result: EvalSetResult, multi_run: bool) -> None:
+        self.result = result
+        self.multi_run = multi_run
+        self.counts = {"failure": 0, "error": 0, "skipped": 0, "passed": 0}
+        self.tests = 0
+        self._body: IO[str] = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 - closed in chunks()
+
+    def add(self, case: EvalCaseResult) -> None:
+        """Add one ``<testcase>``."""
+        element, outcome = _testcase(case, self.result.eval_set_id, self.multi_run)
+        self.counts[outcome] += 1
+        self.tests += 1
+        ET.indent(element, level=2)
+        self._body.write("    " + ET.tostring(element, encoding="unicode") + "\n")
+
+    def chunks(self) -> Iterator[str]:
+        """The document (once every case was added)."""
+        result = self.result
+        attributes = {
+            "name": _clean(result.eval_set_id),
+            "tests": str(self.tests),
+            "failures": str(self.counts["failure"]),
+            "errors": str(self.counts["error"]),
+            "skipped": str(self.counts["skipped"]),
+        }
+        if result.creation_timestamp is not None:
+            stamp = datetime.fromtimestamp(result.creation_timestamp, tz=UTC)
+            attributes["timestamp"] = stamp.strftime("%Y-%m-%dT%H:%M:%S")
+        yield '<?xml version="1.0" encoding="UTF-8"?>\n'
+        yield _open_tag("testsuites", {k: v for k, v in attributes.items() if k != "timestamp"}) + "\n"
+        if not self.tests and not result.eval_set_result_id:
+            empty = ET.tostring(ET.Element("testsuite", attributes), encoding="unicode")
+            yield f"  {empty}\n</testsuites>\n"
+            self._body.close()
+            return
+        yield "  " + _open_tag("testsuite", attributes) + "\n"
+        if result.eval_set_result_id:
+            properties = ET.Element("properties")
+            ET.SubElement(
+                properties, "property", {"name": "evalSetResultId", "value": _clean(result.eval_set_result_id)}
+            )
+            ET.indent(properties, level=2)
+            yield "    " + ET.tostring(properties, encoding="unicode") + "\n"
+        try:
+            self._body.seek(0)
+            while chunk := self._body.read(1 << 20):
+                yield chunk
+        finally:
+            self._body.close()
+        yield "  </testsuite>\n</testsuites>\n"
+
+
 def render_junit(result: EvalSetResult) -> str:
     """The result as a JUnit XML document (``<testsuites>`` with one ``<testsuite>`` named after the eval set).
 
     Metric failures are ``<failure>`` elements carrying the Expected / Actual text, cases whose inference or
     evaluation errored are ``<error>``, and cases that were not evaluated are ``<skipped>``.
     """
-    view = build_view(result)
-    counts = {"failure": 0, "error": 0, "skipped": 0, "passed": 0}
-    cases = []
+    writer = JUnitWriter(result, build_view(result).multi_run)
     for case in result.eval_case_results:
-        element, outcome = _testcase(case, result.eval_set_id, view.multi_run)
-        counts[outcome] += 1
-        cases.append(element)
-    attributes = {
-        "name": _clean(result.eval_set_id),
-        "tests": str(len(cases)),
-        "failures": str(counts["failure"]),
-        "errors": str(counts["error"]),
-        "skipped": str(counts["skipped"]),
-    }
-    if result.creation_timestamp is not None:
-        stamp = datetime.fromtimestamp(result.creation_timestamp, tz=UTC)
-        attributes["timestamp"] = stamp.strftime("%Y-%m-%dT%H:%M:%S")
-    root = ET.Element("testsuites", {k: v for k, v in attributes.items() if k != "timestamp"})
-    suite = ET.SubElement(root, "testsuite", attributes)
-    if result.eval_set_result_id:
-        properties = ET.SubElement(suite, "properties")
-        ET.SubElement(properties, "property", {"name": "evalSetResultId", "value": _clean(result.eval_set_result_id)})
-    suite.extend(cases)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        writer.add(case)
+    return "".join(writer.chunks())

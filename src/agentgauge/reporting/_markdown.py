@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from ..model import EvalSetResult, EvalStatus
-from ._view import build_view, case_label, case_mismatches, format_score, group_mismatches, mismatch_text
+from ..model import EvalCaseResult, EvalSetResult, EvalStatus
+from ._view import ResultView, build_view, case_label, case_mismatches, format_score, group_mismatches, mismatch_text
 
-__all__ = ["render_markdown"]
+__all__ = ["markdown_case", "markdown_head", "markdown_tail", "render_markdown"]
 
 _ICON = {
     EvalStatus.PASSED: "✅ passed",
@@ -36,11 +36,12 @@ def _fence(text: str) -> str:
     return f"{fence}text\n{text}\n{fence}"
 
 
-def render_markdown(result: EvalSetResult) -> str:
-    """The result as Markdown: a summary table, metric means, pass@k for several runs, and the failed cases with
-    their reasons and Expected / Actual blocks."""
-    view = build_view(result)
+def markdown_head(view: ResultView) -> str:
+    """The summary part of the report: status, counts, metric means, pass@k, and the failed-cases heading."""
+    result = view.result
     lines = [f"## agentgauge: {_code(result.eval_set_id)} {_ICON[view.overall_status]}", ""]
+    if result.interrupted:
+        lines += ["**Interrupted:** only the cases that finished before the run was stopped are included.", ""]
     lines += [
         "| Cases | Passed | Failed | Not evaluated | Errors | Runs |",
         "|---:|---:|---:|---:|---:|---:|",
@@ -61,17 +62,35 @@ def render_markdown(result: EvalSetResult) -> str:
         lines += ["| k | pass@k | pass^k |", "|---:|---:|---:|"]
         lines += [f"| {p.k} | {format_score(p.pass_at_k)} | {format_score(p.pass_hat_k)} |" for p in view.pass_k]
         lines.append("")
-    problems = [c for c in result.eval_case_results if c.final_eval_status is not EvalStatus.PASSED or c.error_message]
-    if problems:
+    if any(c.runs_passed < c.runs or c.errors for c in view.cases):
         lines += ["### Cases that did not pass", ""]
-    for case in problems:
-        label = case_label(case, view.multi_run)
-        lines += [f"#### {_code(label)} {_ICON[case.final_eval_status]}", ""]
-        if case.error_message:
-            lines += [f"**Error:** {_code(case.error_message)}", ""]
-        for group in group_mismatches(case_mismatches(case)):
-            lines += [_fence(mismatch_text(group)), ""]
-    if result.eval_set_result_id:
-        lines.append(f"Result {_code(result.eval_set_result_id)}")
-        lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n"
+
+
+def markdown_case(case: EvalCaseResult, multi_run: bool) -> str:
+    """The block of one case result that did not pass (``""`` for a case that passed without error)."""
+    if case.final_eval_status is EvalStatus.PASSED and not case.error_message:
+        return ""
+    label = case_label(case, multi_run)
+    lines = [f"#### {_code(label)} {_ICON[case.final_eval_status]}", ""]
+    if case.error_message:
+        lines += [f"**Error:** {_code(case.error_message)}", ""]
+    for group in group_mismatches(case_mismatches(case)):
+        lines += [_fence(mismatch_text(group)), ""]
+    return "\n".join(lines) + "\n"
+
+
+def markdown_tail(view: ResultView) -> str:
+    """The end of the report: the result id."""
+    result_id = view.result.eval_set_result_id
+    return f"Result {_code(result_id)}\n\n" if result_id else ""
+
+
+def render_markdown(result: EvalSetResult) -> str:
+    """The result as Markdown: a summary table, metric means, pass@k for several runs, and the failed cases with
+    their reasons and Expected / Actual blocks."""
+    view = build_view(result)
+    parts = [markdown_head(view)]
+    parts += [markdown_case(case, view.multi_run) for case in result.eval_case_results]
+    parts.append(markdown_tail(view))
+    return "".join(parts)[:-1]  # every part ends with a newline; the document ends with the last line's

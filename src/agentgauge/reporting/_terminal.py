@@ -17,7 +17,7 @@ from ._view import (
     mismatch_text,
 )
 
-__all__ = ["print_summary"]
+__all__ = ["print_case", "print_overview", "print_summary"]
 
 _STYLE = {
     EvalStatus.PASSED: "green",
@@ -53,7 +53,8 @@ def _metric_table(view: ResultView) -> Table:
     return table
 
 
-def _print_overview(view: ResultView, console: Console, duration: float | None) -> None:
+def print_overview(view: ResultView, console: Console, duration: float | None = None) -> None:
+    """Print the overview part of the summary: status, case counts, metric table, pass@k, errors, duration."""
     result = view.result
     header = Text("Eval set ", style="bold")
     header.append(result.eval_set_id, style="bold")
@@ -62,6 +63,9 @@ def _print_overview(view: ResultView, console: Console, duration: float | None) 
     if result.eval_set_result_id:
         header.append(f"  (result {result.eval_set_result_id})", style="dim")
     console.print(header)
+    if result.interrupted:
+        console.print(Text("  Interrupted: only the cases that finished before the run was stopped are included.",
+                           style="bold yellow"))  # fmt: skip
     total = len(view.cases)
     counts = Text("  Cases: ")
     counts.append(f"{view.count(EvalStatus.PASSED)} passed", style="green")
@@ -107,7 +111,8 @@ def _mismatch_block(text: str) -> Text:
     return block
 
 
-def _print_case(case: EvalCaseResult, multi_run: bool, console: Console) -> None:
+def print_case(case: EvalCaseResult, multi_run: bool, console: Console) -> None:
+    """Print one case result in detail: metrics per invocation and an Expected / Actual block per mismatch."""
     title = Text("Case ", style="bold")
     title.append(case_label(case, multi_run), style="bold")
     title.append("  ")
@@ -144,6 +149,6 @@ def print_summary(
     view = build_view(result)
     if detailed:
         for case in result.eval_case_results:
-            _print_case(case, view.multi_run, console)
+            print_case(case, view.multi_run, console)
             console.print()
-    _print_overview(view, console, duration)
+    print_overview(view, console, duration)

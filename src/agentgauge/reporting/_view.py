@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +30,7 @@ __all__ = [
     "Mismatch",
     "PassK",
     "ResultView",
+    "ViewBuilder",
     "build_view",
     "case_failure_text",
     "case_label",
@@ -265,23 +266,47 @@ class ResultView:
 
     @property
     def overall_status(self) -> EvalStatus:
-        """Passed only when every case passed (not evaluated or failed cases fail the set)."""
+        """Passed only when every case passed (not evaluated or failed cases fail the set); an interrupted run
+        never passed."""
         if not self.cases:
             return EvalStatus.NOT_EVALUATED
         if all(c.status is EvalStatus.PASSED for c in self.cases):
-            return EvalStatus.PASSED
+            return EvalStatus.NOT_EVALUATED if self.result.interrupted else EvalStatus.PASSED
         if any(c.status is EvalStatus.FAILED for c in self.cases):
             return EvalStatus.FAILED
         return EvalStatus.NOT_EVALUATED
 
 
-def _metric_rows(results: Iterable[EvalCaseResult]) -> list[MetricRow]:
-    rows: dict[str, MetricRow] = {}
-    for case in results:
+@dataclass
+class _CaseTally:
+    statuses: list[EvalStatus] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+class ViewBuilder:
+    """Builds a :class:`ResultView` from case results handed over one at a time (a result read as a stream).
+
+    Only per-metric scores and per-case statuses are kept, never the case results themselves.
+    """
+
+    def __init__(self) -> None:
+        self._rows: dict[str, MetricRow] = {}
+        self._cases: dict[str, _CaseTally] = {}
+        self._runs: set[int] = set()
+
+    def add(self, case: EvalCaseResult) -> None:
+        """Account for one case result."""
+        self._runs.add(case.run_id)
+        tally = self._cases.get(case.eval_id)
+        if tally is None:
+            tally = self._cases[case.eval_id] = _CaseTally()
+        tally.statuses.append(case.final_eval_status)
+        if case.error_message:
+            tally.errors.append(f"run {case.run_id}: {case.error_message}")
         for metric in case.overall_eval_metric_results:
-            row = rows.get(metric.metric_name)
+            row = self._rows.get(metric.metric_name)
             if row is None:
-                row = rows[metric.metric_name] = MetricRow(metric.metric_name, metric.threshold)
+                row = self._rows[metric.metric_name] = MetricRow(metric.metric_name, metric.threshold)
             status = metric.eval_status
             if status is EvalStatus.INFORMATIONAL:
                 row.informational += 1
@@ -293,27 +318,35 @@ def _metric_rows(results: Iterable[EvalCaseResult]) -> list[MetricRow]:
                 row.not_evaluated += 1
             if metric.score is not None and status is not EvalStatus.NOT_EVALUATED:
                 row.scores.append(metric.score)
-    return list(rows.values())
 
+    def finish(self, result: EvalSetResult, *, case_status: Mapping[str, EvalStatus] | None = None) -> ResultView:
+        """The view; ``result`` supplies the summary and the header fields (its case results are not read).
 
-def _case_outcomes(result: EvalSetResult) -> list[CaseOutcome]:
-    by_case: dict[str, list[EvalCaseResult]] = {}
-    for case in result.eval_case_results:
-        by_case.setdefault(case.eval_id, []).append(case)
-    summaries = {s.eval_id: s for s in result.summary.eval_case_summaries} if result.summary else {}
-    outcomes = []
-    for eval_id, runs in by_case.items():
-        errors = tuple(f"run {r.run_id}: {r.error_message}" for r in runs if r.error_message)
-        summary = summaries.get(eval_id)
-        if summary is not None:
-            status = summary.overall_status
-        else:
-            status = summarize_statuses(r.final_eval_status for r in runs)
-            if status is EvalStatus.NOT_EVALUATED and errors:
-                status = EvalStatus.FAILED
-        passed = sum(1 for r in runs if r.final_eval_status is EvalStatus.PASSED)
-        outcomes.append(CaseOutcome(eval_id, status, len(runs), passed, errors))
-    return outcomes
+        A case's status comes from ``case_status``, else from the result's summary, else from its runs.
+        """
+        num_runs = result.summary.num_runs if result.summary else max(len(self._runs), 1)
+        statuses = dict(case_status or {})
+        if not statuses and result.summary:
+            statuses = {s.eval_id: s.overall_status for s in result.summary.eval_case_summaries}
+        outcomes = []
+        for eval_id, tally in self._cases.items():
+            errors = tuple(tally.errors)
+            known = statuses.get(eval_id)
+            if known is not None:
+                status = known
+            else:
+                status = summarize_statuses(tally.statuses)
+                if status is EvalStatus.NOT_EVALUATED and errors:
+                    status = EvalStatus.FAILED
+            passed = sum(1 for s in tally.statuses if s is EvalStatus.PASSED)
+            outcomes.append(CaseOutcome(eval_id, status, len(tally.statuses), passed, errors))
+        return ResultView(
+            result=result,
+            num_runs=num_runs,
+            cases=outcomes,
+            metrics=list(self._rows.values()),
+            pass_k=_pass_k(outcomes, num_runs),
+        )
 
 
 def _pass_k(cases: list[CaseOutcome], num_runs: int) -> list[PassK]:
@@ -329,13 +362,7 @@ def _pass_k(cases: list[CaseOutcome], num_runs: int) -> list[PassK]:
 
 def build_view(result: EvalSetResult) -> ResultView:
     """Aggregate an EvalSetResult into the numbers every report shows."""
-    runs_seen = {c.run_id for c in result.eval_case_results}
-    num_runs = result.summary.num_runs if result.summary else max(len(runs_seen), 1)
-    cases = _case_outcomes(result)
-    return ResultView(
-        result=result,
-        num_runs=num_runs,
-        cases=cases,
-        metrics=_metric_rows(result.eval_case_results),
-        pass_k=_pass_k(cases, num_runs),
-    )
+    builder = ViewBuilder()
+    for case in result.eval_case_results:
+        builder.add(case)
+    return builder.finish(result)

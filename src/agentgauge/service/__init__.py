@@ -22,14 +22,27 @@ from ._callbacks import (
 from ._evaluate import EvaluatorSource, evaluate_case, metric_results
 from ._inference import DEFAULT_USER_ID, case_problem, expected_invocations, infer_case, trace_invocations, user_only
 from ._local import EvalSetSource, LocalService, select_cases
-from ._multirun import CaseAggregate, aggregate_case, case_order, metric_summaries, summarize_runs
-from ._pool import bounded_map
+from ._multirun import (
+    CaseAggregate,
+    CaseRow,
+    MetricRow,
+    RowSummary,
+    aggregate_case,
+    case_order,
+    case_row,
+    metric_summaries,
+    summarize_rows,
+    summarize_runs,
+)
+from ._pool import bounded_each, bounded_map
 from ._rubrics import RubricError, merge_case_rubrics
+from ._source import STREAM_MIN_BYTES, CaseStream, StreamedEvalSet, open_eval_set
 from ._types import EvalSetRunResult, EvaluateConfig, EvaluateRequest, InferenceRequest, InferenceResult
 
 __all__ = [
     "DEFAULT_USER_ID",
     "POINTS",
+    "STREAM_MIN_BYTES",
     "AfterEvaluateCaseArgs",
     "AfterEvaluateSetArgs",
     "AfterInferenceCaseArgs",
@@ -45,6 +58,8 @@ __all__ = [
     "CallbackResult",
     "Callbacks",
     "CaseAggregate",
+    "CaseRow",
+    "CaseStream",
     "EvalSetRunResult",
     "EvalSetSource",
     "EvaluateConfig",
@@ -53,18 +68,25 @@ __all__ = [
     "InferenceRequest",
     "InferenceResult",
     "LocalService",
+    "MetricRow",
+    "RowSummary",
     "RubricError",
+    "StreamedEvalSet",
     "aggregate_case",
+    "bounded_each",
     "bounded_map",
     "case_order",
     "case_problem",
+    "case_row",
     "evaluate_case",
     "expected_invocations",
     "infer_case",
     "merge_case_rubrics",
     "metric_results",
     "metric_summaries",
+    "open_eval_set",
     "select_cases",
+    "summarize_rows",
     "summarize_runs",
     "trace_invocations",
     "user_only",

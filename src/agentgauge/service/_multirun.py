@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ..model import (
@@ -20,7 +20,18 @@ from ..model import (
     summarize_statuses,
 )
 
-__all__ = ["CaseAggregate", "aggregate_case", "case_order", "metric_summaries", "summarize_runs"]
+__all__ = [
+    "CaseAggregate",
+    "CaseRow",
+    "MetricRow",
+    "RowSummary",
+    "aggregate_case",
+    "case_order",
+    "case_row",
+    "metric_summaries",
+    "summarize_rows",
+    "summarize_runs",
+]
 
 
 @dataclass
@@ -106,69 +117,151 @@ def case_order(case_ids: Sequence[str]) -> Callable[[str], tuple[int, str]]:
     return lambda case_id: (index.get(case_id, len(index)), case_id)
 
 
-def summarize_runs(
-    results: Sequence[EvalCaseResult], *, case_ids: Sequence[str], num_runs: int
-) -> tuple[EvalSetResultSummary, list[CaseAggregate]]:
-    """Build the multi-run ``summary`` and the per-case aggregates (sorted by eval-set order)."""
+@dataclass(slots=True, frozen=True)
+class MetricRow:
+    """One metric's outcome in one case run, without criterion or details (what summaries need)."""
+
+    metric_name: str
+    score: float | None
+    eval_status: EvalStatus
+    threshold: float
+
+
+@dataclass(slots=True, frozen=True)
+class CaseRow:
+    """The compact part of one case result that summaries, pass@k and the terminal overview need.
+
+    A run keeps one of these per case run instead of the full :class:`EvalCaseResult` (whose invocations are
+    written to the result file and dropped), so its memory does not grow with the size of the traces.
+    """
+
+    eval_id: str
+    run_id: int
+    final_eval_status: EvalStatus
+    error_message: str | None
+    metrics: tuple[MetricRow, ...]
+
+    @property
+    def overall_eval_metric_results(self) -> tuple[MetricRow, ...]:
+        """The metric outcomes, under the name :class:`EvalCaseResult` uses (so views can read either)."""
+        return self.metrics
+
+
+def case_row(result: EvalCaseResult) -> CaseRow:
+    """The compact row of a case result."""
+    return CaseRow(
+        result.eval_id,
+        result.run_id,
+        result.final_eval_status,
+        result.error_message,
+        tuple(
+            MetricRow(m.metric_name, m.score, m.eval_status, m.threshold) for m in result.overall_eval_metric_results
+        ),
+    )
+
+
+def _row_status(runs: Sequence[CaseRow]) -> EvalStatus:
+    # The same rule as aggregate_case, on compact rows.
+    if len(runs) <= 1:
+        status = summarize_statuses(r.final_eval_status for r in runs)
+    else:
+        groups = _group(m for r in runs for m in r.metrics)  # type: ignore[misc]
+        status = summarize_statuses(_status(g, _average(g)) for g in groups.values())
+    if status is EvalStatus.NOT_EVALUATED and any(r.error_message for r in runs):
+        status = EvalStatus.FAILED
+    return status
+
+
+def _case_summary(eval_id: str, status: EvalStatus, runs: Sequence[CaseRow]) -> EvalCaseSummary:
+    counts = StatusCounts()
+    for run in runs:
+        counts.add(run.final_eval_status)
+    return EvalCaseSummary(
+        eval_id=eval_id,
+        overall_status=status,
+        run_status_counts=counts,
+        metric_summaries=metric_summaries(m for r in runs for m in r.metrics),  # type: ignore[misc]
+        run_summaries=[
+            CaseRunSummary(
+                run_id=run.run_id,
+                final_eval_status=run.final_eval_status,
+                error_message=run.error_message,
+                metric_results=[
+                    CaseMetricRunResult(
+                        metric_name=m.metric_name, score=m.score, eval_status=m.eval_status, threshold=m.threshold
+                    )
+                    for m in run.metrics
+                ],
+            )
+            for run in sorted(runs, key=lambda r: r.run_id)
+        ],
+    )
+
+
+@dataclass
+class RowSummary:
+    """The multi-run summary of compact rows: ``head`` is the summary without its per-case entries, which
+    :meth:`case_summaries` produces one at a time (eval-set order), so they never need to exist together."""
+
+    head: EvalSetResultSummary
+    by_case: dict[str, list[CaseRow]]
+    case_status: dict[str, EvalStatus]
+
+    def case_summaries(self) -> Iterator[EvalCaseSummary]:
+        """The ``evalCaseSummaries`` entries, in eval-set order."""
+        for eval_id, status in self.case_status.items():
+            yield _case_summary(eval_id, status, self.by_case[eval_id])
+
+    def full(self) -> EvalSetResultSummary:
+        """The complete summary (per-case entries included)."""
+        summary = self.head.model_copy()
+        summary.eval_case_summaries = list(self.case_summaries())
+        return summary
+
+
+def summarize_rows(rows: Iterable[CaseRow], *, case_ids: Sequence[str], num_runs: int) -> RowSummary:
+    """The multi-run summary of compact case rows (see :class:`RowSummary`)."""
     order = case_order(case_ids)
-    by_run: dict[int, list[EvalCaseResult]] = {}
-    by_case: dict[str, list[EvalCaseResult]] = {}
-    for result in results:
-        by_run.setdefault(result.run_id, []).append(result)
-        by_case.setdefault(result.eval_id, []).append(result)
+    by_run: dict[int, list[CaseRow]] = {}
+    by_case: dict[str, list[CaseRow]] = {}
+    for row in rows:
+        by_run.setdefault(row.run_id, []).append(row)
+        by_case.setdefault(row.eval_id, []).append(row)
     run_summaries = []
     run_counts = StatusCounts()
     for run_id in sorted(by_run):
-        case_results = by_run[run_id]
+        case_rows = by_run[run_id]
         counts = StatusCounts()
-        for result in case_results:
-            counts.add(result.final_eval_status)
-        status = summarize_statuses(r.final_eval_status for r in case_results)
+        for row in case_rows:
+            counts.add(row.final_eval_status)
+        status = summarize_statuses(r.final_eval_status for r in case_rows)
         run_counts.add(status)
         run_summaries.append(
             RunSummary(
                 run_id=run_id,
                 overall_status=status,
                 case_status_counts=counts,
-                metric_summaries=metric_summaries(m for r in case_results for m in r.overall_eval_metric_results),
+                metric_summaries=metric_summaries(m for r in case_rows for m in r.metrics),  # type: ignore[misc]
             )
         )
-    aggregates = [aggregate_case(eval_id, by_case[eval_id]) for eval_id in sorted(by_case, key=order)]
-    case_summaries = []
-    for aggregate in aggregates:
-        counts = StatusCounts()
-        for run in aggregate.runs:
-            counts.add(run.final_eval_status)
-        case_summaries.append(
-            EvalCaseSummary(
-                eval_id=aggregate.eval_id,
-                overall_status=aggregate.overall_status,
-                run_status_counts=counts,
-                metric_summaries=metric_summaries(m for r in aggregate.runs for m in r.overall_eval_metric_results),
-                run_summaries=[
-                    CaseRunSummary(
-                        run_id=run.run_id,
-                        final_eval_status=run.final_eval_status,
-                        error_message=run.error_message,
-                        metric_results=[
-                            CaseMetricRunResult(
-                                metric_name=m.metric_name,
-                                score=m.score,
-                                eval_status=m.eval_status,
-                                threshold=m.threshold,
-                            )
-                            for m in run.overall_eval_metric_results
-                        ],
-                    )
-                    for run in sorted(aggregate.runs, key=lambda r: r.run_id)
-                ],
-            )
-        )
-    summary = EvalSetResultSummary(
-        overall_status=summarize_statuses(a.overall_status for a in aggregates),
+    case_status = {eval_id: _row_status(by_case[eval_id]) for eval_id in sorted(by_case, key=order)}
+    head = EvalSetResultSummary(
+        overall_status=summarize_statuses(case_status.values()),
         num_runs=num_runs,
         run_status_counts=run_counts,
         run_summaries=run_summaries,
-        eval_case_summaries=case_summaries,
     )
+    return RowSummary(head, by_case, case_status)
+
+
+def summarize_runs(
+    results: Sequence[EvalCaseResult], *, case_ids: Sequence[str], num_runs: int
+) -> tuple[EvalSetResultSummary, list[CaseAggregate]]:
+    """Build the multi-run ``summary`` and the per-case aggregates (sorted by eval-set order)."""
+    order = case_order(case_ids)
+    by_case: dict[str, list[EvalCaseResult]] = {}
+    for result in results:
+        by_case.setdefault(result.eval_id, []).append(result)
+    aggregates = [aggregate_case(eval_id, by_case[eval_id]) for eval_id in sorted(by_case, key=order)]
+    summary = summarize_rows(map(case_row, results), case_ids=case_ids, num_runs=num_runs).full()
     return summary, aggregates

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TypeVar
 
-__all__ = ["bounded_map"]
+__all__ = ["bounded_each", "bounded_map"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -38,3 +38,25 @@ async def bounded_map(fn: Callable[[T], Awaitable[R]], items: Sequence[T], limit
         # Callers expect the failing call's own exception (e.g. a CallbackError), not a group.
         raise group_error.exceptions[0] from None
     return results  # type: ignore[return-value]
+
+
+async def bounded_each(fn: Callable[[T], Awaitable[None]], items: Iterable[T], limit: int) -> None:
+    """``for item in items: await fn(item)`` with at most ``limit`` calls in flight, nothing collected.
+
+    ``items`` is consumed lazily (one item per free worker), so a generator that reads its items from a file keeps
+    only the items in flight alive. The first exception cancels the remaining work and propagates.
+    """
+    if limit < 1:
+        raise ValueError(f"parallelism must be at least 1, got {limit}")
+    source = iter(items)
+
+    async def worker() -> None:
+        for item in source:  # every worker pulls from the one shared iterator
+            await fn(item)
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for _ in range(limit):
+                group.create_task(worker())
+    except BaseExceptionGroup as group_error:
+        raise group_error.exceptions[0] from None

@@ -8,11 +8,15 @@ import time
 import uuid
 from abc import ABC, abstractmethod
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InputError, NotFoundError
 from ..model import EvalSetResult
 from ._ids import check_segment
 from ._locator import Locator, default_result_locator
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..formats._result_writer import ResultWriter
 
 __all__ = ["EvalResultManager", "InMemoryEvalResultManager", "LocalEvalResultManager"]
 
@@ -104,6 +108,10 @@ class LocalEvalResultManager(EvalResultManager):
             self.base_dir, check_segment(app, "app name"), check_segment(result_id, "eval set result id")
         )
 
+    def open_writer(self, app: str, eval_set_id: str, result_id: str) -> ResultWriter:
+        """A streaming writer for a new result file (see :func:`open_result_writer`)."""
+        return open_result_writer(self.path_for(app, result_id), app, eval_set_id, result_id)
+
     def _read(self, app: str, result_id: str) -> EvalSetResult | None:
         from ..formats._api import load_result
 
@@ -119,3 +127,15 @@ class LocalEvalResultManager(EvalResultManager):
 
     def _ids(self, app: str) -> list[str]:
         return self.locator.list(self.base_dir, app)
+
+
+def open_result_writer(path: Path, app: str, eval_set_id: str, result_id: str) -> ResultWriter:
+    """A :class:`~agentgauge.formats._result_writer.ResultWriter` for ``path``, checked like ``save`` checks a
+    result (app name, non-empty ``eval_set_id``, result id), before anything is run or written."""
+    from ..formats._result_writer import ResultWriter
+
+    check_segment(app, "app name")
+    if not eval_set_id:
+        raise InputError("cannot save a result without an evalSetId")
+    check_segment(result_id, "eval set result id")
+    return ResultWriter(path, eval_set_id=eval_set_id, eval_set_result_id=result_id, eval_set_result_name=result_id)

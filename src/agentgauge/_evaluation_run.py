@@ -1,0 +1,92 @@
+"""Helpers of one evaluation run: the garbage-collector freeze, the ordered hand-over of case results to the result
+writer and the summary rows, and the background import of scorers."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from .model import EvalCaseResult, EvalMetric
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .formats._result_writer import ResultWriter
+    from .service import CaseRow
+
+__all__ = ["_Collector", "_collector_ignores_loaded_data", "_prepare_scorers"]
+
+
+@contextmanager
+def _collector_ignores_loaded_data() -> Iterator[None]:
+    """Keep the objects alive at the start of a run (eval set, metrics, agent, modules) out of garbage collection
+    until it ends.
+
+    A run allocates many short-lived objects; without this every full collection re-walks all the loaded data,
+    which costs a large share of the run's CPU at high parallelism. Objects created during the run are collected as
+    usual, and the frozen ones are handed back to the collector afterwards.
+    """
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+class _Collector:
+    """Takes case results in any order and hands them on in dispatch order: to the streaming writer (if any),
+    into compact rows for the summary, and -- only while they are few or a consumer needs them -- in full."""
+
+    def __init__(self, writer: ResultWriter | None, keep_full: bool) -> None:
+        self.writer = writer
+        self.keep_full = keep_full
+        self.rows: list[CaseRow] = []
+        self.full: list[EvalCaseResult] = []
+        self._pending: dict[int, EvalCaseResult] = {}
+        self._next = 0
+
+    def add(self, seq: int, result: EvalCaseResult) -> None:
+        self._pending[seq] = result
+        while self._next in self._pending:
+            self._emit(self._pending.pop(self._next))
+            self._next += 1
+
+    def flush(self) -> None:
+        """Hand on whatever is still waiting for an earlier case (used when a run stops early)."""
+        for seq in sorted(self._pending):
+            self._emit(self._pending.pop(seq))
+
+    def _emit(self, result: EvalCaseResult) -> None:
+        from .service import case_row
+
+        if self.writer is not None:
+            self.writer.add(result)
+        self.rows.append(case_row(result))
+        if self.keep_full:
+            self.full.append(result)
+
+
+def _uses_rouge(metrics: Sequence[EvalMetric]) -> bool:
+    return any(m.metric_name == "response_match_score" or "rouge" in m.model_dump_json().lower() for m in metrics)
+
+
+def _prepare_scorers(metrics: Sequence[EvalMetric]) -> asyncio.Future[None] | None:
+    """Start importing what scoring will need (ROUGE pulls in nltk: ~0.25 s) in a thread, so the first agent calls
+    run meanwhile; cases await the returned future before scoring (``None``: nothing to prepare).
+
+    Scoring must not import it itself while the thread does: it would block on the import lock, and with it the event
+    loop and every case in flight.
+    """
+    if not _uses_rouge(metrics):
+        return None
+    from .criteria import _rouge, _tokenize
+
+    def load() -> None:
+        # Scoring reports a missing package itself, for the case that needs it; here only the import time matters.
+        with contextlib.suppress(Exception):
+            _tokenize._load()
+            _rouge._scoring()
+
+    return asyncio.ensure_future(asyncio.to_thread(load))

@@ -1,0 +1,100 @@
+"""Parts of ``agentgauge eval`` around a run: Ctrl-C handling, ``--json`` output and reports of large results."""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
+
+    from ..evaluator import AgentEvaluator, EvaluationResult
+    from ._stdout import TextSink
+
+__all__ = ["EXIT_INTERRUPTED", "evaluate_interruptibly", "print_json", "report_streamed", "stopped_by_ctrl_c"]
+
+
+EXIT_INTERRUPTED = 130  # the shell's code for a command stopped by SIGINT (128 + 2)
+
+
+@contextmanager
+def stopped_by_ctrl_c(console: Console) -> Iterator[None]:
+    """Ctrl-C outside a run (loading the inputs, writing reports) ends the command without a traceback.
+
+    During a run the evaluator handles it itself (the finished cases are saved); a result saved before the
+    interruption stays where it was reported.
+    """
+    try:
+        yield
+    except KeyboardInterrupt:
+        console.print("Interrupted.", highlight=False)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+def print_json(outcomes: list[EvaluationResult], out: TextSink) -> None:
+    """``--json``: the saved result(s) on ``out`` (the real stdout), one document (an array for several eval sets),
+    with registered secrets masked."""
+    from .._redact import redact
+    from ..reporting import render
+
+    several = len(outcomes) > 1
+    if several:
+        out.write("[\n")
+    for index, outcome in enumerate(outcomes):
+        if index:
+            out.write(",\n")
+        if outcome.results_in_memory or outcome.result_path is None:
+            out.write(redact(render(outcome.eval_set_result, "json").rstrip("\n")))
+            continue
+        # A large result is copied from its file rather than loaded (same document, 2-space indented).
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        with open(outcome.result_path, "rb") as saved:
+            text = ""
+            while chunk := saved.read(1 << 20):
+                if text:
+                    out.write(redact(text))
+                text = decoder.decode(chunk)
+            out.write(redact((text + decoder.decode(b"", final=True)).rstrip("\n")))
+    out.write("\n]\n" if several else "\n")
+    out.flush()
+
+
+async def evaluate_interruptibly(evaluator: AgentEvaluator, eval_set_id: str) -> EvaluationResult:
+    """Run one evaluation; Ctrl-C (SIGINT) stops it cleanly, saving the cases finished so far."""
+    import asyncio
+    import contextlib
+    import signal
+
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, evaluator.interrupt)
+        installed = True
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signal support (Windows)
+        installed = False
+    try:
+        return await evaluator.evaluate(eval_set_id)
+    finally:
+        if installed:
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(signal.SIGINT)
+
+
+def report_streamed(
+    outcome: EvaluationResult, console: Console, *, detailed: bool, reports: list[tuple[Path, str]]
+) -> None:
+    """Reports of a run too large to hold: the summary from its compact rows, the rest read case by case."""
+    from ..formats._result_stream import ResultStream
+    from ..reporting._stream import stream_reports, view_from_rows
+    from ..reporting._terminal import print_overview
+
+    assert outcome.rows is not None and outcome.result_path is not None and outcome.result_header is not None
+    view = view_from_rows(outcome.result_header, outcome.rows.by_case, outcome.rows.case_status)
+    if detailed or reports:
+        stream = ResultStream(outcome.result_path)
+        stream_reports(view, stream.cases(), reports, console=console if detailed else None)
+    print_overview(view, console, outcome.execution_time)

@@ -1,0 +1,200 @@
+"""Writing an EvalSetResult file incrementally: case results as they finish, the summary at the end.
+
+A run of many cases never holds its whole result: every case result is serialised and appended to a temporary file
+in the target directory as soon as it is handed over, and :meth:`ResultWriter.commit` writes the summary, fsyncs and
+renames the file into place, so a reader only ever sees no file or a complete one. The bytes are exactly those
+``save_result`` writes for the same :class:`~agentgauge.model.EvalSetResult` (2-space indented camelCase JSON), so
+the streamed file and a whole-document save are interchangeable.
+
+The writer is deliberately independent of the evaluator: anything that produces case results one by one (a resumed
+run, a million-case run) can use it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import orjson
+
+from .._fileio import AtomicFile
+from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResultSummary
+
+__all__ = ["ResultEncoder", "ResultWriter"]
+
+_INDENT = orjson.OPT_INDENT_2
+_FLUSH_BYTES = 1 << 20  # buffered bytes written to the file at a time
+
+
+def _nested(value: Any, depth: int) -> bytes:
+    """``value`` as indented JSON placed ``depth`` levels deep in the document (what a whole-document dump gives)."""
+    pad = b"\n" + b"  " * depth
+    return orjson.dumps(value, option=_INDENT).replace(b"\n", pad)
+
+
+def _key(name: str) -> bytes:
+    return orjson.dumps(name)
+
+
+class ResultEncoder:
+    """The bytes of an EvalSetResult document, produced piece by piece and handed to ``write``.
+
+    ``start`` is implied by the constructor; then :meth:`add` per case result and :meth:`finish` once.
+    """
+
+    def __init__(
+        self, write: Callable[[bytes], object], *, eval_set_id: str, eval_set_result_id: str, eval_set_result_name: str
+    ) -> None:
+        self._out = write
+        self.count = 0
+        head = [
+            b"{",
+            b"  " + _key("evalSetResultId") + b": " + orjson.dumps(eval_set_result_id) + b",",
+            b"  " + _key("evalSetResultName") + b": " + orjson.dumps(eval_set_result_name) + b",",
+            b"  " + _key("evalSetId") + b": " + orjson.dumps(eval_set_id) + b",",
+            b"  " + _key("evalCaseResults") + b": [",
+        ]
+        self._out(b"\n".join(head))
+
+    def add(self, case: EvalCaseResult) -> None:
+        """Append one case result."""
+        self._out((b",\n    " if self.count else b"\n    ") + _nested(case.model_dump(mode="json"), 2))
+        self.count += 1
+
+    def finish(
+        self,
+        *,
+        summary: EvalSetResultSummary | None = None,
+        case_summaries: Iterable[EvalCaseSummary] = (),
+        creation_timestamp: float | None = None,
+        interrupted: bool = False,
+    ) -> None:
+        """Write the rest of the document (see :meth:`ResultWriter.commit`)."""
+        self._out(b"\n  ]" if self.count else b"]")
+        if summary is not None:
+            self._summary(summary, case_summaries)
+        if creation_timestamp is not None:
+            self._out(b",\n  " + _key("creationTimestamp") + b": " + orjson.dumps(creation_timestamp))
+        if interrupted:
+            self._out(b",\n  " + _key("interrupted") + b": true")
+        self._out(b"\n}\n")
+
+    def _summary(self, summary: EvalSetResultSummary, case_summaries: Iterable[EvalCaseSummary]) -> None:
+        doc = summary.model_dump(mode="json")
+        listed = doc.pop("evalCaseSummaries", [])
+        self._out(b",\n  " + _key("summary") + b": " + _nested(doc, 1)[: -len(b"\n  }")])
+        count = 0
+        for item in listed:
+            self._summary_item(orjson.dumps(item, option=_INDENT), count)
+            count += 1
+        for case in case_summaries:
+            self._summary_item(orjson.dumps(case.model_dump(mode="json"), option=_INDENT), count)
+            count += 1
+        if count:
+            self._out(b"\n    ]\n  }")
+        else:
+            self._out(b",\n    " + _key("evalCaseSummaries") + b": []\n  }")
+
+    def _summary_item(self, raw: bytes, index: int) -> None:
+        lead = b",\n    " + _key("evalCaseSummaries") + b": [\n      " if index == 0 else b",\n      "
+        self._out(lead + raw.replace(b"\n", b"\n      "))
+
+
+class ResultWriter:
+    """An EvalSetResult document written to ``path`` piece by piece.
+
+    ``add`` appends one case result, ``commit`` writes the summary and the remaining keys and atomically replaces
+    ``path``; ``abort`` (or leaving the ``with`` block without a commit) deletes the temporary file and leaves
+    ``path`` untouched. ``durable=False`` skips the fsyncs (the rename is still atomic).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        eval_set_id: str,
+        eval_set_result_id: str,
+        eval_set_result_name: str = "",
+        durable: bool = True,
+    ) -> None:
+        self._file = AtomicFile(path, durable=durable)
+        self.path = self._file.path
+        self._buffer: list[bytes] = []
+        self._buffered = 0
+        self._encoder = ResultEncoder(
+            self._write,
+            eval_set_id=eval_set_id,
+            eval_set_result_id=eval_set_result_id,
+            eval_set_result_name=eval_set_result_name,
+        )
+
+    def _write(self, data: bytes) -> None:
+        self._buffer.append(data)
+        self._buffered += len(data)
+        if self._buffered >= _FLUSH_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        self._file.write(b"".join(self._buffer))
+        self._buffer.clear()
+        self._buffered = 0
+
+    @property
+    def count(self) -> int:
+        """How many case results were added."""
+        return self._encoder.count
+
+    @property
+    def closed(self) -> bool:
+        """True once the document was committed or aborted."""
+        return self._file.closed
+
+    def add(self, case: EvalCaseResult) -> None:
+        """Append one case result to the document."""
+        self._encoder.add(case)
+
+    def commit(
+        self,
+        *,
+        summary: EvalSetResultSummary | None = None,
+        case_summaries: Iterable[EvalCaseSummary] = (),
+        creation_timestamp: float | None = None,
+        interrupted: bool = False,
+    ) -> Path:
+        """Finish the document and move it into place; return the path.
+
+        ``summary`` is written with ``case_summaries`` appended to its ``evalCaseSummaries`` one by one (so they need
+        not exist together). ``interrupted`` adds ``"interrupted": true`` (a run stopped before every case finished).
+        """
+        try:
+            self._encoder.finish(
+                summary=summary,
+                case_summaries=case_summaries,
+                creation_timestamp=creation_timestamp,
+                interrupted=interrupted,
+            )
+            self._flush()
+        except BaseException:
+            self.abort()
+            raise
+        return self._file.commit()
+
+    def abort(self) -> None:
+        """Drop the temporary file (``path`` is left as it was). Safe to call more than once."""
+        self._buffer.clear()
+        self._file.abort()
+
+    def __enter__(self) -> ResultWriter:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if not self.closed:
+            self.abort()
+
+    def __repr__(self) -> str:
+        return f"ResultWriter({os.fspath(self.path)!r}, cases={self.count})"

@@ -1,0 +1,192 @@
+"""A large eval set file read case by case, so a run never holds all of its cases.
+
+:meth:`StreamedEvalSet.scan` reads the file once, checking every case exactly as ``load_eval_set`` does, and keeps
+only an index (the eval set's top-level fields and, per case, its id, mode and app name). A run then reads the file
+again with :meth:`StreamedEvalSet.iter_cases`, one case at a time, as the cases are dispatched. Files that are not
+plain eval set objects (legacy arrays, ADK string-wrapped documents, anything with a syntax error) are not
+streamed: ``scan`` returns ``None`` and the caller loads them whole, which reports any error with file and JSON path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..errors import InputError, NotFoundError
+from ..model import EvalCase, EvalSet, SessionInput
+
+__all__ = ["STREAM_MIN_BYTES", "CaseStream", "StreamedEvalSet", "open_eval_set", "stream_min_bytes"]
+
+STREAM_MIN_BYTES = 32 * 1024 * 1024
+"""Eval set and result files at least this large are read case by case; smaller ones are loaded whole.
+``AGENTGAUGE_STREAM_MIN_BYTES`` overrides it (e.g. ``0`` streams every file)."""
+
+
+def stream_min_bytes() -> int:
+    """The size from which files are streamed: ``AGENTGAUGE_STREAM_MIN_BYTES`` if set, else STREAM_MIN_BYTES."""
+    value = os.environ.get("AGENTGAUGE_STREAM_MIN_BYTES", "")
+    try:
+        return max(0, int(value)) if value.strip() else STREAM_MIN_BYTES
+    except ValueError:
+        return STREAM_MIN_BYTES
+
+
+class CaseStream(Protocol):
+    """An eval-set source that can hand out its cases one at a time (see :class:`StreamedEvalSet`)."""
+
+    def index(self, app_name: str, eval_set_id: str) -> EvalSet:
+        """The eval set with index-only cases: ids, modes and session app names, no conversations."""
+        ...
+
+    def iter_cases(self, app_name: str, eval_set_id: str) -> Iterator[EvalCase]:
+        """Every case in full, in eval-set order, read as the iterator advances."""
+        ...
+
+
+def _walk(path: Path, *, pause_gc: bool) -> Iterator[tuple[str, Any]]:
+    """Yield ``("case", EvalCase)`` for every case, then ``("top", dict)``; raise ``_NotStreamable`` otherwise.
+
+    ``pause_gc`` pauses the cyclic collector while reading (only for the scan: during a run this generator stays
+    suspended between cases, and the run's own objects must be collected as usual).
+    """
+    from ..formats._evalset_read import case_from_raw
+    from ..formats._jsonio import gc_paused
+    from ..formats._stream import _CASES_KEYS, _Input, _NotStreamable
+
+    source = os.fspath(path)
+    top: dict[str, Any] = {}
+    seen_cases = False
+    with open(path, "rb") as handle:
+        reader = _Input(handle.read)
+        reader.expect(ord("{"))
+        if reader.peek() != ord("}"):
+            while True:
+                key = reader.value()
+                reader.expect(ord(":"))
+                if type(key) is not str or key in top or (key in _CASES_KEYS and seen_cases):
+                    raise _NotStreamable
+                if key in _CASES_KEYS:
+                    seen_cases = True
+                    reader.expect(ord("["))
+                    if reader.peek() == ord("]"):
+                        reader.expect(ord("]"))
+                    else:
+                        index = 0
+                        with gc_paused() if pause_gc else nullcontext(_no_collect) as collect_young:
+                            while True:
+                                yield "case", case_from_raw(reader.value(), source, f"evalCases[{index}]")
+                                index += 1
+                                if index % 500 == 0:
+                                    collect_young()
+                                if reader.expect(ord(","), ord("]")) == ord("]"):
+                                    break
+                else:
+                    top[key] = reader.value()
+                if reader.expect(ord(","), ord("}")) == ord("}"):
+                    break
+        else:
+            reader.expect(ord("}"))
+        if not seen_cases or reader.peek() != -1:
+            raise _NotStreamable
+    yield "top", top
+
+
+def _no_collect() -> None:
+    pass
+
+
+def _stub(case: EvalCase) -> EvalCase:
+    # What selection, the agent check and the app name need; the conversation stays in the file.
+    app = case.session_input.app_name if case.session_input is not None else ""
+    return EvalCase.model_construct(
+        eval_id=case.eval_id,
+        eval_mode=case.eval_mode,
+        session_input=SessionInput.model_construct(app_name=app) if app else None,
+    )
+
+
+class StreamedEvalSet:
+    """An eval set file used as an eval-set manager that streams its cases (one eval set, any app name)."""
+
+    def __init__(self, path: Path, header: EvalSet) -> None:
+        self.path = path
+        self.header = header
+        """The eval set with index-only cases (see :meth:`index`)."""
+
+    @classmethod
+    def scan(cls, path: str | os.PathLike[str]) -> StreamedEvalSet | None:
+        """Read ``path`` once, checking every case; ``None`` when the file is not a streamable eval set object.
+
+        A case that fails to convert raises the same :class:`InputError` (file and JSON path) as ``load_eval_set``.
+        """
+        from ..formats._evalset_read import eval_set_top
+        from ..formats._stream import _NotStreamable
+
+        target = Path(path)
+        stubs: list[EvalCase] = []
+        top: dict[str, Any] = {}
+        try:
+            for kind, item in _walk(target, pause_gc=True):
+                if kind == "case":
+                    stubs.append(_stub(item))
+                else:
+                    top = item
+        except (_NotStreamable, OSError):
+            return None
+        header = eval_set_top(top, os.fspath(target))
+        header.eval_cases = stubs
+        return cls(target, header)
+
+    @property
+    def eval_set_id(self) -> str:
+        """The eval set's id."""
+        return self.header.eval_set_id
+
+    def _check(self, eval_set_id: str) -> None:
+        if eval_set_id != self.header.eval_set_id:
+            raise NotFoundError(f"eval set {eval_set_id!r} not found (this file holds {self.header.eval_set_id!r})")
+
+    def get(self, app_name: str, eval_set_id: str) -> EvalSet:
+        """The whole eval set, loaded from the file (for callers that need every case at once)."""
+        from ..formats import load_eval_set
+
+        self._check(eval_set_id)
+        return load_eval_set(self.path)
+
+    def index(self, app_name: str, eval_set_id: str) -> EvalSet:
+        """The eval set with index-only cases: ids, modes and session app names, no conversations."""
+        self._check(eval_set_id)
+        return self.header
+
+    def iter_cases(self, app_name: str, eval_set_id: str) -> Iterator[EvalCase]:
+        """Every case in full, in file order, read from the file as the iterator advances."""
+        from ..formats._stream import _NotStreamable
+
+        self._check(eval_set_id)
+        try:
+            for kind, item in _walk(self.path, pause_gc=False):
+                if kind == "case":
+                    yield item
+        except (_NotStreamable, OSError) as exc:
+            reason = str(exc) or "it is no longer a valid eval set"
+            raise InputError(f"the file changed while it was being evaluated: {reason}", file=str(self.path)) from None
+
+
+def open_eval_set(path: str | os.PathLike[str], *, min_bytes: int | None = None) -> EvalSet | StreamedEvalSet:
+    """The eval set of ``path``: loaded whole when smaller than ``min_bytes`` (default :func:`stream_min_bytes`) or
+    not streamable, else a :class:`StreamedEvalSet`."""
+    from ..formats import load_eval_set
+
+    threshold = stream_min_bytes() if min_bytes is None else min_bytes
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = -1
+    if size >= threshold and os.path.isfile(path):
+        streamed = StreamedEvalSet.scan(path)
+        if streamed is not None:
+            return streamed
+    return load_eval_set(path)
