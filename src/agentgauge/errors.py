@@ -2,7 +2,28 @@
 
 from __future__ import annotations
 
-__all__ = ["AgentgaugeError", "InputError", "NotFoundError"]
+import re
+
+__all__ = ["AgentgaugeError", "InputError", "NotFoundError", "shorten"]
+
+SHOWN_CHARS = 200  # how much of a quoted value an error message shows
+_MAX_MESSAGE = 2000
+_QUOTED = re.compile(r"""(['"])([^'"\n]{200})[^'"\n]{2,}\1""")  # 200 = SHOWN_CHARS
+_LONG_TOKEN = re.compile(r"\S{250,}")
+
+
+def shorten(text: str) -> str:
+    """``text`` with quoted values (and other unbroken runs) cut to about 200 characters, and at most ~2000 in all.
+
+    Messages quote the offending value; a 50 MB metric name must still give a one-line error of readable size.
+    """
+    if len(text) <= SHOWN_CHARS:
+        return text
+    text = _QUOTED.sub(lambda m: f"{m[1]}{m[2]}…{m[1]}", text)
+    text = _LONG_TOKEN.sub(lambda m: f"{m[0][:SHOWN_CHARS]}…", text)
+    if len(text) > _MAX_MESSAGE:
+        text = f"{text[: _MAX_MESSAGE - 300]}…{text[-200:]}"
+    return text
 
 
 class AgentgaugeError(Exception):
@@ -17,9 +38,9 @@ class InputError(AgentgaugeError, ValueError):
     """
 
     def __init__(self, message: str, *, file: str | None = None, location: str | None = None) -> None:
-        self.message = message
-        self.file = file
-        self.location = location
+        self.message = shorten(message)
+        self.file = file if file is None else shorten(file)
+        self.location = location if location is None else shorten(location)
         super().__init__(self._render())
 
     def _render(self) -> str:

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from ._app import app
-from ._common import EXIT_INVALID, fail_input, input_errors_exit_2
+from ._common import EXIT_INVALID, error_line, fail_input, input_errors_exit_2
 
 __all__ = ["convert", "migrate", "validate"]
 
@@ -70,7 +70,9 @@ def _summary(kind: str, loaded: Any) -> str:
     epilog="Example:  agentgauge validate evals/*.evalset.json evals/test_config.json results/app/*.json",
 )
 def validate(
-    files: Annotated[list[Path], typer.Argument(help="Eval set, metrics / test_config.json or result files.")],
+    files: Annotated[
+        list[Path], typer.Argument(readable=False, help="Eval set, metrics / test_config.json or result files.")
+    ],
 ) -> None:
     """Check eval sets, metrics files and results in any supported format.
 
@@ -85,7 +87,7 @@ def validate(
             kind, loaded = _load_any(str(file))
         except (InputError, NotFoundError) as exc:
             bad += 1
-            typer.echo(f"error: {exc}", err=True)
+            typer.echo(error_line(exc), err=True)
             continue
         typer.echo(f"ok: {file} ({_summary(kind, loaded)})")
     if bad:
@@ -97,8 +99,12 @@ def validate(
     "           agentgauge convert math.evalset.json math.adk.evalset.json --to adk",
 )
 def convert(
-    source: Annotated[Path, typer.Argument(help="Input file: eval set, metrics or result, any supported format.")],
-    target: Annotated[Path, typer.Argument(help="Output file (written atomically; parent folders are created).")],
+    source: Annotated[
+        Path, typer.Argument(readable=False, help="Input file: eval set, metrics or result, any supported format.")
+    ],
+    target: Annotated[
+        Path, typer.Argument(readable=False, help="Output file (written atomically; parent folders are created).")
+    ],
     to: Annotated[str, typer.Option("--to", help="Output format: 'native' (camelCase) or 'adk'.")] = "native",
 ) -> None:
     """Convert an eval set, metrics file or result between the native format and Google ADK's.
@@ -131,11 +137,15 @@ def convert(
     "--initial-session tests/fixture/initial.session.json",
 )
 def migrate(
-    source: Annotated[Path, typer.Argument(help="An ADK legacy .test.json file (rows of query/expected_tool_use).")],
-    target: Annotated[Path, typer.Argument(help="The new eval set file to write.")],
+    source: Annotated[
+        Path, typer.Argument(readable=False, help="An ADK legacy .test.json file (rows of query/expected_tool_use).")
+    ],
+    target: Annotated[Path, typer.Argument(readable=False, help="The new eval set file to write.")],
     initial_session: Annotated[
         Path | None,
-        typer.Option("--initial-session", help="ADK initial session JSON ({state, app_name, user_id})."),
+        typer.Option(
+            "--initial-session", readable=False, help="ADK initial session JSON ({state, app_name, user_id})."
+        ),
     ] = None,
     to: Annotated[str, typer.Option("--to", help="Output format: 'native' (camelCase) or 'adk'.")] = "native",
 ) -> None:

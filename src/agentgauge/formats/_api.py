@@ -12,7 +12,7 @@ from ..model import EvalMetric, EvalSet, EvalSetResult
 from ..storage._atomic import atomic_write
 from ._adk_write import to_adk_eval_set
 from ._evalset_read import describe_document, eval_set_from_document
-from ._jsonio import dump_json, parse_json, read_bytes
+from ._jsonio import dump_json, open_input, parse_json, read_bytes
 from ._keys import has_key
 from ._legacy import is_legacy_document
 from ._metrics import metrics_from_document, to_test_config
@@ -89,12 +89,12 @@ def parse_eval_set(data: bytes | str, *, source: str = "<input>") -> EvalSet:
 def load_eval_set(path: str | os.PathLike[str]) -> EvalSet:
     """Load an eval set file in any supported format; errors name the file and JSON path."""
     source = os.fspath(path)
-    try:
-        with open(source, "rb") as handle:
+    with open_input(source) as handle:  # refuses FIFOs, devices and directories before reading
+        try:
             # An eval set object is read one case at a time, keeping memory low; anything else is read whole.
             streamed = stream_eval_set(handle.read, source)
-    except OSError:
-        streamed = None  # read_bytes reports it
+        except OSError:
+            streamed = None  # read_bytes reports it
     if streamed is not None:
         return streamed
     data = read_bytes(source)
