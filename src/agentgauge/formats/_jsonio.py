@@ -93,9 +93,8 @@ def parse_json(data: bytes | str, source: str) -> Any:
         if not bytes(view).strip():
             raise InputError("empty file, expected a JSON document", file=source) from None
         where = f"line {exc.lineno} column {exc.colno}"
-        if (
-            "depth limit" in exc.msg or "recursion limit" in exc.msg
-        ):  # orjson's own limit (1024 levels) is far above ours: say which applies
+        if "depth limit" in exc.msg or "recursion limit" in exc.msg:
+            # orjson stops at 1024 levels, far beyond the limit that applies: name that one
             raise InputError(
                 f"nested deeper than {MAX_DEPTH} levels of arrays and objects", file=source, location=where
             ) from None
