@@ -8,8 +8,10 @@ __all__ = ["AgentgaugeError", "InputError", "NotFoundError", "shorten"]
 
 SHOWN_CHARS = 200  # how much of a quoted value an error message shows
 _MAX_MESSAGE = 2000
-_QUOTED = re.compile(r"""(['"])([^'"\n]{200})[^'"\n]{2,}\1""")  # 200 = SHOWN_CHARS
-_LONG_TOKEN = re.compile(r"\S{250,}")
+# A quoted value: an opening quote (at the start or after a space or bracket, so never the closing quote of an
+# earlier value), 200 (SHOWN_CHARS) characters kept, more cut, up to the matching closing quote.
+_QUOTED = re.compile(r"""(?<![^\s(\[{=:,])(['"])([^'"\n]{200})[^'"\n]{2,}\1""")
+_LONG_TOKEN = re.compile(r"\S{1000,}")  # an unquoted value with no space in it; long file paths stay whole
 
 
 def shorten(text: str) -> str:
@@ -39,7 +41,7 @@ class InputError(AgentgaugeError, ValueError):
 
     def __init__(self, message: str, *, file: str | None = None, location: str | None = None) -> None:
         self.message = shorten(message)
-        self.file = file if file is None else shorten(file)
+        self.file = file
         self.location = location if location is None else shorten(location)
         super().__init__(self._render())
 
