@@ -101,6 +101,23 @@ def test_the_depth_limit_is_exact_and_every_command_names_file_and_path(tmp_path
     assert not out.exists()
 
 
+def test_convert_never_writes_a_file_too_deep_to_read_back(tmp_path: Path) -> None:
+    at_limit = _deep_calc_set(tmp_path, MAX_DEPTH)  # the ADK form wraps tool arguments one level deeper
+    res = _run("convert", at_limit, tmp_path / "adk.json", "--to", "adk")
+    line = _only_error_line(res)
+    assert line.startswith(
+        f"error: {at_limit}: cannot write the adk form: it would be nested deeper than {MAX_DEPTH} levels of arrays "
+        "and objects at eval_cases[0].conversation[0].intermediate_data.tool_uses[0].args.x[0]"
+    ), line
+    assert line.endswith("nothing written")
+    assert not (tmp_path / "adk.json").exists()
+    assert _run("convert", at_limit, tmp_path / "native.json").exit_code == 0
+    assert _run("validate", tmp_path / "native.json").exit_code == 0
+    below = _deep_calc_set(tmp_path, MAX_DEPTH - 1)
+    assert _run("convert", below, tmp_path / "adk.json", "--to", "adk").exit_code == 0
+    assert _run("validate", tmp_path / "adk.json").exit_code == 0
+
+
 @pytest.mark.parametrize("levels", [250, 300, 1100])
 def test_deep_extension_in_metrics_is_refused_by_validate_convert_and_eval(tmp_path: Path, levels: int) -> None:
     metrics = _load(CALC_METRICS)

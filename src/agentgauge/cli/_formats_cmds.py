@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -42,6 +43,21 @@ def _load_any(path: str) -> tuple[str, Any]:
         "or an eval set result (object with 'evalCaseResults'/'eval_case_results')",
         file=path,
     )
+
+
+def _check_depth_of_output(doc: Any, source: str, fmt: str) -> None:
+    """Refuse to write a file that would be too deep to read back: the other format can wrap values deeper."""
+    from ..errors import InputError
+    from ..formats._jsonio import MAX_DEPTH, check_depth
+
+    try:
+        check_depth(doc, f"the {fmt} form")
+    except InputError as exc:
+        raise InputError(
+            f"cannot write the {fmt} form: it would be {exc.message} at {exc.location} (a value in this file is within "
+            f"a few levels of the limit of {MAX_DEPTH}); nothing written",
+            file=source,
+        ) from None
 
 
 _SESSION_KEYS = frozenset({"app_name", "appName", "user_id", "userId", "state", "session_id", "sessionId"})
@@ -116,19 +132,24 @@ def convert(
         fail_input(f"--to must be 'native' or 'adk', not {to!r}")
     with input_errors_exit_2():
         from ..formats import _api
+        from ..formats._jsonio import dump_json
+        from ..storage import atomic_write
 
         fmt: Any = to
         kind, loaded = _load_any(str(source))
+        # Built here rather than by save_*, so that a document too deep to read back is refused before writing.
         if kind == "eval set":
-            _api.save_eval_set(loaded, target, fmt=fmt)
+            doc: Any = _api.eval_set_document(loaded, fmt)
         elif kind == "metrics":
-            _api.save_metrics(loaded, target, fmt=fmt, source=str(source))
+            doc = json.loads(_api.dump_metrics(loaded, fmt=fmt, source=str(source)))
         elif kind == "result":
-            _api.save_result(loaded, target, fmt=fmt)
+            doc = _api.result_document(loaded, fmt)
         else:
             from ..errors import InputError
 
             raise InputError(f"an {kind} file has a single format; nothing to convert", file=str(source))
+        _check_depth_of_output(doc, str(source), to)
+        atomic_write(target, dump_json(doc))
     typer.echo(f"wrote {target} ({to} {_summary(kind, loaded)})")
 
 

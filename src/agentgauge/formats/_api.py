@@ -105,9 +105,13 @@ def load_eval_set(path: str | os.PathLike[str]) -> EvalSet:
 
 def save_eval_set(eval_set: EvalSet, path: str | os.PathLike[str], *, fmt: Format = "native") -> None:
     """Write an eval set atomically, as native camelCase JSON (default) or as an ADK EvalSet (``fmt="adk"``)."""
+    atomic_write(path, dump_json(eval_set_document(eval_set, fmt)))
+
+
+def eval_set_document(eval_set: EvalSet, fmt: Format = "native") -> Any:
+    """The JSON document :func:`save_eval_set` writes, as Python data."""
     _check_format(fmt)
-    doc = to_adk_eval_set(eval_set) if fmt == "adk" else eval_set.model_dump(mode="json")
-    atomic_write(path, dump_json(doc))
+    return to_adk_eval_set(eval_set) if fmt == "adk" else eval_set.model_dump(mode="json")
 
 
 def parse_metrics(data: bytes | str, *, source: str = "<input>", expand: bool = True) -> list[EvalMetric]:
@@ -152,9 +156,13 @@ def load_result(path: str | os.PathLike[str]) -> EvalSetResult:
 
 def save_result(result: EvalSetResult, path: str | os.PathLike[str], *, fmt: Format = "native") -> None:
     """Write a result atomically, native camelCase (default) or ADK EvalSetResult (``fmt="adk"``)."""
+    atomic_write(path, dump_json(result_document(result, fmt)))
+
+
+def result_document(result: EvalSetResult, fmt: Format = "native") -> Any:
+    """The JSON document :func:`save_result` writes, as Python data."""
     _check_format(fmt)
-    doc = to_adk_result(result) if fmt == "adk" else result.model_dump(mode="json")
-    atomic_write(path, dump_json(doc))
+    return to_adk_result(result) if fmt == "adk" else result.model_dump(mode="json")
 
 
 def describe(doc: Any) -> str:
