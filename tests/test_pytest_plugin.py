@@ -178,3 +178,20 @@ def test_invalid_eval_file_is_a_collection_error(project: Path) -> None:
     assert run.returncode == 2
     assert "ERROR collecting evals/broken.evalset.json" in run.stdout
     assert "broken.evalset.json: evalCases[0]" in run.stdout
+
+
+def test_trace_mode_cases_need_no_agent_and_verbose_lines_show_the_node_id(project: Path) -> None:
+    def replay(eval_id: str, recorded_answer: int) -> dict[str, object]:
+        case = _case(eval_id, "add", 2, 3, 5)
+        actual = _case(eval_id, "add", 2, 3, recorded_answer)["conversation"]
+        return dict(case, evalMode="trace", actualConversation=actual)
+
+    traces = {"evalSetId": "traces", "evalCases": [replay("recorded_add", 5), replay("recorded_wrong", 7)]}
+    (project / "evals" / "traces.evalset.json").write_text(json.dumps(traces), encoding="utf-8")
+    run = _pytest(project, "-v", "evals/traces.evalset.json")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "evals/traces.evalset.json::recorded_add PASSED" in run.stdout
+    assert "evals/traces.evalset.json::recorded_wrong FAILED" in run.stdout
+    assert 'Actual:\n    tool calls: add({"a": 2, "b": 3})\n    final response: "7"' in run.stdout
+    assert "no agent configured" not in run.stdout
+    assert "traces::evalset::json" not in run.stdout

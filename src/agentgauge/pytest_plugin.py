@@ -182,7 +182,9 @@ class EvalCaseItem(pytest.Function):
         from .model import EvalStatus
         from .reporting import case_failure_text
 
-        agent = self._resolve_agent(request)
+        # Trace-mode cases replay recorded conversations: like `agentgauge eval`, they need no agent.
+        selected = next(c for c in self.eval_set.eval_cases if c.eval_id == self.name)
+        agent = None if selected.is_trace else self._resolve_agent(request)
         metrics = metrics_for_eval_file(self.path, self.eval_set.eval_set_id)
         result = run_eval_set(
             self.eval_set, metrics, agent, app_name="pytest", num_runs=self._num_runs(), case_ids=[self.name]
@@ -217,5 +219,9 @@ class EvalCaseItem(pytest.Function):
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        """Location shown in reports: the eval file and the case id."""
-        return self.path, None, f"{self.path.name}::{self.name}"
+        """Location shown in reports: the eval file and the case id.
+
+        The domain is the case id alone: pytest's verbose line replaces dots in a domain that ends the node id with
+        ``::``, which would turn ``calculator.evalset.json`` into ``calculator::evalset::json``.
+        """
+        return self.path, None, self.name

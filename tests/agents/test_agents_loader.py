@@ -74,6 +74,16 @@ async def test_module_attribute_spec(tmp_path: Path, monkeypatch: pytest.MonkeyP
         (None, "missing/agent.py", "missing/agent.py: agent file not found"),
         ("x = 1\n", "{dir}/noagent.py", "noagent.py: defines no `root_agent` or `agent`"),
         ("raise RuntimeError('boom')\n", "{dir}/broken.py", "cannot import the agent: RuntimeError: boom"),
+        (
+            "import sys\nsys.exit(0)\n",
+            "{dir}/exits.py",
+            "cannot import the agent: SystemExit: the agent called sys.exit(0)",
+        ),
+        (
+            "class E(Exception):\n    def __str__(self):\n        raise ValueError('x')\nraise E()\n",
+            "{dir}/unprintable.py",
+            "cannot import the agent: E: <message unavailable: str() raised ValueError: x>",
+        ),
         ("agent = 42\n", "{dir}/notcallable.py", "int is not an agent"),
         (None, "json:nonexistent_attr", "module 'json' has no attribute 'nonexistent_attr'"),
         (None, "no_such_pkg_zz.mod:agent", "cannot import the agent: ModuleNotFoundError"),

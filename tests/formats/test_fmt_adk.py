@@ -43,7 +43,7 @@ def test_complex_adk_reading() -> None:
     assert first.final_response is not None and first.final_response.content == "ok"
     assert [(t.id, t.name, t.arguments, t.result) for t in first.tools] == [
         ("adk_call_0", "t1", {"q": 1}, None),
-        ("z", "t2", {}, {"ok": True}),
+        ("z", "t2", None, {"ok": True}),  # no args: None, as in ADK (not {})
     ]
     extra = first.model_extra or {}
     assert extra["unpaired_tool_responses"] == [{"id": "zz", "name": "orphan", "response": {"r": 1}}]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from agentgauge.formats import parse_eval_set
+from agentgauge.formats import parse_eval_set, session_input_from_initial
 
 ROWS = [
     {
@@ -41,3 +42,52 @@ def test_named_entries_with_initial_session() -> None:
     session = es.eval_cases[0].session_input
     assert session is not None and (session.app_name, session.user_id, session.state) == ("app", "u", {"x": 1})
     assert es.eval_cases[1].session_input is None
+
+
+SAVED_SESSION = {
+    "id": "5f1c",
+    "app_name": "app",
+    "user_id": "u",
+    "state": {"x": 1},
+    "events": [{"author": "user", "content": {"role": "user", "parts": [{"text": "old"}]}}],
+    "last_update_time": 1761134484.98,
+}
+
+
+def test_initial_session_keeps_only_app_user_and_state() -> None:
+    # A saved ADK Session as initial_session: ADK builds SessionInput from app_name, user_id and state only.
+    doc = [{"name": "one", "data": ROWS[:1], "initial_session": SAVED_SESSION}, {"name": "two", "data": ROWS[1:]}]
+    session = parse_eval_set(json.dumps(doc), source="old.json").eval_cases[0].session_input
+    assert session is not None
+    assert session.model_dump(mode="json") == {"appName": "app", "userId": "u", "state": {"x": 1}}
+    assert session_input_from_initial(SAVED_SESSION, "s.json").model_extra == {}
+
+
+def test_empty_initial_session_gives_no_session_input() -> None:
+    doc = [{"name": "one", "data": ROWS[:1], "initial_session": {}}]
+    assert parse_eval_set(json.dumps(doc), source="old.json").eval_cases[0].session_input is None
+
+
+def test_migrate_initial_session_drops_saved_session_fields(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from agentgauge.cli import app
+
+    rows, session, target = tmp_path / "t.test.json", tmp_path / "initial.session.json", tmp_path / "t.evalset.json"
+    rows.write_text(json.dumps(ROWS))
+    session.write_text(json.dumps(SAVED_SESSION))
+    res = CliRunner().invoke(app, ["migrate", str(rows), str(target), "--initial-session", str(session)])
+    assert res.exit_code == 0, res.output
+    written = json.loads(target.read_text())["evalCases"][0]["sessionInput"]
+    assert written == {"appName": "app", "userId": "u", "state": {"x": 1}}
+
+
+def test_tool_input_null_is_no_arguments() -> None:
+    rows = [
+        {
+            "query": "q",
+            "expected_tool_use": [{"tool_name": "a", "tool_input": None}, {"tool_name": "b", "tool_input": {}}],
+        }
+    ]
+    [case] = parse_eval_set(json.dumps(rows), source="x.test.json").eval_cases
+    assert [t.arguments for t in (case.conversation or [])[0].tools] == [None, {}]

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from agentgauge.formats import default_adk_metrics, dump_metrics, expand_env, parse_metrics, to_test_config
+from agentgauge.formats import (
+    default_adk_metrics,
+    dump_metrics,
+    expand_env,
+    load_metrics,
+    parse_metrics,
+    to_test_config,
+)
 
 ENV = {"K": "secret", "P": "openai", "EMPTY": ""}
 
@@ -114,3 +122,37 @@ def test_native_metrics_have_no_test_config_form() -> None:
     metrics = parse_metrics('[{"metricName": "m", "threshold": 1, "criterion": {"toolTrajectory": {}}}]')
     with pytest.raises(InputError, match="uses a native criterion"):
         to_test_config(metrics)
+
+
+def test_test_config_output_never_holds_an_api_key(tmp_path: Path) -> None:
+    config = {
+        "criteria": {
+            "final_response_match_v2": {
+                "threshold": 0.5,
+                "judge_model_options": {"judge_model": "gemini-2.5-flash", "api_key": "sk-clear-123"},
+            },
+            "my_metric": {"threshold": 0.5},
+        },
+        "custom_metrics": {"my_metric": {"code_config": {"name": "m.f"}, "apiKey": "sk-custom-456"}},
+    }
+    source = tmp_path / "test_config.json"
+    source.write_text(json.dumps(config))
+    metrics = load_metrics(source)
+    for fmt in ("adk", "native"):
+        text = dump_metrics(metrics, fmt=fmt).decode()
+        assert "sk-clear-123" not in text and "sk-custom-456" not in text
+    doc = to_test_config(metrics)
+    assert doc["criteria"]["final_response_match_v2"]["judge_model_options"]["api_key"] == ""
+    assert doc["custom_metrics"]["my_metric"]["apiKey"] == ""
+    judge = metrics[0].criterion.adk if metrics[0].criterion is not None else None
+    assert judge is not None and judge["judge_model_options"]["api_key"] == "sk-clear-123"  # kept in memory
+
+    from typer.testing import CliRunner
+
+    from agentgauge.cli import app
+
+    out = tmp_path / "out.json"
+    res = CliRunner().invoke(app, ["convert", str(source), str(out), "--to", "adk"])
+    assert res.exit_code == 0, res.output
+    assert "sk-" not in out.read_text()
+    assert json.loads(out.read_text())["criteria"]["final_response_match_v2"]["threshold"] == 0.5

@@ -2,6 +2,7 @@
 
 Replies are queued (status, body, headers) and served in arrival order; every request is recorded with its
 headers and JSON body. When the queue is empty, ``responder(request_json)`` answers (default: HTTP 500).
+``HANG`` as a reply never answers (until the server stops); a ``str`` body is sent as is, with ``content_type``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ class Reply:
     status: int = 200
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
+    content_type: str = "application/json"
+
+
+HANG = Reply(0)
+"""A reply that never comes: the request is held open until the server stops."""
 
 
 @dataclass
@@ -59,6 +65,7 @@ class ChatServer:
         self.replies: deque[Reply] = deque()
         self.responder: Callable[[dict[str, Any]], Reply] | None = None
         self._lock = threading.Lock()
+        self._stopping = threading.Event()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -70,10 +77,13 @@ class ChatServer:
                 raw = self.rfile.read(length)
                 body = json.loads(raw or b"{}")
                 reply = server._next(Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                if reply is HANG:
+                    server._stopping.wait(60)
+                    return
                 payload = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
                 data = payload.encode()
                 self.send_response(reply.status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", reply.content_type)
                 self.send_header("Content-Length", str(len(data)))
                 for k, v in reply.headers.items():
                     self.send_header(k, v)
@@ -106,6 +116,7 @@ class ChatServer:
         return self
 
     def stop(self) -> None:
+        self._stopping.set()
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)

@@ -5,6 +5,8 @@ from collections.abc import Iterator
 import pytest
 from chat_server import ChatServer
 
+from agentgauge._redact import clear_secrets
+
 
 @pytest.fixture
 def chat_server() -> Iterator[ChatServer]:
@@ -13,3 +15,10 @@ def chat_server() -> Iterator[ChatServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _forget_secrets() -> Iterator[None]:
+    # Keys registered by one test must not mask another test's output.
+    yield
+    clear_secrets()

@@ -56,6 +56,11 @@ def test_sigkill_mid_write_never_leaves_a_torn_file(tmp_path: Path) -> None:
     env = dict(os.environ)
     for round_ in range(6):
         proc = subprocess.Popen([sys.executable, "-c", WRITER, str(target)], env=env)
+        # The first round waits for a completed file (a loaded machine may need seconds to start the writer), so
+        # the later kills, at varying moments, always have an old file that must survive intact.
+        deadline = time.monotonic() + (60 if round_ == 0 else 0)
+        while round_ == 0 and not target.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
         time.sleep(0.25 + 0.1 * round_)
         proc.send_signal(signal.SIGKILL)
         proc.wait()

@@ -58,7 +58,9 @@ def load_initial_session(path: str | os.PathLike[str]) -> SessionInput:
         raise InputError(f"invalid JSON: {exc}", file=source) from None
     if not isinstance(data, dict):
         raise InputError("an initial session must be a JSON object", file=source)
-    return SessionInput.model_validate(data)
+    from ..formats import session_input_from_initial
+
+    return session_input_from_initial(data, source)
 
 
 def load_eval_file(

@@ -21,7 +21,8 @@ async def arun_eval_set(
     result_manager: Any = None,
 ) -> EvalSetResult:
     """Evaluate ``eval_set`` with ``metrics`` against ``agent`` (anything :func:`agentgauge.agents.as_agent`
-    accepts) using in-memory managers; returns every case result of every run.
+    accepts, or ``None`` when every selected case is in trace mode) using in-memory managers; returns every case
+    result of every run.
 
     ``result_manager`` (an agentgauge result manager) also stores the result; by default it is kept in memory only.
     """
@@ -35,7 +36,7 @@ async def arun_eval_set(
     metric_store.put_all(app_name, eval_set.eval_set_id, list(metrics))
     evaluator = AgentEvaluator(
         app_name,
-        as_agent(agent),
+        as_agent(agent) if agent is not None else None,
         eval_set_manager=sets,
         metric_manager=metric_store,
         result_manager=result_manager if result_manager is not None else InMemoryEvalResultManager(),

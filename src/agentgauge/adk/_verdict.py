@@ -181,7 +181,7 @@ def print_details(verdicts: Iterable[MetricVerdict]) -> None:
 def append_csv(path: str | os.PathLike[str], verdicts: Iterable[MetricVerdict]) -> None:
     """Append one row per run, invocation and metric to the CSV file at ``path`` (header written when the file is
     new), replacing the file atomically."""
-    from ..storage import atomic_write
+    from .._fileio import atomic_write
 
     target = Path(path)
     existing = target.read_text(encoding="utf-8") if target.is_file() else ""

@@ -45,7 +45,7 @@ def adk_events_to_output(events: list[Any]) -> AgentOutput:
         for part in parts:
             if part.function_call is not None:
                 call = part.function_call
-                tools.append(Tool(id=call.id or new_tool_id(), name=call.name or "", arguments=call.args or {}))
+                tools.append(Tool(id=call.id or new_tool_id(), name=call.name or "", arguments=call.args))
             elif part.function_response is not None:
                 _attach_result(tools, answered, part.function_response)
             elif part.text and not part.thought:

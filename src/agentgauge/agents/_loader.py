@@ -12,6 +12,7 @@ from types import ModuleType
 
 from ..errors import InputError
 from ._adapt import as_agent
+from ._safety import describe_exception
 from ._types import Agent
 
 __all__ = ["load_agent", "looks_like_agent_spec"]
@@ -114,8 +115,8 @@ def load_agent(spec: str) -> Agent:
         obj = _load_object(spec)
     except InputError:
         raise
-    except Exception as exc:
-        raise InputError(f"cannot import the agent: {type(exc).__name__}: {exc}", file=spec) from exc
+    except (Exception, SystemExit) as exc:  # sys.exit() at import must not end the run with exit code 0
+        raise InputError(f"cannot import the agent: {describe_exception(exc)}", file=spec) from None
     try:
         return as_agent(obj)
     except TypeError as exc:

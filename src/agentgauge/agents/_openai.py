@@ -8,7 +8,9 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+from .._redact import register_secret
 from ..model import Invocation, Message, Tool
+from ._safety import describe_exception
 from ._tools import FunctionTool
 from ._types import AgentError, AgentOutput, AgentRequest
 
@@ -98,6 +100,7 @@ class OpenAIAgent:
             api_key = os.environ.get(self.api_key_env)
             if not api_key:
                 raise AgentError(f"environment variable {self.api_key_env} is not set (the API key for {self.model})")
+            register_secret(api_key)  # masked in every result, report and message from now on
             client = AsyncOpenAI(api_key=api_key, base_url=self.base_url, max_retries=2)
             self._clients = {loop_id: client}
         return client
@@ -124,7 +127,7 @@ class OpenAIAgent:
         try:
             return arguments, await tool.call(arguments)
         except Exception as exc:  # the model sees the failure and may recover
-            return arguments, {"error": f"{type(exc).__name__}: {exc}"}
+            return arguments, {"error": describe_exception(exc)}
 
     async def run(self, request: AgentRequest) -> AgentOutput:
         """Run the model/tool loop for one user turn."""

@@ -31,14 +31,15 @@ _TEMP_EXTRA = len(".") + len(".0123456789ab.tmp")  # what atomic writes add to a
 
 
 def error_line(message: object) -> str:
-    """``error: message`` on one line, with quoted values cut to ~200 characters."""
+    """``error: message`` on one line, registered secrets masked and quoted values cut to ~200 characters."""
+    from .._redact import redact
     from ..errors import shorten
 
-    return "error: " + shorten(" ".join(str(message).splitlines()))
+    return "error: " + shorten(" ".join(redact(str(message)).splitlines()))
 
 
 def fail_input(message: str) -> NoReturn:
-    """Print ``error: message`` on stderr and exit with code 2."""
+    """Print ``error: message`` on stderr (registered secrets masked) and exit with code 2."""
     typer.echo(error_line(message), err=True)
     raise typer.Exit(EXIT_INVALID)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -11,6 +10,7 @@ import typer
 
 from ._app import app
 from ._common import EXIT_FAILED, EXIT_OK, MAX_NUM_RUNS, check_result_location, fail_input, input_errors_exit_2
+from ._stdout import stdout_reserved
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -91,6 +91,16 @@ def _app_name(explicit: str | None, targets: list[_Target]) -> str:
     return check_segment(found, "app name")
 
 
+def _shown(path: Path | None, start: Path) -> str:
+    """``path`` as printed: relative to the directory the command started in when it lies below it."""
+    if path is None:
+        return "(not saved to a file)"
+    try:
+        return str(path.relative_to(start))
+    except ValueError:
+        return str(path)
+
+
 def _report_path(path: Path, eval_set_id: str, several: bool) -> Path:
     return path.with_name(f"{path.stem}.{eval_set_id}{path.suffix}") if several else path
 
@@ -112,14 +122,14 @@ def _progress(console: Console, total_label: str) -> tuple[Any, Any]:
 @app.command("eval")
 def eval_command(
     targets: Annotated[
-        list[str],
+        list[str] | None,
         typer.Argument(
             metavar="[AGENT] EVAL_SET[:case1,case2]...",
             help="AGENT is path/to/agent.py, an ADK agent directory or "
             "package.module:attribute (optional when every selected case is in trace mode).",
             show_default=False,
         ),
-    ],
+    ] = None,
     config: Annotated[
         Path | None,
         typer.Option(
@@ -161,6 +171,22 @@ def eval_command(
         Path | None, typer.Option("--markdown", readable=False, help="Also write a Markdown summary.")
     ] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the judge answer cache.")] = False,
+    traces: Annotated[
+        Path | None, typer.Option("--traces", help="Score recorded traces (file or directory); see docs/traces.md.")
+    ] = None,
+    eval_set: Annotated[
+        str | None, typer.Option("--eval-set", help="With --traces: the eval set to compare with.")
+    ] = None,
+    by_session: Annotated[
+        bool, typer.Option("--by-session", help="With --traces: traces sharing a session id form one conversation.")
+    ] = False,
+    judge_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--judge-timeout",
+            help="Seconds one judge call may take, retries included (default 45; a metric's judge timeout wins).",
+        ),
+    ] = None,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 
@@ -177,6 +203,9 @@ def eval_command(
     """
     from rich.console import Console
 
+    from .._redact import mask_standard_streams
+
+    mask_standard_streams()  # judge keys registered during the run never reach stdout/stderr
     if output_dir.exists() and not output_dir.is_dir():
         fail_input(f"--output-dir {output_dir}: not a directory")
     if not 1 <= num_runs <= MAX_NUM_RUNS:
@@ -185,10 +214,24 @@ def eval_command(
         fail_input(f"--parallelism must be at least 1, got {parallelism}")
     if timeout is not None and not timeout > 0:  # written so that nan is refused too
         fail_input(f"--timeout must be positive, got {timeout:g}")
+    if judge_timeout is not None and not 0 < judge_timeout < float("inf"):
+        fail_input(f"--judge-timeout must be a positive number of seconds, got {judge_timeout:g}")
+    # Resolved now: an agent calling os.chdir() must not move where results and reports are written.
+    start = Path.cwd()
+    output_dir = output_dir.absolute()
+    junit, html, markdown = (p.absolute() if p is not None else None for p in (junit, html, markdown))
     console = Console(stderr=json_out, soft_wrap=False)
-    with input_errors_exit_2():
-        outcomes = _run(
-            targets,
+    runner = _run
+    if traces is not None or eval_set is not None or by_session:
+        from ._traces_cmds import trace_runner
+
+        runner = trace_runner(traces, eval_set, by_session)
+    with stdout_reserved(json_out) as stdout, input_errors_exit_2():
+        from .._fileio import check_output_targets
+
+        check_output_targets(junit, html, markdown)  # refused before anything runs (FIFO, device, directory, ...)
+        outcomes = runner(
+            targets or [],
             config=config,
             num_runs=num_runs,
             parallelism=parallelism,
@@ -196,16 +239,20 @@ def eval_command(
             output_dir=output_dir,
             app_name=app_name,
             no_cache=no_cache,
+            judge_timeout=judge_timeout,
             console=console,
             progress_console=None if json_out else Console(stderr=True),
         )
-        _report(outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown)
-    if json_out:
-        from ..reporting import render
+        _report(
+            outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown, start=start
+        )
+        if json_out:  # stdout carries only this document; anything else printed during the run went to stderr
+            from .._redact import redact
+            from ..reporting import render
 
-        documents = [render(o.eval_set_result, "json").rstrip("\n") for o in outcomes]
-        sys.stdout.write((documents[0] if len(documents) == 1 else "[\n" + ",\n".join(documents) + "\n]") + "\n")
-        sys.stdout.flush()
+            documents = [render(o.eval_set_result, "json").rstrip("\n") for o in outcomes]
+            stdout.write(redact(documents[0] if len(documents) == 1 else "[\n" + ",\n".join(documents) + "\n]") + "\n")
+            stdout.flush()
     from ..model import EvalStatus
 
     cases = [case for outcome in outcomes for case in outcome.eval_cases]
@@ -223,6 +270,7 @@ def _run(
     output_dir: Path,
     app_name: str | None,
     no_cache: bool,
+    judge_timeout: float | None,
     console: Console,
     progress_console: Console | None,
 ) -> list[EvaluationResult]:
@@ -233,15 +281,17 @@ def _run(
     from ..errors import InputError
     from ..evaluator import AgentEvaluator
     from ..evaluators import Registry
+    from ..evaluators.llm import check_judge_ready
     from ..formats import load_eval_set
-    from ..judges import JudgeSettings
+    from ..judges import JudgeSettings, RetryPolicy
     from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager
 
-    agent_spec = args[0] if looks_like_agent_spec(args[0]) else None
+    agent_spec = args[0] if args and looks_like_agent_spec(args[0]) else None
     set_args = args[1:] if agent_spec is not None else args
     if not set_args:
         raise InputError("no eval set given: usage: agentgauge eval [AGENT] EVAL_SET[:case1,case2]...")
-    judge_settings = JudgeSettings(cache_dir=None if no_cache else output_dir / ".judge_cache")
+    retry = RetryPolicy() if judge_timeout is None else RetryPolicy(total_budget=judge_timeout)
+    judge_settings = JudgeSettings(cache_dir=None if no_cache else output_dir / ".judge_cache", retry=retry)
     registry = Registry(judge_settings=judge_settings)
     targets = [_split_case_filter(arg) for arg in set_args]
     for target in targets:
@@ -249,6 +299,7 @@ def _run(
         selected = set(_select(target))
         _find_metrics(target, config)
         registry.validate_metrics(target.metrics, file=target.metrics_source)
+        check_judge_ready(registry, target.metrics, file=target.metrics_source)  # e.g. no API key: exit 2
         if agent_spec is None:
             needing = [c.eval_id for c in target.eval_set.eval_cases if c.eval_id in selected and not c.is_trace]
             if needing:
@@ -305,6 +356,7 @@ def _report(
     junit: Path | None,
     html: Path | None,
     markdown: Path | None,
+    start: Path,
 ) -> None:
     from ..reporting import print_summary, write_report
 
@@ -316,5 +368,5 @@ def _report(
             if path is not None:
                 target = _report_path(path, result.eval_set_id, several)
                 write_report(result, target, fmt)  # type: ignore[arg-type]
-                console.print(f"{fmt} report written to {target}", highlight=False, soft_wrap=True)
-        console.print(f"Results saved to {outcome.result_path}", highlight=False, soft_wrap=True)
+                console.print(f"{fmt} report written to {_shown(target, start)}", highlight=False, soft_wrap=True)
+        console.print(f"Results saved to {_shown(outcome.result_path, start)}", highlight=False, soft_wrap=True)

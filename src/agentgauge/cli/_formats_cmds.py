@@ -131,10 +131,12 @@ def convert(
     if to not in ("native", "adk"):
         fail_input(f"--to must be 'native' or 'adk', not {to!r}")
     with input_errors_exit_2():
+        from .._fileio import check_output_target
         from ..formats import _api
         from ..formats._jsonio import dump_json
         from ..storage import atomic_write
 
+        check_output_target(target)  # a FIFO, device or directory is refused before the input is read
         fmt: Any = to
         kind, loaded = _load_any(str(source))
         # Built here rather than by save_*, so that a document too deep to read back is refused before writing.
@@ -178,12 +180,14 @@ def migrate(
     if to not in ("native", "adk"):
         fail_input(f"--to must be 'native' or 'adk', not {to!r}")
     with input_errors_exit_2():
+        from .._fileio import check_output_target
         from ..errors import InputError
         from ..formats import _api
         from ..formats._evalset_read import eval_set_from_document
         from ..formats._jsonio import parse_json, read_bytes
         from ..formats._legacy import is_legacy_document, session_input_from_initial
 
+        check_output_target(target)  # a FIFO, device or directory is refused before the input is read
         path = str(source)
         doc = parse_json(read_bytes(path), path)
         if not is_legacy_document(doc):

@@ -3,7 +3,7 @@ ROUGE), read from the metrics-file form and matched with ``criterion.match(actua
 
 from ._adk import AdkToolTrajectoryCriterion, MatchType, parse_match_type
 from ._base import CriterionError, MatchResult
-from ._compare import CompareRegistry, CompareResult, InvocationCompare, JSONCompare, TextCompare
+from ._compare import CompareRegistry, CompareResult, InvocationCompare, JSONCompare, RougeTokenizer, TextCompare
 from ._final_response import FinalResponseCriterion
 from ._json import DEFAULT_NUMBER_TOLERANCE, JSONCriterion
 from ._llm import JudgeModelOptions, LLMCriterion, Rubric
@@ -31,6 +31,7 @@ __all__ = [
     "RougeCriterion",
     "RougeScore",
     "RougeThreshold",
+    "RougeTokenizer",
     "Rubric",
     "TextCompare",
     "TextCriterion",

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from ..model import Invocation
 from ._base import CriterionError, MatchResult
+from ._tokenize import BUILTIN_TOKENIZERS, RougeTokenizer, builtin_tokenizer
 
 __all__ = [
     "CompareKind",
@@ -14,6 +15,7 @@ __all__ = [
     "CompareResult",
     "InvocationCompare",
     "JSONCompare",
+    "RougeTokenizer",
     "TextCompare",
     "run_compare",
 ]
@@ -49,11 +51,14 @@ class CompareRegistry:
 
     Kinds: ``text`` (:data:`TextCompare`), ``json`` (:data:`JSONCompare`), ``tool_trajectory`` and
     ``final_response`` (:data:`InvocationCompare`). Registering a name again replaces the earlier function.
+    ROUGE tokenizers (``rouge.tokenizerName``) are registered with :meth:`register_rouge_tokenizer`; ``jieba`` is
+    built in (with the ``jieba`` extra installed) and a registered tokenizer of the same name takes its place.
     Pass an instance explicitly (e.g. ``Registry(compares=...)``); there is no hidden global registry.
     """
 
     def __init__(self) -> None:
         self._fns: dict[CompareKind, dict[str, Callable[..., CompareResult]]] = {k: {} for k in _KINDS}
+        self._tokenizers: dict[str, RougeTokenizer] = {}
 
     def register(self, kind: CompareKind, name: str, fn: Callable[..., CompareResult]) -> None:
         """Register ``fn`` under ``name`` for criteria of ``kind``."""
@@ -92,3 +97,30 @@ class CompareRegistry:
     def names(self, kind: CompareKind) -> list[str]:
         """Sorted names registered for ``kind``."""
         return sorted(self._fns[kind])
+
+    def register_rouge_tokenizer(self, name: str, tokenize: RougeTokenizer) -> None:
+        """Register ``tokenize(text) -> tokens`` as the ROUGE tokenizer ``name`` (``rouge.tokenizerName``).
+
+        The tokenizer replaces the whole tokenization: ROUGE counts exactly the tokens it returns.
+        """
+        if not name:
+            raise CriterionError("a tokenizer name must not be empty")
+        if not callable(tokenize):
+            raise CriterionError(f"rouge tokenizer {name!r} is not callable")
+        self._tokenizers[name] = tokenize
+
+    def rouge_tokenizer(self, name: str) -> RougeTokenizer:
+        """The tokenizer registered (or built in) as ``name``; :class:`CriterionError` naming the known ones."""
+        registered = self._tokenizers.get(name)
+        if registered is not None:
+            return registered
+        builtin = builtin_tokenizer(name)
+        if builtin is None:
+            raise CriterionError(
+                f"unknown rouge tokenizerName {name!r} (known: {', '.join(self.rouge_tokenizer_names())})"
+            )
+        return builtin
+
+    def rouge_tokenizer_names(self) -> list[str]:
+        """Sorted names of the registered and built-in ROUGE tokenizers."""
+        return sorted(set(self._tokenizers) | set(BUILTIN_TOKENIZERS))

@@ -44,7 +44,8 @@ class FinalResponseCriterion(CriterionModel):
         return self
 
     def resolve(self, compares: CompareRegistry) -> FinalResponseCriterion:
-        """A copy with this criterion's and every nested ``compareName`` bound from ``compares``."""
+        """A copy with this criterion's and every nested ``compareName`` (and ``rouge.tokenizerName``) bound from
+        ``compares``."""
         update: dict[str, Any] = {}
         if self.compare_name:
             update["compare"] = compares.get("final_response", self.compare_name)
@@ -52,6 +53,8 @@ class FinalResponseCriterion(CriterionModel):
             update["text"] = self.text.resolve(compares)
         if self.json_ is not None:
             update["json_"] = self.json_.resolve(compares)
+        if self.rouge is not None:
+            update["rouge"] = self.rouge.resolve(compares)
         return self.model_copy(update=update)
 
     def match(self, actual: Invocation, expected: Invocation) -> MatchResult:

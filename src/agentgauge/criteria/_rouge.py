@@ -6,13 +6,16 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, field_validator
 
 from ._base import CriterionError, MatchResult
 from ._model import CriterionModel
-from ._tokenize import default_tokens, unicode_tokens
+from ._tokenize import RougeTokenizer, builtin_tokenizer, default_tokens, unicode_tokens
+
+if TYPE_CHECKING:
+    from ._compare import CompareRegistry
 
 __all__ = ["RougeCriterion", "RougeScore", "RougeThreshold", "adk_rouge1", "rouge_scores"]
 
@@ -98,6 +101,12 @@ class RougeCriterion(CriterionModel):
     ``precision``, ``recall``) picks the value shown first in the reason. ``tokenizer`` is ``default``
     (rouge-score's: ``[a-z0-9]`` words only) or ``unicode`` (ADK's: keeps non-Latin scripts); ``useStemmer``
     applies Porter stemming to ASCII words longer than 3 characters.
+
+    ``tokenizerName`` (trpc-agent-go) names a tokenizer instead: one registered with
+    :meth:`CompareRegistry.register_rouge_tokenizer <agentgauge.criteria.CompareRegistry.register_rouge_tokenizer>`,
+    or the built-in ``jieba`` (Chinese word segmentation, ``pip install 'agentgauge[jieba]'``). It replaces the
+    whole tokenization (``tokenizer`` and ``useStemmer`` no longer apply). An unknown name, or ``jieba`` without its
+    package, is a configuration error when the criterion is resolved -- never a silent fallback.
     """
 
     ignore: bool = False
@@ -107,6 +116,8 @@ class RougeCriterion(CriterionModel):
     use_stemmer: bool = False
     split_summaries: bool = False
     tokenizer: Literal["default", "unicode"] = "default"
+    tokenizer_name: str | None = None
+    tokenize: RougeTokenizer | None = Field(default=None, exclude=True)
 
     @field_validator("rouge_type")
     @classmethod
@@ -120,8 +131,25 @@ class RougeCriterion(CriterionModel):
     def _measure(cls, value: Any) -> Any:
         return "f1" if value in (None, "") else value
 
+    def resolve(self, compares: CompareRegistry) -> RougeCriterion:
+        """A copy with ``tokenizerName`` bound from ``compares``; unknown name → :class:`CriterionError`."""
+        if not self.tokenizer_name:
+            return self
+        return self.model_copy(update={"tokenize": compares.rouge_tokenizer(self.tokenizer_name)})
+
+    def _named_tokenizer(self) -> RougeTokenizer:
+        name = self.tokenizer_name or ""
+        builtin = builtin_tokenizer(name)
+        if builtin is None:
+            raise CriterionError(f"rouge tokenizerName {name!r} is not resolved (use resolve())")
+        return builtin
+
     def score(self, target: str, prediction: str) -> RougeScore:
         """The configured ROUGE variant of ``prediction`` against ``target``."""
+        if self.tokenize is not None:
+            return rouge_scores(self.rouge_type, target, prediction, self.tokenize, self.split_summaries)
+        if self.tokenizer_name:
+            return rouge_scores(self.rouge_type, target, prediction, self._named_tokenizer(), self.split_summaries)
         stem = self.use_stemmer
         if self.tokenizer == "unicode":
 

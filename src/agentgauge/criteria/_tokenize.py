@@ -1,4 +1,5 @@
-"""ROUGE tokenizers: ADK's Unicode-aware tokenizer and rouge-score's default one, both with a stem cache.
+"""ROUGE tokenizers: ADK's Unicode-aware tokenizer and rouge-score's default one, both with a stem cache, plus
+the named tokenizers a criterion selects with ``tokenizerName`` (built in: ``jieba``).
 
 Stemming is nltk's ``PorterStemmer`` in its default ``NLTK_EXTENSIONS`` mode, applied by rouge-score's own
 ``tokenize`` to ASCII words longer than 3 characters. Each distinct word is stemmed once per process: the
@@ -7,13 +8,27 @@ cache is what makes ROUGE cheap, since the same few thousand words recur in ever
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import threading
 import unicodedata
+from collections.abc import Callable, Sequence
 from itertools import chain
 from typing import Any
 
-__all__ = ["default_tokens", "unicode_tokens"]
+from ._base import CriterionError
+
+__all__ = [
+    "BUILTIN_TOKENIZERS",
+    "RougeTokenizer",
+    "builtin_tokenizer",
+    "default_tokens",
+    "jieba_tokens",
+    "unicode_tokens",
+]
+
+RougeTokenizer = Callable[[str], Sequence[str]]
+"""A ROUGE tokenizer: text in, tokens out. It replaces the whole tokenization (no lowercasing or stemming added)."""
 
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 # bytes.translate table: ASCII letters and digits stay, every other byte becomes a space.
@@ -113,3 +128,54 @@ def default_tokens(text: str, stem: bool = False) -> list[str]:
     """rouge-score's ``DefaultTokenizer``: lowercase, keep ``[a-z0-9]`` runs, optional Porter stemming."""
     words = _NON_ALNUM.sub(" ", text.lower()).split()
     return list(chain.from_iterable(map(_CACHES[stem].__getitem__, words)))
+
+
+_jieba: Any = None
+
+
+def _load_jieba() -> Any:
+    global _jieba
+    with _lock:
+        if _jieba is None:
+            import logging
+
+            import jieba
+
+            # jieba logs its dictionary loading to stderr at DEBUG level; keep that quiet while it loads.
+            log = logging.getLogger("jieba")
+            level = log.level
+            log.setLevel(logging.WARNING)
+            try:
+                tokenizer = jieba.Tokenizer()
+                tokenizer.initialize()
+            finally:
+                log.setLevel(level)
+            _jieba = tokenizer
+    return _jieba
+
+
+def jieba_tokens(text: str) -> list[str]:
+    """Chinese word segmentation with jieba (accurate mode, HMM on), as trpc-agent-go's ``jieba`` example tokenizer:
+    each segment with surrounding whitespace removed, empty segments dropped. Needs ``agentgauge[jieba]``."""
+    tokenizer = _jieba if _jieba is not None else _load_jieba()
+    return [token for token in (segment.strip() for segment in tokenizer.cut(text, HMM=True)) if token]
+
+
+def _check_jieba() -> None:
+    if importlib.util.find_spec("jieba") is None:
+        raise CriterionError("rouge tokenizerName 'jieba' needs the jieba package (pip install 'agentgauge[jieba]')")
+
+
+BUILTIN_TOKENIZERS: dict[str, tuple[RougeTokenizer, Callable[[], None]]] = {"jieba": (jieba_tokens, _check_jieba)}
+"""Tokenizers every registry knows by name: name -> (tokenizer, check that its optional package is installed)."""
+
+
+def builtin_tokenizer(name: str) -> RougeTokenizer | None:
+    """The built-in tokenizer ``name`` (``None`` if there is none); :class:`CriterionError` if its package is
+    missing."""
+    entry = BUILTIN_TOKENIZERS.get(name)
+    if entry is None:
+        return None
+    tokenize, check = entry
+    check()
+    return tokenize

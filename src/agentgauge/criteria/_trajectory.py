@@ -138,9 +138,8 @@ class ToolTrajectoryCriterion(CriterionModel):
             ai = next((i for i in range(start, len(actual)) if self.match_tool(actual[i], e).ok), -2)
             if ai == -2:
                 why = self._closest(actual[start:], e, set())
-                return MatchResult(
-                    False, f"{_describe(e)} mismatch in order (after actual position {start - 1}): {why}"
-                )
+                where = "among the actual calls" if start == 0 else f"after actual call {start - 1}"
+                return MatchResult(False, f"{_describe(e)} mismatch in order (not found {where}): {why}")
         return MATCH
 
     def _unordered(self, actual: Sequence[Tool], expected: Sequence[Tool]) -> MatchResult:

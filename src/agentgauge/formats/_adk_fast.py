@@ -53,10 +53,16 @@ def fast_parts(inv: dict[str, Any]) -> tuple[str, str | None, list[tuple[str, st
         return None
     tools = []
     for call, resp in zip(calls, responses, strict=True):
-        if type(call) is not dict or len(call) != 3 or type(resp) is not dict or len(resp) != 3:
+        if type(call) is not dict or type(resp) is not dict or len(resp) != 3:
             return None
         call_id, name, args, body = call.get("id"), call.get("name"), call.get("args"), resp.get("response")
-        if type(call_id) is not str or not call_id or type(name) is not str or type(args) is not dict:
+        if type(args) is not dict:
+            # A call without arguments: ADK omits ``args`` (None, never {}); an explicit null goes the general way.
+            if args is not None or len(call) != 2 or "args" in call:
+                return None
+        elif len(call) != 3:
+            return None
+        if type(call_id) is not str or not call_id or type(name) is not str:
             return None
         if resp.get("id") != call_id or resp.get("name") != name or type(body) is not dict:
             return None

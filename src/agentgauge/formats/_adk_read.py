@@ -138,12 +138,8 @@ def _pair(
     used: set[int] = set()
     tools: list[dict[str, Any]] = []
     for i, call in enumerate(calls):
-        args = call.get("args")
-        tool: dict[str, Any] = {
-            "id": _call_id(call, i),
-            "name": call["name"],
-            "arguments": {} if args is None else args,
-        }
+        # ``args`` absent or null stays ``None``: ADK compares it with ``==``, so ``None`` never matches ``{}``.
+        tool: dict[str, Any] = {"id": _call_id(call, i), "name": call["name"], "arguments": call.get("args")}
         resp = by_id.get(call.get("id"))
         if resp is not None:
             used.add(id(resp))
@@ -232,14 +228,18 @@ def derive_intermediate(data: Any, source: str, path: str) -> tuple[list[Any], l
     return tools, texts, unpaired, plain
 
 
+def _plain_call(call: dict[str, Any]) -> bool:
+    # What the writer emits: {id, name, args: {...}}, or {id, name} for a call without arguments (ADK omits None).
+    if not isinstance(call.get("id"), str) or not call["id"]:
+        return False
+    if len(call) == 2:
+        return "args" not in call
+    return len(call) == 3 and isinstance(call.get("args"), dict)
+
+
 def _plain_tools(calls: list[dict[str, Any]], responses: list[dict[str, Any]], tools: list[dict[str, Any]]) -> bool:
     for call in calls:
-        if (
-            len(call) != 3
-            or not isinstance(call.get("id"), str)
-            or not call["id"]
-            or not isinstance(call.get("args"), dict)
-        ):
+        if not _plain_call(call):
             return False
     with_result = [t for t in tools if "result" in t]
     if len(with_result) != len(responses):
@@ -285,7 +285,7 @@ def invocation_from_adk(inv: Any, source: str, path: str) -> dict[str, Any]:
             out["final_response"] = final
         else:
             out["final_response"] = content_to_message(final, source, f"{path}.finalResponse", default_role="assistant")
-    if has_key(rest, "intermediate_data"):
+    if has_key(rest, "intermediate_data") and get_key(rest, "intermediate_data") is not None:
         data = pop_key(rest, "intermediate_data")
         if has_key(rest, "tools"):
             raise _fail("has both 'tools' and 'intermediate_data'; use one form", source, path)
@@ -298,6 +298,7 @@ def invocation_from_adk(inv: Any, source: str, path: str) -> dict[str, Any]:
         if not plain:
             out["adk_intermediate_data"] = data
     else:
+        pop_key(rest, "intermediate_data")  # null, as ADK writes a result's invocation without any
         out["adk_no_intermediate_data"] = True
     for key, value in rest.items():
         out[key] = value

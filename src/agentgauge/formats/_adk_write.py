@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import EvalCase, EvalSet, Invocation, Message
+from ..model import EvalCase, EvalSet, Invocation, Message, Tool
 from ._adk_read import ADK_INVOCATION_EXTRAS, content_to_message, derive_intermediate, invocation_from_adk
 from ._keys import snake_key
 from ._stash import STASH_KEY, fingerprint
@@ -33,9 +33,14 @@ def message_to_content(message: Message, *, default_role: str) -> dict[str, Any]
     return {"role": _ADK_ROLE.get(message.role, message.role), "parts": [{"text": message.content}]}
 
 
-def _args(value: Any) -> dict[str, Any]:
-    # ADK's FunctionCall.args must be an object; other JSON values are wrapped (the stash restores them).
-    return value if isinstance(value, dict) else {"value": value}
+def _call(tool: Tool) -> dict[str, Any]:
+    # ADK's FunctionCall.args must be an object or absent. ``None`` (no arguments) is left out, as ADK writes it
+    # (``exclude_none``); other JSON values are wrapped and the stash restores them.
+    call: dict[str, Any] = {"id": tool.id, "name": tool.name}
+    value = tool.arguments
+    if value is not None:
+        call["args"] = value if isinstance(value, dict) else {"value": value}
+    return call
 
 
 def _intermediate_data(inv: Invocation) -> dict[str, Any] | None:
@@ -60,7 +65,7 @@ def _intermediate_data(inv: Invocation) -> dict[str, Any] | None:
     if not tools and not texts and not unpaired and extra.get("adk_no_intermediate_data"):
         return None
     data: dict[str, Any] = {
-        "tool_uses": [{"id": t.id, "name": t.name, "args": _args(t.arguments)} for t in inv.tools],
+        "tool_uses": [_call(t) for t in inv.tools],
         "tool_responses": [
             {"id": t.id, "name": t.name, "response": t.result if isinstance(t.result, dict) else {"result": t.result}}
             for t in inv.tools

@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
+from .._fileio import atomic_write
 from ..errors import InputError
 from ..model import EvalMetric, EvalSet, EvalSetResult
-from ..storage._atomic import atomic_write
 from ._adk_write import to_adk_eval_set
 from ._evalset_read import describe_document, eval_set_from_document
 from ._jsonio import dump_json, open_input, parse_json, read_bytes

@@ -50,8 +50,9 @@ def _tools(row: dict[str, Any], invocation_id: str, source: str, path: str) -> l
         if not isinstance(use, dict):
             raise _fail(f"expected an object (got {type_name(use)})", source, where)
         name = _string(use, "tool_name", source, where, required=True)
-        args = use.get("tool_input", {})
-        if not isinstance(args, dict):
+        # ADK reads tool_input into FunctionCall.args: null (or absent) is "no arguments", distinct from {}.
+        args = use.get("tool_input")
+        if args is not None and not isinstance(args, dict):
             raise _fail(f"expected an object (got {type_name(args)})", source, f"{where}.tool_input")
         tool: dict[str, Any] = {"id": f"{invocation_id}-tool-{k + 1}", "name": name, "arguments": args}
         if "mock_tool_output" in use:
@@ -106,12 +107,19 @@ def _rows_to_case(rows: Any, eval_id: str, source: str, path: str) -> dict[str, 
     return {"eval_id": eval_id, "conversation": conversation}
 
 
+_SESSION_KEYS = ("app_name", "user_id", "state")
+
+
 def session_input_from_initial(value: Any, source: str, path: str = "") -> SessionInput:
-    """An ADK ``initial_session`` / ``initial.session.json`` object (``{state, app_name, user_id}``)."""
+    """An ADK ``initial_session`` / ``initial.session.json`` object (``{state, app_name, user_id}``).
+
+    Only those three keys are kept, as ADK does: an initial session is often a saved ``Session`` whose ``id``,
+    ``events`` and ``last_update_time`` describe a past run, not how a new one starts.
+    """
     if not isinstance(value, dict):
         raise _fail(f"expected an object with state, app_name and user_id (got {type_name(value)})", source, path)
     try:
-        return SessionInput.model_validate(value)
+        return SessionInput.model_validate({key: value[key] for key in _SESSION_KEYS if key in value})
     except ValidationError as exc:
         raise validation_error(exc, source, path) from None
 
@@ -129,7 +137,7 @@ def legacy_eval_set(doc: list[Any], source: str, *, default_id: str) -> EvalSet:
                 raise _fail(f"expected an object with name and data (got {type_name(entry)})", source, where)
             name = _string(entry, "name", source, where, required=True) or ""
             case = _rows_to_case(entry.get("data"), name, source, f"{where}.data")
-            if entry.get("initial_session") is not None:
+            if entry.get("initial_session"):  # ADK ignores an empty initial session
                 session = session_input_from_initial(entry["initial_session"], source, f"{where}.initial_session")
                 case["session_input"] = session.model_dump(mode="json")
             cases.append(case)

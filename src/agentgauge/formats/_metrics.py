@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import InputError
-from ..model import Criterion, EvalMetric
+from ..model import Criterion, EvalMetric, redact_secrets
 from ._jsonio import type_name, validation_error
 
 __all__ = [
@@ -150,7 +150,10 @@ def default_adk_metrics() -> list[EvalMetric]:
 
 
 def to_test_config(metrics: list[EvalMetric], source: str = "<metrics>") -> dict[str, Any]:
-    """ADK-dialect metrics back to a ``test_config.json`` object; native-dialect metrics have no ADK form."""
+    """ADK-dialect metrics back to a ``test_config.json`` object; native-dialect metrics have no ADK form.
+
+    Every ``api_key`` / ``apiKey`` value is blanked, as in any other dump of a metric: the object is for files.
+    """
     criteria: dict[str, Any] = {}
     custom: dict[str, Any] = {}
     for i, metric in enumerate(metrics):
@@ -160,10 +163,10 @@ def to_test_config(metrics: list[EvalMetric], source: str = "<metrics>") -> dict
                 file=source,
                 location=f"[{i}]",
             )
-        adk = dict(metric.criterion.adk)
+        adk = redact_secrets(dict(metric.criterion.adk))
         criteria[metric.metric_name] = adk["threshold"] if list(adk) == ["threshold"] else adk
         if isinstance(metric.extension, dict) and "custom_metric" in metric.extension:
-            custom[metric.metric_name] = metric.extension["custom_metric"]
+            custom[metric.metric_name] = redact_secrets(metric.extension["custom_metric"])
     out: dict[str, Any] = {"criteria": criteria}
     if custom:
         out["custom_metrics"] = custom

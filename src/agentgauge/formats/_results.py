@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic.alias_generators import to_camel
 
 from ..errors import InputError
 from ..model import EvalMetricResult, EvalSetResult, EvalStatus, Invocation
 from ._adk_read import invocation_from_adk, is_genai_invocation
 from ._adk_write import invocation_to_adk
 from ._jsonio import parse_json, type_name, validation_error
-from ._keys import get_key, has_key, pop_key
+from ._keys import get_key, has_key, pop_key, snake_key
 
 __all__ = ["result_from_document", "to_adk_result"]
 
@@ -39,11 +40,24 @@ def _metric_result(raw: Any) -> Any:
             out["threshold"] = adk["threshold"]
         else:
             del out["threshold"]
+    if has_key(out, "custom_function_path") and get_key(out, "custom_function_path") is None:
+        pop_key(out, "custom_function_path")
     details = out.get("details")
-    if isinstance(details, dict) and isinstance(get_key(details, "rubric_scores"), list):
-        details = dict(details)
-        details["rubric_scores"] = [_rubric_score(s) for s in pop_key(details, "rubric_scores")]
-        out["details"] = details
+    if isinstance(details, dict):
+        # ADK writes every optional detail, null when absent (rubric_scores, token_usage_details, ...); an empty
+        # list of rubric scores says no more than null does.
+        details = {k: v for k, v in details.items() if v is not None and v != []}
+        if isinstance(get_key(details, "rubric_scores"), list):
+            details["rubric_scores"] = [_rubric_score(s) for s in pop_key(details, "rubric_scores")]
+        for name in ("token_usage_details", "duration_details"):
+            counts = get_key(details, name)
+            if isinstance(counts, dict):  # ADK's field names, whichever spelling the file used
+                pop_key(details, name)
+                details[name] = {snake_key(k): v for k, v in counts.items()}
+        if details:
+            out["details"] = details
+        else:
+            del out["details"]
     return out
 
 
@@ -68,8 +82,9 @@ def _case_result(raw: Any, source: str, path: str) -> Any:
         return raw
     out = dict(raw)
     pop_key(out, "eval_metric_results")  # ADK's deprecated (EvalMetric, EvalMetricResult) tuples
-    if has_key(out, "user_id") and get_key(out, "user_id") is None:
-        pop_key(out, "user_id")
+    for key in ("user_id", "eval_set_file", "session_details"):  # ADK writes them as null when unset
+        if has_key(out, key) and get_key(out, key) is None:
+            pop_key(out, key)
     overall = get_key(out, "overall_eval_metric_results")
     if isinstance(overall, list):
         pop_key(out, "overall_eval_metric_results")
@@ -139,13 +154,22 @@ def _adk_metric(metric: EvalMetricResult) -> dict[str, Any]:
         "score": metric.score,
         "eval_status": _ADK_STATUS[metric.eval_status],
     }
-    if metric.details is not None and metric.details.rubric_scores:
-        out["details"] = {
-            "rubric_scores": [
-                {"rubric_id": s.id, "rationale": s.reason or None, "score": s.score}
-                for s in metric.details.rubric_scores
+    custom_path = (metric.model_extra or {}).get("custom_function_path")
+    if isinstance(custom_path, str):
+        out["custom_function_path"] = custom_path
+    details = metric.details
+    if details is not None:
+        adk_details: dict[str, Any] = {}
+        if details.rubric_scores:
+            adk_details["rubric_scores"] = [
+                {"rubric_id": s.id, "rationale": s.reason or None, "score": s.score} for s in details.rubric_scores
             ]
-        }
+        if details.token_usage_details is not None:
+            adk_details["token_usage_details"] = details.token_usage_details
+        if details.duration_details is not None:
+            adk_details["duration_details"] = details.duration_details
+        if adk_details:
+            out["details"] = adk_details
     return out
 
 
@@ -180,6 +204,11 @@ def to_adk_result(result: EvalSetResult) -> dict[str, Any]:
         }
         if case.error_message:
             item["error_message"] = case.error_message
+        extra = case.model_extra or {}
+        for key in ("session_details", "eval_set_file"):  # kept from an ADK result
+            value = extra.get(key, extra.get(to_camel(key)))
+            if value is not None:
+                item[key] = value
         cases.append(item)
     out: dict[str, Any] = {
         "eval_set_result_id": result.eval_set_result_id,

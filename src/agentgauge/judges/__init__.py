@@ -12,7 +12,7 @@
 from ._cache import JudgeCache, cache_key
 from ._client import JudgeClient, JudgePool
 from ._endpoint import PROVIDERS, JudgeEndpoint, ProviderDefaults
-from ._errors import JudgeConfigError, JudgeError, JudgeParseError, snippet
+from ._errors import JudgeAnswerError, JudgeConfigError, JudgeError, JudgeParseError, JudgeTimeoutError, snippet
 from ._json import extract_json, extract_json_object, strip_code_fence
 from ._openai import OpenAIJudge
 from ._protocol import CallableJudge, JudgeMessage, JudgeModel, ResponseSchema, as_judge_model
@@ -22,6 +22,7 @@ from ._settings import JudgeSettings
 __all__ = [
     "PROVIDERS",
     "CallableJudge",
+    "JudgeAnswerError",
     "JudgeCache",
     "JudgeClient",
     "JudgeConfigError",
@@ -32,6 +33,7 @@ __all__ = [
     "JudgeParseError",
     "JudgePool",
     "JudgeSettings",
+    "JudgeTimeoutError",
     "OpenAIJudge",
     "ProviderDefaults",
     "ResponseSchema",

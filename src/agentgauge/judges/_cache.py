@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..storage import atomic_write
+from .._fileio import atomic_write
 from ._protocol import JudgeMessage, ResponseSchema
 
 __all__ = ["JudgeCache", "cache_key"]

@@ -6,12 +6,15 @@ import asyncio
 import hashlib
 import json
 import logging
+import math
 import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._redact import redact
 from ._cache import JudgeCache, cache_key
 from ._endpoint import JudgeEndpoint
+from ._errors import JudgeTimeoutError
 from ._openai import OpenAIJudge
 from ._protocol import JudgeMessage, JudgeModel, ResponseSchema, as_judge_model
 from ._settings import JudgeSettings
@@ -25,6 +28,8 @@ class JudgeClient:
     """One judge with a concurrency limit and, when ``cache`` and ``identity`` are given, an answer cache.
 
     The cache is consulted before taking a concurrency slot, so cached answers never wait behind live calls.
+    Each call gets ``time_budget`` seconds (all retries included; ``None``: unbounded) once it holds a slot; a
+    call may pass its own. Answers are returned, and cached, with every registered secret masked.
     """
 
     def __init__(
@@ -35,6 +40,7 @@ class JudgeClient:
         max_concurrency: int = 4,
         cache: JudgeCache | None = None,
         identity: Mapping[str, Any] | None = None,
+        time_budget: float | None = None,
     ) -> None:
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
@@ -43,6 +49,7 @@ class JudgeClient:
         self.max_concurrency = max_concurrency
         self.cache = cache if identity is not None else None
         self.identity = dict(identity) if identity is not None else None
+        self.time_budget = time_budget
         self.calls = 0
         self.cache_hits = 0
         # An asyncio.Semaphore binds to the loop that first waits on it; keep one per loop.
@@ -64,8 +71,12 @@ class JudgeClient:
         generation_config: Mapping[str, Any],
         response_schema: ResponseSchema | None = None,
         sample_index: int = 0,
+        time_budget: float | None = None,
     ) -> str:
-        """The judge's answer for sample ``sample_index`` of ``messages`` (from the cache when present)."""
+        """The judge's answer for sample ``sample_index`` of ``messages`` (from the cache when present).
+
+        ``time_budget`` overrides the client's budget for this call (a metric's configured ``timeout``).
+        """
         key = None
         if self.cache is not None and self.identity is not None:
             key = cache_key(self.identity, messages, generation_config, response_schema, sample_index)
@@ -75,8 +86,8 @@ class JudgeClient:
                 return cached
         async with self._limit():
             self.calls += 1
-            answer = await self.model.complete(
-                messages, generation_config=generation_config, response_schema=response_schema
+            answer = redact(
+                await self._complete(messages, generation_config, response_schema, time_budget or self.time_budget)
             )
         if key is not None and self.cache is not None:
             try:
@@ -84,6 +95,32 @@ class JudgeClient:
             except OSError as exc:  # a read-only cache must not fail the metric
                 _log.warning("judge cache write failed in %s: %s", self.cache.directory, exc)
         return answer
+
+    async def _complete(
+        self,
+        messages: Sequence[JudgeMessage],
+        generation_config: Mapping[str, Any],
+        response_schema: ResponseSchema | None,
+        budget: float | None,
+    ) -> str:
+        if isinstance(self.model, OpenAIJudge):  # it spends the budget across its retries itself
+            return await self.model.complete(
+                messages, generation_config=generation_config, response_schema=response_schema, time_budget=budget
+            )
+        if budget is None or not math.isfinite(budget):
+            return await self.model.complete(
+                messages, generation_config=generation_config, response_schema=response_schema
+            )
+        bound = asyncio.timeout(budget)
+        try:
+            async with bound:
+                return await self.model.complete(
+                    messages, generation_config=generation_config, response_schema=response_schema
+                )
+        except TimeoutError:
+            if not bound.expired():
+                raise
+            raise JudgeTimeoutError(f"judge {self.label} did not answer within its {budget:g}s time budget") from None
 
 
 def _memo_key(endpoint: JudgeEndpoint) -> str:
@@ -131,6 +168,7 @@ class JudgePool:
                 max_concurrency=self.settings.max_concurrency,
                 cache=self._cache,
                 identity=identity,
+                time_budget=self.settings.retry.total_budget,
             )
         return self._injected
 
@@ -147,6 +185,7 @@ class JudgePool:
                 max_concurrency=self.settings.max_concurrency,
                 cache=self._cache,
                 identity=endpoint.cache_identity(),
+                time_budget=self.settings.retry.total_budget,
             )
             self._clients[memo] = client
         return client

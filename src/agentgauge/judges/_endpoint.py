@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._redact import register_secret
 from ._errors import JudgeConfigError
 
 __all__ = ["PROVIDERS", "JudgeEndpoint", "ProviderDefaults"]
@@ -74,7 +75,7 @@ class JudgeEndpoint:
     """A resolved OpenAI-compatible judge endpoint.
 
     ``api_key`` is excluded from ``repr`` and from :meth:`cache_identity`, so it never reaches logs, cache keys or
-    cache entries.
+    cache entries; creating an endpoint registers the key for masking in every output (see ``agentgauge._redact``).
     """
 
     provider: str
@@ -83,6 +84,10 @@ class JudgeEndpoint:
     api_key: str = field(repr=False, compare=False)
     extra_fields: Mapping[str, Any] = field(default_factory=dict, compare=False)
     variant: str = ""
+
+    def __post_init__(self) -> None:
+        if self.api_key != NO_KEY_PLACEHOLDER:
+            register_secret(self.api_key)
 
     @classmethod
     def resolve(
@@ -147,5 +152,5 @@ class JudgeEndpoint:
         return {"model": self.model, "base_url": self.base_url or "", "extra_fields": dict(self.extra_fields)}
 
     def describe(self) -> str:
-        """``model @ base URL`` for messages."""
-        return f"{self.model} @ {self.base_url or 'https://api.openai.com/v1'}"
+        """``<model> at <base URL>`` for messages."""
+        return f"{self.model} at {self.base_url or 'https://api.openai.com/v1'}"

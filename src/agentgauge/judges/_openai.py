@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import math
 import time
 import weakref
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
+from .._redact import redact
 from ._endpoint import JudgeEndpoint
-from ._errors import JudgeError, snippet
+from ._errors import JudgeAnswerError, JudgeError, JudgeTimeoutError, snippet
 from ._protocol import JudgeMessage, ResponseSchema
 from ._retry import RetryPolicy, parse_retry_after
 
@@ -46,19 +49,65 @@ _SCHEMA_REJECTED_STATUSES = frozenset({400, 404, 415, 422, 501})
 
 
 class _Retryable(Exception):
-    def __init__(self, description: str, status: int | None, retry_after: float | None) -> None:
+    def __init__(
+        self, description: str, status: int | None, retry_after: float | None, *, invalid: bool = False
+    ) -> None:
         super().__init__(description)
         self.description = description
         self.status = status
         self.retry_after = retry_after
+        self.invalid = invalid  # the server answered, but not with a chat completion
+
+
+_KINDS: dict[type, str] = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    name = type(value).__name__
+    return _KINDS.get(type(value), f"{'an' if name[:1] in 'aeiou' else 'a'} {name}")
+
+
+def _answer_text(body: bytes, content_type: str) -> str:
+    """The first choice's message content of a chat-completion body; ``ValueError`` says what is wrong."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        shown = snippet(body.decode("utf-8", "replace"), 80) or "<empty>"
+        raise ValueError(f"the body is not JSON ({content_type or 'no content type'}): {shown!r}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"the body is {_kind(data)}, not a chat completion object")
+    choices = data.get("choices")
+    if choices is None and isinstance(data.get("error"), dict | str):
+        error = data["error"]
+        message = error.get("message", "") if isinstance(error, dict) else error
+        raise ValueError(f"the body is an error object: {snippet(str(message), 120)!r}")
+    if not isinstance(choices, list):
+        raise ValueError("'choices' is missing" if choices is None else f"'choices' is {_kind(choices)}, not a list")
+    if not choices:
+        raise ValueError("'choices' is empty")
+    message = choices[0].get("message") if isinstance(choices[0], dict) else None
+    if not isinstance(message, dict):
+        where = "'choices[0].message'" if isinstance(choices[0], dict) else "'choices[0]'"
+        found = message if isinstance(choices[0], dict) else choices[0]
+        raise ValueError(f"{where} is {_kind(found)}, not an object")
+    content = message.get("content")
+    if not isinstance(content, str):
+        raise ValueError(f"'choices[0].message.content' is {_kind(content)}, not a string")
+    if not content.strip():
+        raise ValueError("the answer is empty")
+    return content
 
 
 class OpenAIJudge:
     """:class:`~agentgauge.judges.JudgeModel` over the async ``openai`` SDK (chat completions, ``stream=false``).
 
-    The SDK's own retries are disabled; this class retries 429, 408/409/425, 5xx, timeouts and connection errors
-    per :class:`RetryPolicy`, honouring ``Retry-After``. A JSON-schema ``response_format`` is sent when a schema
-    is given, and dropped for the rest of the run once the server rejects it.
+    The SDK's own retries are disabled; this class retries 429, 408/409/425, 5xx, timeouts, connection errors and
+    invalid answers (bodies that are not chat completions) per :class:`RetryPolicy`, honouring ``Retry-After``,
+    within the call's time budget. A JSON-schema ``response_format`` is sent when a schema is given, and dropped
+    for the rest of the run once the server rejects it. Answers and error messages never contain a registered
+    secret.
     """
 
     def __init__(self, endpoint: JudgeEndpoint, *, retry: RetryPolicy | None = None) -> None:
@@ -90,6 +139,7 @@ class OpenAIJudge:
 
     def _scrub(self, text: str) -> str:
         key = self.endpoint.api_key
+        text = redact(text)
         return text.replace(key, "***") if len(key) >= 4 else text
 
     def _request(
@@ -114,27 +164,30 @@ class OpenAIJudge:
             }
         return params
 
-    async def _once(self, params: dict[str, Any]) -> str:
+    async def _once(self, params: dict[str, Any], timeout: float) -> str:
         import openai
 
         try:
-            completion = await self._client().chat.completions.create(**params)
+            # The raw response: the SDK's own parsing turns garbage into Python internals ("'str' object has no
+            # attribute 'choices'"); we check the body ourselves and say what is wrong with it.
+            async with asyncio.timeout(timeout):  # a hard bound: httpx's timeouts are per read, not per request
+                raw = await self._client().chat.completions.with_raw_response.create(**params, timeout=timeout)
+                body = raw.http_response.content
         except openai.APIStatusError as exc:
             status = exc.status_code
             detail = f"HTTP {status}: {snippet(self._scrub(exc.message), 200)}"
             if status in _RETRY_STATUSES or status >= 500:
                 raise _Retryable(detail, status, parse_retry_after(exc.response.headers)) from exc
             raise JudgeError(f"judge {self.endpoint.describe()} failed with {detail}", status=status) from exc
-        except openai.APITimeoutError as exc:
-            raise _Retryable(f"timeout after {self.retry.request_timeout:g}s", None, None) from exc
+        except (openai.APITimeoutError, TimeoutError) as exc:
+            raise _Retryable(f"timeout after {timeout:.3g}s", None, None) from exc
         except openai.APIConnectionError as exc:
             raise _Retryable(f"connection error: {snippet(self._scrub(str(exc)), 200)}", None, None) from exc
-        if not completion.choices:
-            raise JudgeError(f"judge {self.endpoint.describe()} returned no choices")
-        content = completion.choices[0].message.content
-        if not isinstance(content, str) or not content.strip():
-            raise JudgeError(f"judge {self.endpoint.describe()} returned an empty answer")
-        return content
+        try:
+            content = _answer_text(body, raw.http_response.headers.get("content-type", ""))
+        except ValueError as exc:
+            raise _Retryable(self._scrub(str(exc)), raw.http_response.status_code, None, invalid=True) from None
+        return redact(content)
 
     async def complete(
         self,
@@ -142,16 +195,35 @@ class OpenAIJudge:
         *,
         generation_config: Mapping[str, Any],
         response_schema: ResponseSchema | None = None,
+        time_budget: float | None = None,
     ) -> str:
-        """Ask the endpoint, retrying transient failures; raise :class:`JudgeError` naming the last status."""
+        """Ask the endpoint, retrying transient failures within ``time_budget`` seconds (default: the policy's
+        ``total_budget``).
+
+        Raises :class:`JudgeAnswerError` when the last attempt got an invalid answer, :class:`JudgeTimeoutError`
+        when the budget ran out, else :class:`JudgeError` naming the last status.
+        """
         policy = self.retry
+        budget = policy.total_budget if time_budget is None else time_budget
+        loop = asyncio.get_running_loop()
+        # Build the SDK client (and import its modules) first: that one-off set-up blocks the event loop, so no
+        # timeout could interrupt it, and it is not the judge's time.
+        self._client().chat.completions.with_raw_response  # noqa: B018 - the lazy imports happen on access
         started = time.monotonic()
+        deadline = loop.time() + budget if math.isfinite(budget) else math.inf
         attempt = 0
+        last = ""
         while True:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise JudgeTimeoutError(
+                    f"judge {self.endpoint.describe()} did not answer within its {budget:g}s time budget "
+                    f"({attempt} attempt(s); last: {last})"
+                )
             attempt += 1
             params = self._request(messages, generation_config, response_schema)
             try:
-                return await self._once(params)
+                return await self._once(params, min(policy.request_timeout, remaining))
             except JudgeError as exc:
                 if "response_format" in params and exc.status in _SCHEMA_REJECTED_STATUSES:
                     # The server does not do JSON-schema output; answers are parsed tolerantly anyway.
@@ -161,14 +233,11 @@ class OpenAIJudge:
                     continue
                 raise
             except _Retryable as exc:
+                last = exc.description
                 elapsed = time.monotonic() - started
                 delay = policy.backoff(attempt, exc.retry_after)
-                if attempt >= policy.max_attempts or elapsed + delay > policy.total_budget:
-                    raise JudgeError(
-                        f"judge {self.endpoint.describe()} failed after {attempt} attempt(s) in {elapsed:.1f}s: "
-                        f"{exc.description}",
-                        status=exc.status,
-                    ) from None
+                if attempt >= policy.max_attempts or loop.time() + delay >= deadline:
+                    self._give_up(exc, attempt, elapsed, budget, deadline - loop.time() <= 0)
                 _log.warning(
                     "judge %s attempt %d failed (%s); retrying in %.2fs",
                     self.endpoint.describe(),
@@ -177,6 +246,18 @@ class OpenAIJudge:
                     delay,
                 )
                 await asyncio.sleep(delay)
+
+    def _give_up(self, exc: _Retryable, attempt: int, elapsed: float, budget: float, spent: bool) -> NoReturn:
+        where = self.endpoint.describe()
+        tally = f"{attempt} attempt(s) in {elapsed:.1f}s"
+        if exc.invalid:
+            raise JudgeAnswerError(where, f"{exc.description} ({tally})", attempts=attempt)
+        if spent:
+            raise JudgeTimeoutError(
+                f"judge {where} did not answer within its {budget:g}s time budget ({tally}; last: {exc.description})",
+                status=exc.status,
+            )
+        raise JudgeError(f"judge {where} failed after {tally}: {exc.description}", status=exc.status)
 
     async def aclose(self) -> None:
         """Close the SDK clients this judge opened."""

@@ -13,15 +13,18 @@ __all__ = ["RetryPolicy", "parse_retry_after"]
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
-    """How often and how long a judge call is retried on 429, 5xx, timeouts and connection errors.
+    """How often and how long a judge call is retried on 429, 5xx, timeouts, connection errors and invalid
+    answers (bodies that are not chat completions).
 
     - ``max_attempts``: total attempts including the first (``1`` disables retries).
     - ``initial_delay`` / ``multiplier`` / ``max_delay``: backoff ``initial_delay * multiplier**(n-1)``, capped.
     - ``jitter``: the backoff is scaled by a random factor in ``[1 - jitter, 1 + jitter]`` so parallel callers
       spread out.
     - ``max_retry_after``: a server's ``Retry-After`` is honoured up to this many seconds.
-    - ``total_budget``: no retry starts once this many seconds would have elapsed since the first attempt.
-    - ``request_timeout``: seconds one HTTP request may take before it counts as a timeout.
+    - ``total_budget``: the time budget of one judge call in seconds, every attempt and wait included (default
+      45): a request still running when it is spent is abandoned, and no retry starts that could not end in it.
+    - ``request_timeout``: seconds one HTTP request may take before it counts as a timeout and is retried
+      (default 30; never more than what is left of ``total_budget``).
     """
 
     max_attempts: int = 6
@@ -30,8 +33,8 @@ class RetryPolicy:
     max_delay: float = 30.0
     jitter: float = 0.25
     max_retry_after: float = 120.0
-    total_budget: float = 300.0
-    request_timeout: float = 120.0
+    total_budget: float = 45.0
+    request_timeout: float = 30.0
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
@@ -40,8 +43,10 @@ class RetryPolicy:
             raise ValueError("retry delays and budgets must not be negative")
         if not 0 <= self.jitter <= 1:
             raise ValueError(f"jitter must be within [0, 1], got {self.jitter}")
-        if self.request_timeout <= 0:
+        if not self.request_timeout > 0:  # written so that nan is refused too
             raise ValueError(f"request_timeout must be > 0, got {self.request_timeout}")
+        if not self.total_budget > 0:
+            raise ValueError(f"total_budget must be > 0, got {self.total_budget}")
 
     def backoff(self, attempt: int, retry_after: float | None = None, *, rng: random.Random | None = None) -> float:
         """Seconds to wait after failed attempt number ``attempt`` (1-based).

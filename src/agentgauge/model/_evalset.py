@@ -25,6 +25,10 @@ __all__ = [
 Role = Literal["system", "user", "assistant", "tool"]
 
 
+def _is_none(value: Any) -> bool:
+    return value is None
+
+
 def new_tool_id() -> str:
     """A fresh tool-call id (``call_`` + 24 hex digits) for calls recorded without one."""
     return "call_" + uuid.uuid4().hex[:24]
@@ -41,12 +45,17 @@ class Message(GaugeModel):
 
 
 class Tool(GaugeModel):
-    """A tool call and its result. ``arguments`` and ``result`` may be any JSON value."""
+    """A tool call and its result. ``arguments`` and ``result`` may be any JSON value.
+
+    ``arguments=None`` is a call recorded without arguments (ADK ``args`` absent or ``null``); it is not ``{}``,
+    and the ADK trajectory rule compares the two as different. Left out, ``arguments`` defaults to ``{}``.
+    """
 
     id: str = Field(default_factory=new_tool_id)
     name: str
     arguments: Any = Field(default_factory=dict)
-    result: Any = omit_empty()
+    # Only a missing result is left out: ``{}``, ``[]``, ``""`` and ``0`` are results (trpc writes them too).
+    result: Any = Field(default=None, exclude_if=_is_none)
 
 
 class Invocation(GaugeModel):

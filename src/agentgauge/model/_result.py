@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, Field
 
 from ._base import GaugeModel, omit_empty
 from ._evalset import Invocation
@@ -26,20 +28,31 @@ __all__ = [
 ]
 
 
+def _null_as(empty: Any) -> BeforeValidator:
+    # ADK writes absent optional values as null (``rationale: null``, ``rubric_scores: null``).
+    return BeforeValidator(lambda value: empty() if value is None else value)
+
+
 class RubricScore(GaugeModel):
     """A judge's verdict on one rubric: its id, the reason and the score (``None`` when unparseable)."""
 
     id: str = ""
-    reason: str = ""
+    reason: Annotated[str, _null_as(str)] = ""
     score: float | None = None
 
 
 class EvalMetricResultDetails(GaugeModel):
-    """Why a metric scored what it did: the reason, the score and per-rubric scores."""
+    """Why a metric scored what it did: the reason, the score and per-rubric scores.
+
+    ``token_usage_details`` and ``duration_details`` are ADK's efficiency-metric details (token counts by type,
+    seconds by kind), kept as written. ``null`` for any of the lists or details means "none".
+    """
 
     reason: str | None = omit_empty()
     score: float | None = omit_empty()
-    rubric_scores: list[RubricScore] = omit_empty(factory=list)
+    rubric_scores: Annotated[list[RubricScore], _null_as(list)] = omit_empty(factory=list)
+    token_usage_details: dict[str, Any] | None = omit_empty()
+    duration_details: dict[str, Any] | None = omit_empty()
 
 
 class EvalMetricResult(GaugeModel):

@@ -38,6 +38,6 @@ def render(result: EvalSetResult, fmt: ReportFormat) -> str:
 
 def write_report(result: EvalSetResult, path: str | os.PathLike[str], fmt: ReportFormat) -> None:
     """Render ``result`` in ``fmt`` and write it to ``path`` atomically (parent directories are created)."""
-    from ..storage import atomic_write
+    from .._fileio import atomic_write
 
     atomic_write(path, render(result, fmt).encode("utf-8"))

@@ -55,9 +55,10 @@ def _json(value: Any) -> str:
 
 
 def format_tool_call(tool: Tool) -> str:
-    """``name({"a": 1})``: a tool call with its arguments as compact JSON (key order kept)."""
+    """``name({"a": 1})``: a tool call with its arguments as compact JSON (key order kept); ``name()`` for a call
+    recorded without arguments (``None``), which is not the same call as ``name({})``."""
     args = tool.arguments
-    return f"{tool.name}({_json(args if args is not None else {})})"
+    return f"{tool.name}({_json(args) if args is not None else ''})"
 
 
 def message_text(message: Message | None) -> str | None:

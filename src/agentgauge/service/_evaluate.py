@@ -7,6 +7,7 @@ from typing import Protocol
 
 from pydantic import ValidationError
 
+from ..agents._safety import describe_exception
 from ..evaluators._base import EvaluateResult, Evaluator
 from ..model import (
     EvalCase,
@@ -37,6 +38,16 @@ class EvaluatorSource(Protocol):
 
 class _MetricFailure(Exception):
     pass
+
+
+def _reason(exc: BaseException) -> str:
+    # The evaluator's own message as before; an unprintable one (its __str__ raises) is described safely.
+    if isinstance(exc, SystemExit):
+        return describe_exception(exc).replace("the agent", "the evaluator")
+    try:
+        return str(exc)
+    except Exception:
+        return describe_exception(exc)
 
 
 def _details(reason: str, score: float | None, rubric_scores: list[RubricScore]) -> EvalMetricResultDetails:
@@ -92,8 +103,8 @@ async def _score(
     try:
         evaluator = evaluators.resolve(metric)
         result = await evaluator.evaluate(actuals, expecteds, metric)
-    except Exception as exc:
-        raise _MetricFailure(f"run evaluation for metric {metric.metric_name}: {exc}") from exc
+    except (Exception, SystemExit) as exc:  # a plug-in evaluator's sys.exit() fails its case, not the run
+        raise _MetricFailure(f"run evaluation for metric {metric.metric_name}: {_reason(exc)}") from None
     if not isinstance(result, EvaluateResult):
         raise _MetricFailure(
             f"run evaluation for metric {metric.metric_name}: evaluator returned {type(result).__name__}, "

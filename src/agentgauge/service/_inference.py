@@ -10,6 +10,8 @@ import uuid
 from pydantic_core import PydanticSerializationError, to_json
 
 from ..agents import Agent, AgentError, AgentOutput, AgentRequest
+from ..agents._safety import check_output_depth, describe_exception
+from ..agents._watchdog import AgentTimeout, Budget, active, arm, disarm
 from ..model import EvalCase, Invocation, Message
 from ._types import InferenceResult
 
@@ -83,23 +85,32 @@ def case_problem(case: EvalCase, *, has_agent: bool) -> str | None:
     return None
 
 
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, AgentError):
-        return str(exc)
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+def _contained(exc: BaseException) -> bool:
+    """Whether ``exc``, raised by agent code, fails only its case.
+
+    Everything but cancellation is: an agent's ``sys.exit()``, ``SystemExit`` or ``KeyboardInterrupt`` must not end
+    the run. A ``KeyboardInterrupt`` that arrives while the case is being cancelled is the user's Ctrl-C (the event
+    loop cancels the run on the first one) and goes on.
+    """
+    if isinstance(exc, asyncio.CancelledError):
+        return False
+    if isinstance(exc, KeyboardInterrupt):
+        task = asyncio.current_task()
+        return task is None or not task.cancelling()
+    return True
 
 
 def _check_savable(output: AgentOutput) -> None:
     # Tool arguments/results and message extras are free-form; a value JSON cannot hold would only surface when
     # the result is saved, after every case has run, and lose the whole run.
+    check_output_depth(output)
     try:
         to_json(output)
-    except PydanticSerializationError as exc:
-        raise AgentError(f"agent output cannot be saved as JSON: {exc}") from None
+    except (PydanticSerializationError, RecursionError, ValueError) as exc:
+        raise AgentError(f"agent output cannot be saved as JSON: {describe_exception(exc)}") from None
 
 
-async def _converse(agent: Agent, case: EvalCase, result: InferenceResult) -> list[Invocation]:
+async def _converse(agent: Agent, case: EvalCase, result: InferenceResult, budget: Budget | None) -> list[Invocation]:
     session = case.session_input
     state = copy.deepcopy(session.state) if session is not None else {}
     conversation = case.conversation or []
@@ -115,14 +126,23 @@ async def _converse(agent: Agent, case: EvalCase, result: InferenceResult) -> li
             context_messages=context,
             history=list(actuals),
         )
+        # The budget marks code that runs on behalf of this case, where the watchdog may interrupt a blocked loop.
+        token = active.set(budget)
         try:
             output = await agent.run(request)
             _check_savable(output)
-        except Exception as exc:
+        except BaseException as exc:
+            if not _contained(exc):
+                raise
             label = f" ({expected.invocation_id})" if expected.invocation_id else ""
-            raise CaseError(
-                f"agent failed on invocation {index + 1} of {len(conversation)}{label}: {_describe(exc)}"
-            ) from exc
+            where = f"invocation {index + 1} of {len(conversation)}{label}"
+            if isinstance(exc, AgentTimeout) and budget is not None:
+                raise CaseError(
+                    f"inference timed out after {budget.timeout:g} s: the agent blocked the event loop on {where}"
+                ) from None
+            raise CaseError(f"agent failed on {where}: {describe_exception(exc)}") from None
+        finally:
+            active.reset(token)
         actuals.append(
             Invocation(
                 invocation_id=str(uuid.uuid4()),
@@ -148,8 +168,11 @@ async def infer_case(
 ) -> InferenceResult:
     """Run ``case`` through ``agent`` (or read its trace) and return the inference result.
 
-    Never raises for problems of the case itself: an invalid case, an agent exception, a timeout (``timeout``
-    seconds for the whole case) or unusable agent output gives a ``failed`` result with ``error_message``.
+    Never raises for problems of the case itself: an invalid case, anything the agent raises (``SystemExit`` and
+    ``KeyboardInterrupt`` included; only cancellation propagates), a timeout (``timeout`` seconds for the whole
+    case, enforced even on an async agent that blocks the event loop where the watchdog is available, see
+    :mod:`agentgauge.agents._watchdog`) or unusable agent output gives a ``failed`` result with
+    ``error_message``.
     """
     session = case.session_input
     result = InferenceResult(
@@ -166,10 +189,13 @@ async def infer_case(
         result.inferences = trace_invocations(case)[0]
         return result
     assert agent is not None  # guaranteed by case_problem
+    budget = arm(timeout)
     try:
-        result.inferences = await asyncio.wait_for(_converse(agent, case, result), timeout)
+        result.inferences = await asyncio.wait_for(_converse(agent, case, result, budget), timeout)
     except CaseError as exc:
         return result.fail(str(exc))
-    except TimeoutError:
+    except (TimeoutError, AgentTimeout):  # AgentTimeout: the watchdog fired just as the agent call ended
         return result.fail(f"inference timed out after {timeout:g} s")
+    finally:
+        disarm(budget)
     return result

@@ -1,10 +1,13 @@
 """Storage for eval sets, metrics and results: local files and in-memory managers, locators, atomic writes.
 
-All managers are synchronous and thread-safe. Ids that become path segments are validated (no ``/``, ``\\``, NUL,
-``.``/``..``, absolute or empty ids); a missing item raises :class:`~agentgauge.errors.NotFoundError`.
+All managers are synchronous. In-memory managers are thread-safe; local managers change a file only while holding
+its lock (``.agentgauge-locks/<file>.lock`` beside it), so they are safe across threads, instances and processes.
+Ids that become path segments are validated (no ``/``, ``\\``, NUL, ``.``/``..``, absolute or empty ids); a missing
+item raises :class:`~agentgauge.errors.NotFoundError`. Writes are atomic and go through symbolic links; FIFOs,
+devices, sockets and directories are refused as targets (:func:`check_output_target`).
 """
 
-from ._atomic import atomic_write
+from .._fileio import NotARegularFileError, atomic_write, check_output_target
 from ._evalset import EvalSetManager, InMemoryEvalSetManager, LocalEvalSetManager
 from ._ids import check_segment
 from ._locator import (
@@ -34,8 +37,10 @@ __all__ = [
     "LocalMetricManager",
     "Locator",
     "MetricManager",
+    "NotARegularFileError",
     "SuffixLocator",
     "atomic_write",
+    "check_output_target",
     "check_segment",
     "default_evalset_locator",
     "default_metrics_locator",

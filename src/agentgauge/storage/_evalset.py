@@ -6,12 +6,14 @@ import os
 import threading
 import time
 from abc import ABC, abstractmethod
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from ..errors import InputError, NotFoundError
 from ..model import EvalCase, EvalSet
 from ._ids import check_segment
 from ._locator import Locator, default_evalset_locator
+from ._lock import DEFAULT_LOCK_TIMEOUT, file_lock
 
 __all__ = ["EvalSetManager", "InMemoryEvalSetManager", "LocalEvalSetManager"]
 
@@ -25,10 +27,22 @@ def _fill_timestamps(case: EvalCase, now: float) -> None:
 
 
 class EvalSetManager(ABC):
-    """Get / create / list / delete eval sets and their cases. Thread-safe: one lock per manager."""
+    """Get / create / list / delete eval sets and their cases.
+
+    Thread-safe. Every change is a read-modify-write under :meth:`_mutation`: the manager's own lock here, a lock per
+    eval set file (across threads, instances and processes) in :class:`LocalEvalSetManager`.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
+
+    def _mutation(self, app: str, set_id: str, *, creating: bool) -> AbstractContextManager[object]:
+        """The lock held while one eval set is changed; ``creating`` when the set may not exist yet."""
+        return self._lock
+
+    @staticmethod
+    def _not_found(app: str, set_id: str) -> NotFoundError:
+        return NotFoundError(f"eval set {set_id!r} of app {app!r} not found")
 
     @abstractmethod
     def _read(self, app: str, set_id: str) -> EvalSet | None: ...
@@ -47,7 +61,7 @@ class EvalSetManager(ABC):
         check_segment(set_id, "eval set id")
         found = self._read(app, set_id)
         if found is None:
-            raise NotFoundError(f"eval set {set_id!r} of app {app!r} not found")
+            raise self._not_found(app, set_id)
         return found
 
     def get(self, app: str, set_id: str) -> EvalSet:
@@ -57,9 +71,9 @@ class EvalSetManager(ABC):
 
     def create(self, app: str, set_id: str) -> EvalSet:
         """Create an empty eval set named after its id; fails if it already exists."""
-        with self._lock:
-            check_segment(app, "app name")
-            check_segment(set_id, "eval set id")
+        check_segment(app, "app name")
+        check_segment(set_id, "eval set id")
+        with self._mutation(app, set_id, creating=True):
             if self._read(app, set_id) is not None:
                 raise InputError(f"eval set {set_id!r} of app {app!r} already exists")
             eval_set = EvalSet(eval_set_id=set_id, name=set_id, eval_cases=[], creation_timestamp=time.time())
@@ -68,9 +82,9 @@ class EvalSetManager(ABC):
 
     def put(self, app: str, eval_set: EvalSet) -> None:
         """Create or replace a whole eval set (its id is ``eval_set.eval_set_id``)."""
-        with self._lock:
-            check_segment(app, "app name")
-            check_segment(eval_set.eval_set_id, "eval set id")
+        check_segment(app, "app name")
+        check_segment(eval_set.eval_set_id, "eval set id")
+        with self._mutation(app, eval_set.eval_set_id, creating=True):
             self._write(app, eval_set)
 
     def list(self, app: str) -> list[str]:
@@ -81,11 +95,11 @@ class EvalSetManager(ABC):
 
     def delete(self, app: str, set_id: str) -> None:
         """Delete an eval set; :class:`NotFoundError` when it does not exist."""
-        with self._lock:
-            check_segment(app, "app name")
-            check_segment(set_id, "eval set id")
+        check_segment(app, "app name")
+        check_segment(set_id, "eval set id")
+        with self._mutation(app, set_id, creating=False):
             if not self._remove(app, set_id):
-                raise NotFoundError(f"eval set {set_id!r} of app {app!r} not found")
+                raise self._not_found(app, set_id)
 
     def get_case(self, app: str, set_id: str, case_id: str) -> EvalCase:
         """One case of an eval set; :class:`NotFoundError` when the set or the case does not exist."""
@@ -97,7 +111,7 @@ class EvalSetManager(ABC):
 
     def add_case(self, app: str, set_id: str, case: EvalCase) -> None:
         """Append a case; its id must be non-empty and new. Missing timestamps are set to now."""
-        with self._lock:
+        with self._mutation(app, set_id, creating=False):
             eval_set = self._load(app, set_id)
             if not case.eval_id:
                 raise InputError(f"cannot add a case with an empty evalId to eval set {set_id!r}")
@@ -110,7 +124,7 @@ class EvalSetManager(ABC):
 
     def update_case(self, app: str, set_id: str, case: EvalCase) -> None:
         """Replace the case with the same id; :class:`NotFoundError` when there is none."""
-        with self._lock:
+        with self._mutation(app, set_id, creating=False):
             eval_set = self._load(app, set_id)
             for index, existing in enumerate(eval_set.eval_cases):
                 if existing.eval_id == case.eval_id:
@@ -123,7 +137,7 @@ class EvalSetManager(ABC):
 
     def delete_case(self, app: str, set_id: str, case_id: str) -> None:
         """Remove a case; :class:`NotFoundError` when there is none."""
-        with self._lock:
+        with self._mutation(app, set_id, creating=False):
             eval_set = self._load(app, set_id)
             kept = [c for c in eval_set.eval_cases if c.eval_id != case_id]
             if len(kept) == len(eval_set.eval_cases):
@@ -159,13 +173,30 @@ class InMemoryEvalSetManager(EvalSetManager):
 class LocalEvalSetManager(EvalSetManager):
     """Eval sets as files, by default ``<base_dir>/<app>/<evalSetId>.evalset.json`` (native JSON, atomic writes).
 
-    Any supported format is read (ADK, legacy, ...); files are written in the native form.
+    Any supported format is read (ADK, legacy, ...); files are written in the native form. Every change reads,
+    modifies and rewrites the file while holding that file's lock (``.agentgauge-locks/<file>.lock`` beside it), so
+    concurrent writers in any thread, manager instance or process never lose each other's changes; ``lock_timeout``
+    bounds the wait for another writer. Reads take no lock: writes are atomic, so a reader sees a whole file.
     """
 
-    def __init__(self, base_dir: str | os.PathLike[str] = ".", locator: Locator | None = None) -> None:
+    def __init__(
+        self,
+        base_dir: str | os.PathLike[str] = ".",
+        locator: Locator | None = None,
+        *,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+    ) -> None:
         super().__init__()
         self.base_dir = Path(base_dir)
         self.locator: Locator = locator if locator is not None else default_evalset_locator()
+        self.lock_timeout = lock_timeout
+
+    def _mutation(self, app: str, set_id: str, *, creating: bool) -> AbstractContextManager[object]:
+        path = self.path_for(app, set_id)
+        if not creating and not path.is_file():
+            # Not found now is a valid answer, and it creates no lock file for a set that does not exist.
+            raise self._not_found(app, set_id)
+        return file_lock(path, timeout=self.lock_timeout)
 
     def path_for(self, app: str, set_id: str) -> Path:
         """The file that holds an eval set (ids are validated)."""

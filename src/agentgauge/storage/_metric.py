@@ -6,12 +6,14 @@ import builtins
 import os
 import threading
 from abc import ABC, abstractmethod
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from ..errors import InputError, NotFoundError
 from ..model import EvalMetric
 from ._ids import check_segment
 from ._locator import Locator, default_metrics_locator
+from ._lock import DEFAULT_LOCK_TIMEOUT, file_lock
 
 __all__ = ["InMemoryMetricManager", "LocalMetricManager", "MetricManager"]
 
@@ -20,11 +22,21 @@ class MetricManager(ABC):
     """List / get / add / delete / update the metrics of an eval set. Thread-safe: one lock per manager.
 
     An eval set without stored metrics raises :class:`NotFoundError` from :meth:`get_all` and :meth:`list`, so
-    callers can fall back to ``test_config.json`` or ADK's defaults.
+    callers can fall back to ``test_config.json`` or ADK's defaults. Every change is a read-modify-write under
+    :meth:`_mutation`: the manager's own lock here, a lock per metrics file (across threads, instances and processes)
+    in :class:`LocalMetricManager`.
     """
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
+
+    def _mutation(self, app: str, set_id: str, *, creating: bool) -> AbstractContextManager[object]:
+        """The lock held while one eval set's metrics are changed; ``creating`` when they may not exist yet."""
+        return self._lock
+
+    @staticmethod
+    def _not_found(app: str, set_id: str) -> NotFoundError:
+        return NotFoundError(f"no metrics stored for eval set {set_id!r} of app {app!r}")
 
     @abstractmethod
     def _read(self, app: str, set_id: str, *, expand: bool) -> builtins.list[EvalMetric] | None: ...
@@ -37,7 +49,7 @@ class MetricManager(ABC):
         check_segment(set_id, "eval set id")
         found = self._read(app, set_id, expand=expand)
         if found is None:
-            raise NotFoundError(f"no metrics stored for eval set {set_id!r} of app {app!r}")
+            raise self._not_found(app, set_id)
         return found
 
     def get_all(self, app: str, set_id: str) -> builtins.list[EvalMetric]:
@@ -47,13 +59,13 @@ class MetricManager(ABC):
 
     def put_all(self, app: str, set_id: str, metrics: builtins.list[EvalMetric]) -> None:
         """Replace the eval set's metrics (names must be unique)."""
-        with self._lock:
-            check_segment(app, "app name")
-            check_segment(set_id, "eval set id")
-            names = [m.metric_name for m in metrics]
-            duplicates = sorted({n for n in names if names.count(n) > 1})
-            if duplicates:
-                raise InputError(f"duplicate metric names: {', '.join(duplicates)}")
+        check_segment(app, "app name")
+        check_segment(set_id, "eval set id")
+        names = [m.metric_name for m in metrics]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise InputError(f"duplicate metric names: {', '.join(duplicates)}")
+        with self._mutation(app, set_id, creating=True):
             self._write(app, set_id, list(metrics))
 
     def list(self, app: str, set_id: str) -> builtins.list[str]:
@@ -77,7 +89,7 @@ class MetricManager(ABC):
 
     def add(self, app: str, set_id: str, metric: EvalMetric) -> None:
         """Add a metric; a metric of the same name must not exist yet."""
-        with self._lock:
+        with self._mutation(app, set_id, creating=True):
             metrics = self._load_or_empty(app, set_id)
             if any(m.metric_name == metric.metric_name for m in metrics):
                 raise InputError(f"metric {metric.metric_name!r} already exists for eval set {set_id!r} of app {app!r}")
@@ -86,7 +98,7 @@ class MetricManager(ABC):
 
     def update(self, app: str, set_id: str, metric: EvalMetric) -> None:
         """Replace the metric of the same name; :class:`NotFoundError` when there is none."""
-        with self._lock:
+        with self._mutation(app, set_id, creating=False):
             metrics = self._load(app, set_id, expand=False)
             for index, existing in enumerate(metrics):
                 if existing.metric_name == metric.metric_name:
@@ -97,7 +109,7 @@ class MetricManager(ABC):
 
     def delete(self, app: str, set_id: str, name: str) -> None:
         """Remove a metric; :class:`NotFoundError` when there is none."""
-        with self._lock:
+        with self._mutation(app, set_id, creating=False):
             metrics = self._load(app, set_id, expand=False)
             kept = [m for m in metrics if m.metric_name != name]
             if len(kept) == len(metrics):
@@ -125,12 +137,30 @@ class LocalMetricManager(MetricManager):
 
     Reads expand ``${VAR}`` in judgeModel fields; read-modify-write operations work on the unexpanded file so
     placeholders survive. API keys are never written (they are blanked on serialisation).
+
+    Every change reads, modifies and rewrites the file while holding that file's lock (``.agentgauge-locks/<file>.lock``
+    beside it), so concurrent writers in any thread, manager instance or process never lose each other's changes;
+    ``lock_timeout`` bounds the wait for another writer. Reads take no lock (writes are atomic).
     """
 
-    def __init__(self, base_dir: str | os.PathLike[str] = ".", locator: Locator | None = None) -> None:
+    def __init__(
+        self,
+        base_dir: str | os.PathLike[str] = ".",
+        locator: Locator | None = None,
+        *,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+    ) -> None:
         super().__init__()
         self.base_dir = Path(base_dir)
         self.locator: Locator = locator if locator is not None else default_metrics_locator()
+        self.lock_timeout = lock_timeout
+
+    def _mutation(self, app: str, set_id: str, *, creating: bool) -> AbstractContextManager[object]:
+        path = self.path_for(app, set_id)
+        if not creating and not path.is_file():
+            # Not found now is a valid answer, and it creates no lock file for metrics that do not exist.
+            raise self._not_found(app, set_id)
+        return file_lock(path, timeout=self.lock_timeout)
 
     def path_for(self, app: str, set_id: str) -> Path:
         """The metrics file of an eval set (ids are validated)."""

@@ -18,6 +18,8 @@ if "chat_server" not in sys.modules:
 
 from chat_server import ChatServer  # noqa: E402
 
+from agentgauge._redact import clear_secrets  # noqa: E402
+
 
 @pytest.fixture
 def chat_server() -> Iterator[ChatServer]:
@@ -26,3 +28,10 @@ def chat_server() -> Iterator[ChatServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _forget_secrets() -> Iterator[None]:
+    # Keys registered by one test must not mask another test's output.
+    yield
+    clear_secrets()

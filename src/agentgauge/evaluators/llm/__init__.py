@@ -14,6 +14,7 @@ from ...judges import JudgePool, JudgeSettings
 from ._adk import ADK_METRICS
 from ._engine import JudgeMetric, LLMJudgeEvaluator
 from ._hallucinations import HALLUCINATIONS, HallucinationsEvaluator
+from ._ready import check_judge_ready
 from ._sample import JudgeConfig, Prompt, Sample
 from ._trpc import TRPC_METRICS
 
@@ -26,6 +27,7 @@ __all__ = [
     "Prompt",
     "Sample",
     "build_llm_evaluators",
+    "check_judge_ready",
     "register_llm_builtins",
 ]
 

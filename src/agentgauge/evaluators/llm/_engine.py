@@ -5,13 +5,23 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
+from ..._redact import redact
 from ...criteria._base import CriterionError
 from ...criteria._llm import DEFAULT_GENERATION_CONFIG, JudgeModelOptions, LLMCriterion, Rubric
-from ...judges import JudgeClient, JudgeEndpoint, JudgeError, JudgeParseError, JudgePool, snippet
+from ...judges import (
+    JudgeAnswerError,
+    JudgeClient,
+    JudgeEndpoint,
+    JudgeError,
+    JudgeParseError,
+    JudgePool,
+    snippet,
+)
 from ...model import EvalMetric, EvalStatus, Invocation, status_for_score
 from .._base import EvaluateResult, EvaluatorError, PerInvocationResult
 from .._common import check_counts
@@ -112,6 +122,15 @@ def _rubrics(raw: Any, where: str) -> tuple[Rubric, ...]:
     return tuple(r for r in out if r.content is not None)
 
 
+def _time_budget(raw: Any, where: str) -> float | None:
+    """A configured judge ``timeout`` (seconds for one judge call, retries included); broken values raise."""
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not raw > 0 or math.isinf(raw):
+        raise EvaluatorError(f"{where}.timeout must be a positive number of seconds, got {snippet(repr(raw), 60)}")
+    return float(raw)
+
+
 def _from_case(rubric: Rubric) -> bool:
     return (rubric.model_extra or {}).get("source") == "case"
 
@@ -173,6 +192,9 @@ class LLMJudgeEvaluator:
             sample_limit=crit.sample_parallelism if crit.sample_parallelism_enabled else 0,
             generation_config=options.effective_generation_config() if options else dict(DEFAULT_GENERATION_CONFIG),
             flags=raw or {},
+            time_budget=_time_budget((options.model_extra or {}).get("timeout"), f"{name}: llmJudge.judgeModel")
+            if options
+            else None,
         )
 
     def _adk_config(self, metric: EvalMetric, block: dict[str, Any], case_rubrics: tuple[Rubric, ...]) -> JudgeConfig:
@@ -202,7 +224,14 @@ class LLMJudgeEvaluator:
             generation_config=options.effective_generation_config(),
             flags=block,
             case_rubrics=case_rubrics + from_case,
+            time_budget=_time_budget((raw_options or {}).get("timeout"), f"{name}: judge_model_options"),
         )
+
+    def check_ready(self, metric: EvalMetric) -> None:
+        """Resolve the judge of ``metric`` (model, base URL, API key from config and environment) without calling
+        it: :class:`EvaluatorError` for a broken criterion, :class:`~agentgauge.judges.JudgeConfigError` when the
+        judge cannot be reached as configured (e.g. no API key for a hosted provider)."""
+        self.client(self.read_config(metric))
 
     def client(self, config: JudgeConfig) -> JudgeClient:
         """The judge for ``config`` (the injected one when set); JudgeConfigError when it cannot be built."""
@@ -238,7 +267,7 @@ class LLMJudgeEvaluator:
                 raise EvaluatorError(f"{name}: {exc}") from None
             return self.metric.aggregate_invocations(
                 [
-                    self._not_evaluated(a, e, f"judge unavailable: {exc}")
+                    self._not_evaluated(a, e, redact(f"judge unavailable: {exc}"))
                     for a, e in zip(actuals, expecteds, strict=True)
                 ],
                 config.threshold,
@@ -268,6 +297,11 @@ class LLMJudgeEvaluator:
             return await self.judge_invocation(index, actuals, expecteds, config, client)
         except NotApplicable as exc:
             return self._not_evaluated(actual, expected, str(exc))
+        except JudgeAnswerError as exc:
+            # "judge <model> at <URL> returned an invalid answer for invocation N: ..."
+            if self.metric.dialect == "trpc":
+                raise EvaluatorError(f"{self.metric.name}: {exc.for_invocation(index + 1)}") from None
+            return self._not_evaluated(actual, expected, exc.for_invocation(index + 1))
         except JudgeError as exc:
             if self.metric.dialect == "trpc":
                 raise EvaluatorError(f"{self.metric.name}: invocation {index + 1}: {exc}") from None
@@ -306,6 +340,7 @@ class LLMJudgeEvaluator:
             generation_config=config.generation_config,
             response_schema=prompt.schema,
             sample_index=k,
+            time_budget=config.time_budget,
         )
         try:
             result = self.metric.single_call()[1](answer, prompt)

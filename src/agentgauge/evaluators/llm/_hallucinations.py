@@ -44,6 +44,7 @@ class HallucinationsEvaluator(LLMJudgeEvaluator):
         segmented = await client.ask(
             [{"role": "user", "content": HALLUCINATION_SEGMENTER.format(response=text)}],
             generation_config=generation,
+            time_budget=config.time_budget,
         )
         sentences = parse_sentences(segmented)
         if not sentences:
@@ -52,6 +53,7 @@ class HallucinationsEvaluator(LLMJudgeEvaluator):
         validated = await client.ask(
             [{"role": "user", "content": HALLUCINATION_VALIDATOR.format(context=context, sentences=numbered)}],
             generation_config=generation,
+            time_budget=config.time_budget,
         )
         labels = parse_hallucination_labels(validated)
         scored = [(s, label, v) for s, label, v in labels if v is not None]

@@ -38,6 +38,7 @@ class JudgeConfig:
     ``options`` is ``None`` only when an injected judge replaces the configured one; ``flags`` holds the raw
     criterion block for metric-specific switches (``evaluate_intermediate_nl_responses``, ...).
     ``case_rubrics`` (ADK dialect) are rubrics merged in from the case, used only when their type matches.
+    ``time_budget`` is the configured ``timeout`` of one judge call in seconds (``None``: the run's default).
     """
 
     metric_name: str
@@ -50,6 +51,7 @@ class JudgeConfig:
     # The raw block also holds the judge's apiKey: keep it out of repr (tracebacks, debug output).
     flags: Mapping[str, Any] = field(default_factory=dict, repr=False)
     case_rubrics: tuple[Rubric, ...] = ()
+    time_budget: float | None = None
 
     def flag(self, name: str) -> bool:
         """A boolean switch of the criterion, read in snake_case or camelCase."""

@@ -1,0 +1,130 @@
+"""One lock per stored file, held across threads, manager instances and processes during a read-modify-write.
+
+Two layers, always taken in this order:
+
+1. an in-process :class:`threading.RLock` per lock file (shared by every manager instance of the process), so the
+   threads of one process queue without polling and only one of them at a time contends for the file lock;
+2. a ``filelock`` lock (``flock`` on POSIX, ``msvcrt`` on Windows) on ``<folder>/.agentgauge-locks/<file>.lock``,
+   which excludes other processes. The operating system drops it when its process dies, so a crash never leaves a
+   stale lock behind.
+
+The lock file lives with the data (not in a temporary directory), so that every process that can write the data
+agrees on it, whatever its ``TMPDIR``, user or container. Paths are resolved first: two managers that reach the same
+file through different paths or symbolic links share one lock. Lock files are empty and kept after use (removing a
+lock file another process waits on would let two writers in at once).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .._fileio import resolve_symlinks
+
+if TYPE_CHECKING:  # pragma: no cover
+    from filelock import BaseFileLock
+
+__all__ = ["DEFAULT_LOCK_TIMEOUT", "LOCK_DIR_NAME", "file_lock", "lock_file_for"]
+
+LOCK_DIR_NAME = ".agentgauge-locks"
+"""The hidden folder, beside the stored files, that holds their lock files."""
+
+DEFAULT_LOCK_TIMEOUT = 120.0
+"""Seconds a write waits for another writer of the same file before giving up with :class:`TimeoutError`."""
+
+# Waiting processes retry the (non-blocking) file lock this often; the in-process layer needs no polling.
+_POLL_INTERVAL = 0.005
+
+
+@dataclass
+class _Entry:
+    """The in-process lock of one lock file and the single ``filelock`` object used under it."""
+
+    path: Path
+    thread_lock: threading.RLock = field(default_factory=threading.RLock)
+    _file_lock: BaseFileLock | None = None
+
+    def file_lock(self) -> BaseFileLock:
+        if self._file_lock is None:
+            from filelock import FileLock
+
+            # thread_local=False: the object is only used under thread_lock, and a nested acquire by the same thread
+            # must count up on the same object instead of waiting for itself.
+            self._file_lock = FileLock(self.path, thread_local=False)
+        return self._file_lock
+
+
+_entries: dict[str, _Entry] = {}
+_entries_guard = threading.Lock()
+
+
+def _reset_after_fork() -> None:
+    # A forked child inherits the parent's lock objects in whatever state other threads left them; it holds none.
+    global _entries_guard
+    _entries.clear()
+    _entries_guard = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_after_fork)
+
+
+def lock_file_for(data_path: str | os.PathLike[str]) -> Path:
+    """The lock file guarding ``data_path``: ``<folder of its final target>/.agentgauge-locks/<name>.lock``."""
+    final = resolve_symlinks(data_path)
+    return final.parent / LOCK_DIR_NAME / f"{final.name}.lock"
+
+
+def _entry(lock_path: Path) -> _Entry:
+    key = os.path.normcase(os.fspath(lock_path))
+    with _entries_guard:
+        found = _entries.get(key)
+        if found is None:
+            found = _entries[key] = _Entry(lock_path)
+        return found
+
+
+@contextmanager
+def file_lock(data_path: str | os.PathLike[str], *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold the lock of ``data_path`` for the block (reentrant within a thread).
+
+    Creates the lock folder (and the data's folder) when missing. Raises :class:`TimeoutError` naming the file when
+    another writer holds the lock for more than ``timeout`` seconds (a negative timeout waits forever).
+    """
+    lock_path = lock_file_for(data_path)
+    entry = _entry(lock_path)
+    deadline = None if timeout < 0 else time.monotonic() + timeout
+    if not entry.thread_lock.acquire(timeout=-1 if deadline is None else timeout):
+        raise _timed_out(data_path, lock_path, timeout)
+    try:
+        lock = entry.file_lock()
+        if not lock.is_locked:
+            lock_path.parent.mkdir(parents=True, exist_ok=True)
+        from filelock import Timeout
+
+        remaining = -1.0 if deadline is None else max(0.0, deadline - time.monotonic())
+        try:
+            lock.acquire(timeout=remaining, poll_interval=_POLL_INTERVAL)
+        except Timeout:
+            raise _timed_out(data_path, lock_path, timeout) from None
+        try:
+            yield
+        finally:
+            lock.release()
+    finally:
+        entry.thread_lock.release()
+
+
+def _timed_out(data_path: str | os.PathLike[str], lock_path: Path, timeout: float) -> TimeoutError:
+    return TimeoutError(
+        errno.ETIMEDOUT,
+        f"another writer held its lock ({lock_path}) for more than {timeout:g} s; try again later",
+        os.fspath(data_path),
+    )

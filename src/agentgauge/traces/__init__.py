@@ -1,0 +1,71 @@
+"""Recorded OpenTelemetry traces as agent conversations: read, inspect, turn into eval sets, score.
+
+Readers accept Jaeger JSON, OTLP JSON (also Grafana Tempo's ``batches`` and ``{"trace": ...}`` exports, and
+protobuf-JSON base64 ids) and OTLP JSONL (one span or one export request per line); OTLP log records are merged
+into the spans they name. Conversations are extracted
+from Google ADK 1.x spans (``invoke_agent`` / ``call_llm`` / ``execute_tool``), ADK 2.x spans (``invoke_workflow``
+/ ``invoke_agent`` / ``generate_content`` / ``execute_tool``, content captured on spans), OpenTelemetry GenAI
+semantic conventions (``gen_ai.input.messages`` / ``gen_ai.output.messages``, parts- or content-based) and the
+older flattened ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` attributes. One trace is one conversation.
+
+:func:`export_result` goes the other way: an eval set result as OTLP spans with the GenAI evaluation attributes.
+
+Example::
+
+    from agentgauge.traces import read_conversations, golden_eval_set
+
+    found = read_conversations("traces/")
+    for conversation in found.conversations:
+        print(conversation.trace_id, [inv.user_content.content for inv in conversation.invocations])
+    eval_set = golden_eval_set(found.conversations, "recorded")
+"""
+
+from ._cases import (
+    Conversations,
+    TraceMatch,
+    TraceMatching,
+    golden_eval_set,
+    match_traces,
+    merge_by_session,
+    read_conversations,
+    trace_eval_set,
+)
+from ._export import TRACE_ID_KEY, export_result, result_to_otlp, traces_endpoint
+from ._extract import CAPTURE_HINT, EVAL_ID_ATTRIBUTE, TraceConversation, extract_conversation, is_genai_trace
+from ._messages import ChatMessage, ToolCall, ToolResponse, input_messages, output_messages
+from ._read import load_traces, merge_log_records, parse_spans, parse_traces, trace_files
+from ._spans import Span, SpanEvent, Trace, build_traces
+
+__all__ = [
+    "CAPTURE_HINT",
+    "EVAL_ID_ATTRIBUTE",
+    "TRACE_ID_KEY",
+    "ChatMessage",
+    "Conversations",
+    "Span",
+    "SpanEvent",
+    "ToolCall",
+    "ToolResponse",
+    "Trace",
+    "TraceConversation",
+    "TraceMatch",
+    "TraceMatching",
+    "build_traces",
+    "export_result",
+    "extract_conversation",
+    "golden_eval_set",
+    "input_messages",
+    "is_genai_trace",
+    "load_traces",
+    "match_traces",
+    "merge_by_session",
+    "merge_log_records",
+    "output_messages",
+    "parse_spans",
+    "parse_traces",
+    "read_conversations",
+    "result_to_otlp",
+    "trace_eval_set",
+    "trace_files",
+    "traces_endpoint",
+]

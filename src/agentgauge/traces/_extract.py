@@ -1,0 +1,378 @@
+"""From a trace's spans to the invocations of one conversation (agentgauge's own model objects).
+
+Span roles (checked in this order):
+- **tool** span: name ``execute_tool ...``, ``gen_ai.operation.name == "execute_tool"`` or a ``gen_ai.tool.name``;
+- **agent** span: name ``invoke_agent ...`` / ``invoke_workflow ...`` or that operation name;
+- **LLM** span: name ``call_llm ...`` (ADK 1.x), operation ``chat`` / ``generate_content`` / ``text_completion``,
+  a ``gen_ai.request.model``, or recorded messages.
+
+Turns: each *outermost* agent span holding LLM or tool spans is one invocation; agent spans nested inside it
+(sub-agents, transfers) are folded into that turn. Without agent spans, the top-level LLM spans are grouped into
+turns by their latest user message (an agent loop re-sends the same user message with growing history).
+
+Inside a turn: the subtree of a tool span is opaque (an agent-as-tool's inner calls belong to that tool), and an
+LLM span nested in another (an OpenAI client span inside ADK's ``call_llm``) is ignored. The user text comes from
+the first LLM span's latest user message, the final response from the last LLM span that answered with text, the
+other assistant texts become intermediate responses, and tool calls come from the model's requests, completed by
+the tool spans (arguments, results) in the order the model asked for them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InputError
+from ..model import Invocation, Message, Tool
+from ._messages import ChatMessage, ToolCall, ToolResponse, input_messages, output_messages, parse_json_value
+from ._spans import Span, Trace
+
+__all__ = ["CAPTURE_HINT", "EVAL_ID_ATTRIBUTE", "TraceConversation", "extract_conversation", "is_genai_trace"]
+
+CAPTURE_HINT = (
+    "the spans carry no message content. Google ADK 2.x records content only when "
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (or SPAN_AND_EVENT) is set, or with the legacy "
+    "schema ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1 (with EVENT_ONLY the content is in OpenTelemetry log records: "
+    "give their OTLP JSON export together with the spans, e.g. in one directory); other instrumentations have "
+    "their own content-capture switch "
+    "(e.g. OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true for the OpenAI instrumentor)"
+)
+
+EVAL_ID_ATTRIBUTE = "agentgauge.eval_id"
+
+
+@dataclass(slots=True)
+class TraceConversation:
+    """The conversation recorded in one trace: its invocations and what identifies it.
+
+    ``eval_id`` is the ``agentgauge.eval_id`` attribute when a span (or resource) carries one; ``session_id`` the
+    ``gen_ai.conversation.id`` / ADK session id; ``app_name`` the agent or service name; ``warnings`` what was
+    guessed or left out.
+    """
+
+    trace_id: str
+    source: str
+    invocations: list[Invocation]
+    eval_id: str = ""
+    session_id: str = ""
+    app_name: str = ""
+    user_id: str = ""
+    warnings: list[str] = field(default_factory=list)
+    trace_ids: list[str] = field(default_factory=list)
+    """The trace each invocation came from (several when traces were merged by session)."""
+
+    @property
+    def first_user_text(self) -> str:
+        """The first invocation's user message text ("" when there is none)."""
+        return self.invocations[0].user_content.content if self.invocations else ""
+
+
+def _is_tool(span: Span) -> bool:
+    return (
+        span.name.startswith("execute_tool")
+        or span.operation == "execute_tool"
+        or isinstance(span.attributes.get("gen_ai.tool.name"), str)
+    )
+
+
+def _is_agent(span: Span) -> bool:
+    return span.name.startswith(("invoke_agent", "invoke_workflow")) or span.operation in (
+        "invoke_agent",
+        "invoke_workflow",
+    )
+
+
+_LLM_OPERATIONS = frozenset({"chat", "generate_content", "text_completion", "call_llm"})
+_MESSAGE_KEYS = (
+    "gen_ai.input.messages",
+    "gen_ai.output.messages",
+    "gen_ai.input.messages.otel",
+    "gen_ai.output.messages.otel",
+    "gen_ai.prompt.0.role",
+    "gen_ai.prompt.0.content",
+    "gen_ai.completion.0.role",
+    "gen_ai.completion.0.content",
+)
+
+
+def _is_llm(span: Span) -> bool:
+    if _is_tool(span) or _is_agent(span):
+        return False
+    attrs = span.attributes
+    return (
+        span.name.startswith("call_llm")
+        or span.operation in _LLM_OPERATIONS
+        or "gen_ai.request.model" in attrs
+        or any(key in attrs for key in _MESSAGE_KEYS)
+    )
+
+
+def is_genai_trace(trace: Trace) -> bool:
+    """True when the trace has an agent, LLM or tool span (anything this module can read a conversation from)."""
+    return any(_is_agent(s) or _is_tool(s) or _is_llm(s) for s in trace.spans)
+
+
+def extract_conversation(trace: Trace) -> TraceConversation:
+    """The invocations recorded in ``trace``.
+
+    Raises :class:`~agentgauge.errors.InputError` (naming the file and trace) when the trace has agent or LLM
+    spans but no message content to read (content capture off), or no turn at all.
+    """
+    where = f"trace {trace.trace_id}"
+    turns = _turns(trace)
+    if not turns:
+        raise InputError("no agent, LLM or tool spans found", file=trace.source, location=where)
+    conversation = TraceConversation(trace.trace_id, trace.source, [])
+    for number, (anchor, spans) in enumerate(turns, start=1):
+        conversation.invocations.append(_invocation(anchor, spans, trace, f"{where}, turn {number}", conversation))
+    _identify(trace, conversation)
+    conversation.trace_ids = [trace.trace_id] * len(conversation.invocations)
+    return conversation
+
+
+# --- turns ------------------------------------------------------------------------------------------------------
+
+
+def _turns(trace: Trace) -> list[tuple[Span | None, list[Span]]]:
+    """``(anchor span, spans of the turn)`` per turn, in time order."""
+    agents = [
+        s
+        for s in trace.walk()
+        if _is_agent(s)
+        and not any(_is_agent(a) or _is_tool(a) for a in s.ancestors())
+        and any(_is_llm(d) or _is_tool(d) for d in s.descendants())
+    ]
+    if agents:
+        agents.sort(key=lambda s: s.start_ns)
+        return [(agent, list(agent.descendants())) for agent in agents]
+    # No agent spans: group the top-level LLM spans by their latest user message.
+    llms = sorted((s for s in trace.spans if _is_llm(s) and not _inside(s, _is_llm)), key=lambda s: s.start_ns)
+    tools = sorted((s for s in trace.spans if _is_tool(s) and not _inside(s, _is_tool)), key=lambda s: s.start_ns)
+    groups: list[list[Span]] = []
+    last_user: str | None = None
+    for span in llms:
+        user = _latest_user_text(input_messages(span))
+        if not groups or (user and user != last_user):
+            groups.append([])
+        if user:
+            last_user = user
+        groups[-1].append(span)
+    if not groups:
+        return [(None, tools)] if tools else []
+    # A tool span belongs to the turn of the last LLM call that started before it.
+    for tool in tools:
+        target = groups[0]
+        for group in groups:
+            if group[0].start_ns <= tool.start_ns:
+                target = group
+        target.append(tool)
+    result: list[tuple[Span | None, list[Span]]] = []
+    for group in groups:
+        members = list(group)
+        for span in group:
+            members.extend(span.descendants())
+        result.append((None, members))
+    return result
+
+
+def _inside(span: Span, predicate: Any) -> bool:
+    return any(predicate(a) for a in span.ancestors())
+
+
+def _latest_user_text(messages: list[ChatMessage]) -> str:
+    for message in reversed(messages):
+        if message.role == "user" and message.text.strip():
+            return message.text
+    return ""
+
+
+# --- one invocation ---------------------------------------------------------------------------------------------
+
+
+def _invocation(
+    anchor: Span | None, spans: list[Span], trace: Trace, where: str, conversation: TraceConversation
+) -> Invocation:
+    members = {id(s) for s in spans}
+
+    def opaque(span: Span) -> bool:
+        # Inside a tool span of this turn (an agent used as a tool): its inner calls belong to that tool.
+        return any(id(a) in members and _is_tool(a) for a in span.ancestors())
+
+    llms = sorted(
+        (
+            s
+            for s in spans
+            if _is_llm(s) and not opaque(s) and not any(id(a) in members and _is_llm(a) for a in s.ancestors())
+        ),
+        key=lambda s: s.start_ns,
+    )
+    tool_spans = sorted((s for s in spans if _is_tool(s) and not opaque(s)), key=lambda s: s.start_ns)
+    inputs = [input_messages(s) for s in llms]
+    outputs = [[m for m in output_messages(s) if m.role == "assistant"] for s in llms]
+
+    user_text = ""
+    for messages in inputs:
+        user_text = _latest_user_text(messages)
+        if user_text:
+            break
+    answers = [(i, "\n".join(m.text for m in out if m.text)) for i, out in enumerate(outputs)]
+    answers = [(i, text) for i, text in answers if text.strip()]
+    requested = [call for out in outputs for m in out for call in m.tool_calls]
+    tools = _tools(requested, tool_spans, inputs, where, conversation)
+
+    if not user_text and not answers and (llms or not tools):
+        raise InputError(CAPTURE_HINT, file=trace.source, location=where)
+    if not user_text:
+        conversation.warnings.append(f"{where}: no user message recorded")
+    final = Message(role="assistant", content=answers[-1][1]) if answers else None
+    intermediate = [Message(role="assistant", content=text) for _, text in answers[:-1]]
+    first = anchor if anchor is not None else (llms[0] if llms else tool_spans[0])
+    return Invocation(
+        invocation_id=_invocation_id(first, spans),
+        user_content=Message(role="user", content=user_text),
+        final_response=final,
+        tools=tools,
+        intermediate_responses=intermediate,
+        creation_timestamp=first.start_ns / 1e9 if first.start_ns else None,
+    )
+
+
+def _invocation_id(first: Span, spans: list[Span]) -> str:
+    for span in (first, *spans):
+        value = span.attributes.get("gcp.vertex.agent.invocation_id")
+        if isinstance(value, str) and value:
+            return value
+    return first.span_id
+
+
+def _tools(
+    requested: list[ToolCall],
+    tool_spans: list[Span],
+    inputs: list[list[ChatMessage]],
+    where: str,
+    conversation: TraceConversation,
+) -> list[Tool]:
+    """Tool calls in the order the model asked for them, completed from the tool spans; calls only seen as tool
+    spans follow in start order."""
+    from_spans = [_span_call(s) for s in tool_spans]
+    used = [False] * len(from_spans)
+    responses: dict[str, ToolResponse] = {}
+    for messages in inputs:
+        for message in messages:
+            for response in message.tool_responses:
+                if response.id:
+                    responses.setdefault(response.id, response)
+    out: list[Tool] = []
+    missing: list[str] = []
+    seen_ids: set[str] = set()
+    for call in requested:
+        if call.id and call.id in seen_ids:
+            continue  # cumulative outputs repeat earlier calls
+        seen_ids.add(call.id)
+        index = _match_span(call, from_spans, used)
+        arguments, result, recorded = call.arguments, None, False
+        if index is not None:
+            used[index] = True
+            span_call = from_spans[index]
+            if span_call.arguments not in (None, {}, "") and arguments in (None, {}, ""):
+                arguments = span_call.arguments
+            result, recorded = span_call.result, span_call.has_result
+        if not recorded and call.id in responses:
+            result, recorded = _wrap_result(responses[call.id].response), True
+        if not recorded:
+            missing.append(call.name)
+        out.append(_tool(call.id, call.name, arguments, result))
+    for index, span_call in enumerate(from_spans):
+        if not used[index]:
+            if not span_call.has_result:
+                missing.append(span_call.name)
+            out.append(_tool(span_call.id, span_call.name, span_call.arguments, span_call.result))
+    if missing and tool_spans:
+        conversation.warnings.append(f"{where}: no result recorded for {', '.join(missing)}")
+    return out
+
+
+@dataclass(slots=True)
+class _SpanCall:
+    id: str
+    name: str
+    arguments: Any
+    result: Any
+    has_result: bool
+
+
+def _span_call(span: Span) -> _SpanCall:
+    name = span.attributes.get("gen_ai.tool.name")
+    if not isinstance(name, str) or not name:
+        name = span.name.removeprefix("execute_tool").strip()
+    call_id = span.attributes.get("gen_ai.tool.call.id")
+    arguments: Any = None
+    for key in ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args", "trpc.go.agent.tool_call_args"):
+        if key in span.attributes:
+            arguments = parse_json_value(span.attributes[key])
+            break
+    result: Any = None
+    has_result = False
+    for key in ("gcp.vertex.agent.tool_response", "gen_ai.tool.call.result", "trpc.go.agent.tool_response"):
+        if key in span.attributes:
+            result, has_result = _wrap_result(parse_json_value(span.attributes[key])), True
+            break
+    arguments = {} if arguments in (None, "") else arguments
+    return _SpanCall(str(call_id) if call_id else "", name, arguments, result, has_result)
+
+
+def _wrap_result(value: Any) -> Any:
+    """A tool result as ADK stores it: an object; any other JSON value is wrapped as ``{"result": value}``."""
+    if value is None or isinstance(value, dict):
+        return value
+    return {"result": value}
+
+
+def _match_span(call: ToolCall, spans: list[_SpanCall], used: list[bool]) -> int | None:
+    if call.id:
+        for index, span_call in enumerate(spans):
+            if not used[index] and span_call.id == call.id:
+                return index
+    for index, span_call in enumerate(spans):
+        if not used[index] and span_call.name == call.name and (not call.id or not span_call.id):
+            return index
+    return None
+
+
+def _tool(call_id: str, name: str, arguments: Any, result: Any) -> Tool:
+    if call_id:
+        return Tool(id=call_id, name=name, arguments=arguments, result=result)
+    return Tool(name=name, arguments=arguments, result=result)
+
+
+# --- identity ---------------------------------------------------------------------------------------------------
+
+
+def _identify(trace: Trace, conversation: TraceConversation) -> None:
+    for span in trace.walk():
+        if not conversation.eval_id:
+            value = span.attr(EVAL_ID_ATTRIBUTE)
+            if isinstance(value, str | int) and str(value):
+                conversation.eval_id = str(value)
+        if not conversation.session_id:
+            for key in ("gen_ai.conversation.id", "gcp.vertex.agent.session_id", "session.id"):
+                value = span.attr(key)
+                if isinstance(value, str) and value:
+                    conversation.session_id = value
+                    break
+        if not conversation.app_name and _is_agent(span):
+            value = span.attr("gen_ai.agent.name")
+            if isinstance(value, str) and value:
+                conversation.app_name = value
+        if not conversation.user_id:
+            for key in ("user.id", "enduser.id"):
+                value = span.attr(key)
+                if isinstance(value, str) and value:
+                    conversation.user_id = value
+                    break
+    if not conversation.app_name:
+        for span in trace.walk():
+            value = span.attr("service.name")
+            if isinstance(value, str) and value and not value.startswith("unknown_service"):
+                conversation.app_name = value
+                break

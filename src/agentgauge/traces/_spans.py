@@ -1,0 +1,152 @@
+"""The neutral span model every trace reader produces: spans with decoded attributes, grouped into traces."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Span", "SpanEvent", "Trace", "build_traces"]
+
+
+@dataclass(slots=True)
+class SpanEvent:
+    """A span event (OTLP ``events``, Jaeger ``logs``): a name, a time and attributes."""
+
+    name: str
+    time_ns: int = 0
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True, eq=False)
+class Span:
+    """One span in a format-neutral form.
+
+    ``attributes`` hold the span's own attributes with OTLP values decoded to plain JSON values (arrays as lists,
+    key/value lists as dicts); ``resource`` the attributes of the process or resource that emitted it (Jaeger
+    ``processes``, OTLP ``resource``); ``scope`` the instrumentation scope name. ``source`` names its file and
+    ``location`` where it sits in it (a JSON path or a line number), for messages.
+    """
+
+    trace_id: str
+    span_id: str
+    parent_id: str
+    name: str
+    start_ns: int = 0
+    end_ns: int = 0
+    attributes: dict[str, Any] = field(default_factory=dict)
+    resource: dict[str, Any] = field(default_factory=dict)
+    scope: str = ""
+    events: list[SpanEvent] = field(default_factory=list)
+    location: str = ""
+    source: str = ""
+    parent: Span | None = field(default=None, repr=False)
+    children: list[Span] = field(default_factory=list, repr=False)
+
+    def attr(self, key: str, default: Any = None) -> Any:
+        """The attribute ``key`` of the span, else of its resource, else ``default``.
+
+        The span's own value wins over the resource's (a resource attribute describes the process, not the call).
+        """
+        if key in self.attributes:
+            return self.attributes[key]
+        return self.resource.get(key, default)
+
+    @property
+    def operation(self) -> str:
+        """``gen_ai.operation.name`` when the span has one, else ``""``."""
+        value = self.attributes.get("gen_ai.operation.name")
+        return value if isinstance(value, str) else ""
+
+    def descendants(self) -> Iterator[Span]:
+        """Every span below this one, depth first, children in start order."""
+        stack = list(reversed(self.children))
+        while stack:
+            span = stack.pop()
+            yield span
+            stack.extend(reversed(span.children))
+
+    def ancestors(self) -> Iterator[Span]:
+        """The parent, its parent, ... up to the root."""
+        span = self.parent
+        while span is not None:
+            yield span
+            span = span.parent
+
+
+@dataclass(slots=True)
+class Trace:
+    """All spans sharing one trace id, linked into a tree (a span whose parent is absent is a root).
+
+    One trace is one conversation: one eval case's actual conversation.
+    """
+
+    trace_id: str
+    source: str
+    spans: list[Span]
+    roots: list[Span]
+
+    def walk(self) -> Iterator[Span]:
+        """Every span, depth first from each root in start order (parents before their children)."""
+        for root in self.roots:
+            yield root
+            yield from root.descendants()
+
+
+def _start_key(span: Span) -> tuple[int, str]:
+    return (span.start_ns, span.span_id)
+
+
+def build_traces(spans: list[Span], source: str = "") -> list[Trace]:
+    """Group spans by trace id (traces in order of first appearance) and link parents and children.
+
+    A trace's ``source`` is the file of its first span (else ``source``): spans of one trace may come from
+    several files (rotated exporter output).
+
+    A span whose parent id is missing from the trace becomes a root; children and roots are sorted by start time.
+    A span id seen twice keeps its first occurrence (exporters retry batches, so duplicates happen).
+    """
+    by_trace: dict[str, dict[str, Span]] = {}
+    for span in spans:
+        bucket = by_trace.setdefault(span.trace_id, {})
+        bucket.setdefault(span.span_id, span)
+    traces: list[Trace] = []
+    for trace_id, bucket in by_trace.items():
+        roots: list[Span] = []
+        for span in bucket.values():
+            parent = bucket.get(span.parent_id) if span.parent_id and span.parent_id != span.span_id else None
+            if parent is None:
+                roots.append(span)
+            else:
+                span.parent = parent
+                parent.children.append(span)
+        _break_cycles(bucket, roots)
+        for span in bucket.values():
+            span.children.sort(key=_start_key)
+        roots.sort(key=_start_key)
+        first = next(iter(bucket.values()))
+        traces.append(Trace(trace_id, first.source or source, sorted(bucket.values(), key=_start_key), roots))
+    return traces
+
+
+def _break_cycles(bucket: dict[str, Span], roots: list[Span]) -> None:
+    """A malformed file can make spans their own ancestors; such a loop is cut and its first span made a root."""
+    reachable: set[int] = set()
+    for root in roots:
+        reachable.add(id(root))
+        reachable.update(id(span) for span in root.descendants())
+    for span in bucket.values():
+        if id(span) in reachable:
+            continue
+        # Walk up until a span repeats: that span is on the loop; detach it from its parent.
+        seen: set[int] = set()
+        node = span
+        while node.parent is not None and id(node) not in seen:
+            seen.add(id(node))
+            node = node.parent
+        if node.parent is not None:
+            node.parent.children.remove(node)
+            node.parent = None
+        roots.append(node)
+        reachable.add(id(node))
+        reachable.update(id(s) for s in node.descendants())
