@@ -336,7 +336,7 @@ BAD_INPUTS: dict[str, tuple[Any, str]] = {
     ),
     "agent needed": (lambda d: [CALC_SET], "an agent is required: case(s) calc_add"),
     "missing agent": (lambda d: [d / "nope_agent.py", CALC_SET], "nope_agent.py: agent file not found"),
-    "num runs": (lambda d: [CALC_AGENT, CALC_SET, "--num-runs", "0"], "--num-runs must be at least 1"),
+    "num runs": (lambda d: [CALC_AGENT, CALC_SET, "--num-runs", "0"], "--num-runs must be between 1 and 1000, got 0"),
     "parallelism": (lambda d: [CALC_AGENT, CALC_SET, "--parallelism", "0"], "--parallelism must be at least 1"),
     "app name": (lambda d: [CALC_AGENT, CALC_SET, "--app-name", "a/b"], "invalid app name 'a/b'"),
     "negative timeout": (lambda d: [CALC_AGENT, CALC_SET, "--timeout", "-1"], "--timeout must be positive, got -1"),

@@ -2,24 +2,45 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import NoReturn
 
 import typer
 
-__all__ = ["EXIT_FAILED", "EXIT_INVALID", "EXIT_OK", "fail_input", "input_errors_exit_2"]
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_INVALID",
+    "EXIT_OK",
+    "MAX_NUM_RUNS",
+    "check_result_location",
+    "error_line",
+    "fail_input",
+    "input_errors_exit_2",
+]
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_INVALID = 2
+MAX_NUM_RUNS = 1000  # --num-runs above this is a typo, not a plan: every run keeps its invocations in the result
+
+_NAME_MAX = 255  # bytes in one file name on common file systems (ext4, APFS, NTFS)
+_TEMP_EXTRA = len(".") + len(".0123456789ab.tmp")  # what atomic writes add to a file name for the temporary file
+
+
+def error_line(message: object) -> str:
+    """``error: message`` on one line, registered secrets masked and quoted values cut to ~200 characters."""
+    from .._redact import redact
+    from ..errors import shorten
+
+    return "error: " + shorten(" ".join(redact(str(message)).splitlines()))
 
 
 def fail_input(message: str) -> NoReturn:
     """Print ``error: message`` on stderr (registered secrets masked) and exit with code 2."""
-    from .._redact import redact
-
-    typer.echo(f"error: {redact(message)}", err=True)
+    typer.echo(error_line(message), err=True)
     raise typer.Exit(EXIT_INVALID)
 
 
@@ -35,3 +56,41 @@ def input_errors_exit_2() -> Iterator[None]:
         fail_input(str(exc).strip("'\""))
     except OSError as exc:
         fail_input(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+
+
+def check_result_location(output_dir: Path, app: str, eval_set_id: str, source: str) -> None:
+    """Check, before anything runs, that the result of eval set ``eval_set_id`` (from file ``source``) of app
+    ``app`` can be saved under ``output_dir``: a non-empty id, path segments that are valid names and a file name
+    the file system accepts (with room for the temporary file of the atomic write)."""
+    from ..errors import InputError
+    from ..storage import LocalEvalResultManager
+
+    if not eval_set_id:
+        raise InputError(
+            "must not be empty: results are saved under the eval set id", file=source, location="evalSetId"
+        )
+    sample_id = f"{app}_{eval_set_id}_00000000-0000-0000-0000-000000000000"  # the form of the real id
+    try:
+        path = LocalEvalResultManager(base_dir=output_dir).path_for(app, sample_id)
+    except InputError as exc:
+        raise InputError(exc.message, file=source, location="evalSetId") from None
+    name_max = _name_max(output_dir)
+    for part, extra in ((app, 0), (path.name, _TEMP_EXTRA)):
+        size = len(os.fsencode(part)) + extra
+        if size > name_max:
+            raise InputError(
+                f"too long: the result file name {path.name[:60]!r}... would need {size} bytes, over the file "
+                f"system's limit of {name_max} (shorten the app name or the evalSetId)",
+                file=source,
+                location="evalSetId",
+            )
+
+
+def _name_max(folder: Path) -> int:
+    for candidate in (folder, *folder.absolute().parents):
+        if candidate.is_dir():
+            try:
+                return min(_NAME_MAX, os.pathconf(candidate, "PC_NAME_MAX"))
+            except (OSError, ValueError, AttributeError):
+                break
+    return _NAME_MAX

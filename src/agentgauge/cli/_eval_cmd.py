@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ._app import app
-from ._common import EXIT_FAILED, EXIT_OK, fail_input, input_errors_exit_2
+from ._common import EXIT_FAILED, EXIT_OK, MAX_NUM_RUNS, check_result_location, fail_input, input_errors_exit_2
 from ._eval_run import EXIT_INTERRUPTED, evaluate_interruptibly, print_json, report_streamed, stopped_by_ctrl_c
 from ._stdout import stdout_reserved
 
@@ -77,6 +77,7 @@ def _select(target: _Target) -> list[str]:
 
 def _app_name(explicit: str | None, targets: list[_Target]) -> str:
     """``--app-name``, else the first ``sessionInput.appName`` of the selected sets, else the first set's id."""
+    from ..errors import InputError
     from ..storage import check_segment
 
     candidates = [explicit] if explicit else []
@@ -84,7 +85,14 @@ def _app_name(explicit: str | None, targets: list[_Target]) -> str:
         assert target.eval_set is not None
         candidates += [c.session_input.app_name for c in target.eval_set.eval_cases if c.session_input is not None]
         candidates.append(target.eval_set.eval_set_id)
-    return check_segment(next(name for name in candidates if name), "app name")
+    found = next((name for name in candidates if name), None)
+    if found is None:
+        raise InputError(
+            "must not be empty: it names the app when neither --app-name nor a case's sessionInput.appName does",
+            file=str(targets[0].path),
+            location="evalSetId",
+        )
+    return check_segment(found, "app name")
 
 
 def _shown(path: Path | None, start: Path) -> str:
@@ -132,14 +140,15 @@ def eval_command(
             "--config",
             "--metrics",
             "--config_file_path",
+            readable=False,
             help="Metrics file (.metrics.json array or ADK test_config.json). Default: <evalSetId>.metrics.json "
             "beside the eval set, else test_config.json beside it, else ADK's default criteria.",
         ),
     ] = None,
-    num_runs: Annotated[int, typer.Option("--num-runs", help="Run every case this many times.")] = 1,
+    num_runs: Annotated[int, typer.Option("--num-runs", help="Run every case this many times (1 to 1000).")] = 1,
     parallelism: Annotated[int, typer.Option("--parallelism", help="Cases (and runs) in flight at once.")] = 4,
     timeout: Annotated[float | None, typer.Option("--timeout", help="Per-case inference timeout in seconds.")] = None,
-    output_dir: Annotated[Path, typer.Option("--output-dir", help="Where results are saved.")] = Path(
+    output_dir: Annotated[Path, typer.Option("--output-dir", readable=False, help="Where results are saved.")] = Path(
         ".agentgauge/results"
     ),
     app_name: Annotated[
@@ -156,9 +165,15 @@ def eval_command(
     json_out: Annotated[
         bool, typer.Option("--json", help="Print the saved result as JSON on stdout; human output goes to stderr.")
     ] = False,
-    junit: Annotated[Path | None, typer.Option("--junit", help="Also write a JUnit XML report.")] = None,
-    html: Annotated[Path | None, typer.Option("--html", help="Also write a self-contained HTML report.")] = None,
-    markdown: Annotated[Path | None, typer.Option("--markdown", help="Also write a Markdown summary.")] = None,
+    junit: Annotated[
+        Path | None, typer.Option("--junit", readable=False, help="Also write a JUnit XML report.")
+    ] = None,
+    html: Annotated[
+        Path | None, typer.Option("--html", readable=False, help="Also write a self-contained HTML report.")
+    ] = None,
+    markdown: Annotated[
+        Path | None, typer.Option("--markdown", readable=False, help="Also write a Markdown summary.")
+    ] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the judge answer cache.")] = False,
     traces: Annotated[
         Path | None, typer.Option("--traces", help="Score recorded traces (file or directory); see docs/traces.md.")
@@ -207,8 +222,8 @@ def eval_command(
     mask_standard_streams()  # judge keys registered during the run never reach stdout/stderr
     if output_dir.exists() and not output_dir.is_dir():
         fail_input(f"--output-dir {output_dir}: not a directory")
-    if num_runs < 1:
-        fail_input(f"--num-runs must be at least 1, got {num_runs}")
+    if not 1 <= num_runs <= MAX_NUM_RUNS:
+        fail_input(f"--num-runs must be between 1 and {MAX_NUM_RUNS}, got {num_runs}")
     if parallelism < 1:
         fail_input(f"--parallelism must be at least 1, got {parallelism}")
     if timeout is not None and not timeout > 0:  # written so that nan is refused too
@@ -342,6 +357,8 @@ def _run(
                     file=str(target.path),
                 )
     app = _app_name(app_name, targets)
+    for target in targets:  # a result that cannot be saved must fail now, not after the run
+        check_result_location(output_dir, app, target.eval_set.eval_set_id, str(target.path))  # type: ignore[union-attr]
     agent = load_agent(agent_spec) if agent_spec is not None else None
     results = LocalEvalResultManager(base_dir=output_dir)
     outcomes = []

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from ._app import app
-from ._common import EXIT_INVALID, fail_input, input_errors_exit_2
+from ._common import EXIT_INVALID, error_line, fail_input, input_errors_exit_2
 
 __all__ = ["convert", "migrate", "validate"]
 
@@ -44,6 +45,21 @@ def _load_any(path: str, registry: Any = None) -> tuple[str, Any]:
     )
 
 
+def _check_depth_of_output(doc: Any, source: str, fmt: str) -> None:
+    """Refuse to write a file that would be too deep to read back: the other format can wrap values deeper."""
+    from ..errors import InputError
+    from ..formats._jsonio import MAX_DEPTH, check_depth
+
+    try:
+        check_depth(doc, f"the {fmt} form")
+    except InputError as exc:
+        raise InputError(
+            f"cannot write the {fmt} form: it would be {exc.message} at {exc.location} (a value in this file is within "
+            f"a few levels of the limit of {MAX_DEPTH}); nothing written",
+            file=source,
+        ) from None
+
+
 _SESSION_KEYS = frozenset({"app_name", "appName", "user_id", "userId", "state", "session_id", "sessionId"})
 
 
@@ -72,7 +88,9 @@ def _summary(kind: str, loaded: Any) -> str:
     epilog="Example:  agentgauge validate evals/*.evalset.json evals/test_config.json results/app/*.json",
 )
 def validate(
-    files: Annotated[list[Path], typer.Argument(help="Eval set, metrics / test_config.json or result files.")],
+    files: Annotated[
+        list[Path], typer.Argument(readable=False, help="Eval set, metrics / test_config.json or result files.")
+    ],
     plugin: Annotated[
         list[str] | None, typer.Option("--plugin", help="Import this module's register(registry) first (repeatable).")
     ] = None,
@@ -94,7 +112,7 @@ def validate(
             kind, loaded = _load_any(str(file), registry)
         except (InputError, NotFoundError) as exc:
             bad += 1
-            typer.echo(f"error: {exc}", err=True)
+            typer.echo(error_line(exc), err=True)
             continue
         typer.echo(f"ok: {file} ({_summary(kind, loaded)})")
     if bad:
@@ -106,8 +124,12 @@ def validate(
     "           agentgauge convert math.evalset.json math.adk.evalset.json --to adk",
 )
 def convert(
-    source: Annotated[Path, typer.Argument(help="Input file: eval set, metrics or result, any supported format.")],
-    target: Annotated[Path, typer.Argument(help="Output file (written atomically; parent folders are created).")],
+    source: Annotated[
+        Path, typer.Argument(readable=False, help="Input file: eval set, metrics or result, any supported format.")
+    ],
+    target: Annotated[
+        Path, typer.Argument(readable=False, help="Output file (written atomically; parent folders are created).")
+    ],
     to: Annotated[str, typer.Option("--to", help="Output format: 'native' (camelCase) or 'adk'.")] = "native",
 ) -> None:
     """Convert an eval set, metrics file or result between the native format and Google ADK's.
@@ -120,20 +142,25 @@ def convert(
     with input_errors_exit_2():
         from .._fileio import check_output_target
         from ..formats import _api
+        from ..formats._jsonio import dump_json
+        from ..storage import atomic_write
 
         check_output_target(target)  # a FIFO, device or directory is refused before the input is read
         fmt: Any = to
         kind, loaded = _load_any(str(source))
+        # Built here rather than by save_*, so that a document too deep to read back is refused before writing.
         if kind == "eval set":
-            _api.save_eval_set(loaded, target, fmt=fmt)
+            doc: Any = _api.eval_set_document(loaded, fmt)
         elif kind == "metrics":
-            _api.save_metrics(loaded, target, fmt=fmt, source=str(source))
+            doc = json.loads(_api.dump_metrics(loaded, fmt=fmt, source=str(source)))
         elif kind == "result":
-            _api.save_result(loaded, target, fmt=fmt)
+            doc = _api.result_document(loaded, fmt)
         else:
             from ..errors import InputError
 
             raise InputError(f"an {kind} file has a single format; nothing to convert", file=str(source))
+        _check_depth_of_output(doc, str(source), to)
+        atomic_write(target, dump_json(doc))
     typer.echo(f"wrote {target} ({to} {_summary(kind, loaded)})")
 
 
@@ -142,11 +169,15 @@ def convert(
     "--initial-session tests/fixture/initial.session.json",
 )
 def migrate(
-    source: Annotated[Path, typer.Argument(help="An ADK legacy .test.json file (rows of query/expected_tool_use).")],
-    target: Annotated[Path, typer.Argument(help="The new eval set file to write.")],
+    source: Annotated[
+        Path, typer.Argument(readable=False, help="An ADK legacy .test.json file (rows of query/expected_tool_use).")
+    ],
+    target: Annotated[Path, typer.Argument(readable=False, help="The new eval set file to write.")],
     initial_session: Annotated[
         Path | None,
-        typer.Option("--initial-session", help="ADK initial session JSON ({state, app_name, user_id})."),
+        typer.Option(
+            "--initial-session", readable=False, help="ADK initial session JSON ({state, app_name, user_id})."
+        ),
     ] = None,
     to: Annotated[str, typer.Option("--to", help="Output format: 'native' (camelCase) or 'adk'.")] = "native",
 ) -> None:

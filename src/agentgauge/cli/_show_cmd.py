@@ -20,7 +20,7 @@ __all__ = ["show"]
 @app.command()
 def show(
     result_file: Annotated[
-        Path, typer.Argument(help="An .evalset_result.json file (agentgauge, trpc-agent-go or ADK).")
+        Path, typer.Argument(readable=False, help="An .evalset_result.json file (agentgauge, trpc-agent-go or ADK).")
     ],
     print_detailed_results: Annotated[
         bool,
@@ -30,9 +30,15 @@ def show(
             help="Per case and invocation: metric, score, threshold, status and Expected / Actual for mismatches.",
         ),
     ] = False,
-    html: Annotated[Path | None, typer.Option("--html", help="Also write a self-contained HTML report here.")] = None,
-    junit: Annotated[Path | None, typer.Option("--junit", help="Also write a JUnit XML report here.")] = None,
-    markdown: Annotated[Path | None, typer.Option("--markdown", help="Also write a Markdown summary here.")] = None,
+    html: Annotated[
+        Path | None, typer.Option("--html", readable=False, help="Also write a self-contained HTML report here.")
+    ] = None,
+    junit: Annotated[
+        Path | None, typer.Option("--junit", readable=False, help="Also write a JUnit XML report here.")
+    ] = None,
+    markdown: Annotated[
+        Path | None, typer.Option("--markdown", readable=False, help="Also write a Markdown summary here.")
+    ] = None,
     json_out: Annotated[
         bool, typer.Option("--json", help="Print the result as JSON on stdout (human output goes to stderr).")
     ] = False,

@@ -107,6 +107,7 @@ def _function_call(call: Any, source: str, path: str) -> dict[str, Any]:
     args = call.get("args")
     if args is not None and not isinstance(args, dict):
         raise _fail(f"expected an object (got {type_name(args)})", source, f"{path}.args")
+    _check_id(call, source, path)
     return call
 
 
@@ -116,7 +117,15 @@ def _function_response(resp: Any, source: str, path: str) -> dict[str, Any]:
     body = resp.get("response")
     if body is not None and not isinstance(body, dict):
         raise _fail(f"expected an object (got {type_name(body)})", source, f"{path}.response")
+    _check_id(resp, source, path)
     return resp
+
+
+def _check_id(obj: dict[str, Any], source: str, path: str) -> None:
+    # Calls and responses are paired by id: ADK's ids are optional strings, anything else cannot be paired.
+    value = obj.get("id")
+    if value is not None and not isinstance(value, str):
+        raise _fail(f"expected the id as a string (got {type_name(value)})", source, f"{path}.id")
 
 
 def _pair(

@@ -12,7 +12,7 @@ from ..errors import InputError
 from ..model import EvalMetric, EvalSet, EvalSetResult
 from ._adk_write import to_adk_eval_set
 from ._evalset_read import describe_document, eval_set_from_document
-from ._jsonio import dump_json, parse_json, read_bytes
+from ._jsonio import dump_json, open_input, parse_json, read_bytes
 from ._keys import has_key
 from ._legacy import is_legacy_document
 from ._metrics import metrics_from_document, to_test_config
@@ -89,12 +89,12 @@ def parse_eval_set(data: bytes | str, *, source: str = "<input>") -> EvalSet:
 def load_eval_set(path: str | os.PathLike[str]) -> EvalSet:
     """Load an eval set file in any supported format; errors name the file and JSON path."""
     source = os.fspath(path)
-    try:
-        with open(source, "rb") as handle:
+    with open_input(source) as handle:  # refuses FIFOs, devices and directories before reading
+        try:
             # An eval set object is read one case at a time, keeping memory low; anything else is read whole.
             streamed = stream_eval_set(handle.read, source)
-    except OSError:
-        streamed = None  # read_bytes reports it
+        except OSError:
+            streamed = None  # read_bytes reports it
     if streamed is not None:
         return streamed
     data = read_bytes(source)
@@ -105,9 +105,13 @@ def load_eval_set(path: str | os.PathLike[str]) -> EvalSet:
 
 def save_eval_set(eval_set: EvalSet, path: str | os.PathLike[str], *, fmt: Format = "native") -> None:
     """Write an eval set atomically, as native camelCase JSON (default) or as an ADK EvalSet (``fmt="adk"``)."""
+    atomic_write(path, dump_json(eval_set_document(eval_set, fmt)))
+
+
+def eval_set_document(eval_set: EvalSet, fmt: Format = "native") -> Any:
+    """The JSON document :func:`save_eval_set` writes, as Python data."""
     _check_format(fmt)
-    doc = to_adk_eval_set(eval_set) if fmt == "adk" else eval_set.model_dump(mode="json")
-    atomic_write(path, dump_json(doc))
+    return to_adk_eval_set(eval_set) if fmt == "adk" else eval_set.model_dump(mode="json")
 
 
 def parse_metrics(data: bytes | str, *, source: str = "<input>", expand: bool = True) -> list[EvalMetric]:
@@ -152,9 +156,13 @@ def load_result(path: str | os.PathLike[str]) -> EvalSetResult:
 
 def save_result(result: EvalSetResult, path: str | os.PathLike[str], *, fmt: Format = "native") -> None:
     """Write a result atomically, native camelCase (default) or ADK EvalSetResult (``fmt="adk"``)."""
+    atomic_write(path, dump_json(result_document(result, fmt)))
+
+
+def result_document(result: EvalSetResult, fmt: Format = "native") -> Any:
+    """The JSON document :func:`save_result` writes, as Python data."""
     _check_format(fmt)
-    doc = to_adk_result(result) if fmt == "adk" else result.model_dump(mode="json")
-    atomic_write(path, dump_json(doc))
+    return to_adk_result(result) if fmt == "adk" else result.model_dump(mode="json")
 
 
 def describe(doc: Any) -> str:

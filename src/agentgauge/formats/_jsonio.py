@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import gc
 import os
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import IO, Any
 
 import orjson
 from pydantic import ValidationError
@@ -15,42 +16,142 @@ from pydantic.alias_generators import to_camel
 from ..errors import InputError
 
 __all__ = [
+    "BOM",
+    "MAX_DEPTH",
+    "check_depth",
     "dump_json",
     "gc_paused",
     "join_path",
+    "nests_deeper",
+    "open_input",
     "parse_json",
     "read_bytes",
     "type_name",
     "validation_error",
 ]
 
+MAX_DEPTH = 200
+"""How deeply arrays and objects may nest in any input file, counted from the top of the document.
+
+Deeper values would fail later, far from the file (JSON writers and pydantic stop at about 255 levels), so every
+reader refuses them up front with the file and the JSON path."""
+
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, written by some editors; skipped wherever JSON is read
+
+_FILE_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"))
+
+
+def open_input(path: str | os.PathLike[str]) -> IO[bytes]:
+    """Open an input file for reading; anything but a regular file is refused before a byte is read.
+
+    The file is opened without blocking, so a FIFO with no writer cannot hang the caller; errors are
+    :class:`InputError` naming the file.
+    """
+    source = os.fspath(path)
+    try:
+        fd = os.open(source, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise InputError("file not found", file=source) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, expected a JSON file", file=source) from None
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror or exc}", file=source) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError("is a directory, expected a JSON file", file=source)
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
+            raise InputError(f"{kind}, expected a regular JSON file", file=source)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The file's bytes; a missing or unreadable file becomes an :class:`InputError` naming it."""
-    try:
-        with open(path, "rb") as handle:
+    """The file's bytes; a missing, unreadable or non-regular file becomes an :class:`InputError` naming it."""
+    with open_input(path) as handle:
+        try:
             return handle.read()
-    except FileNotFoundError:
-        raise InputError("file not found", file=os.fspath(path)) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, expected a JSON file", file=os.fspath(path)) from None
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror or exc}", file=os.fspath(path)) from None
+        except OSError as exc:
+            raise InputError(f"cannot read file: {exc.strerror or exc}", file=os.fspath(path)) from None
 
 
 def parse_json(data: bytes | str, source: str) -> Any:
-    """Parse JSON with orjson; syntax errors name the line and column."""
+    """Parse JSON with orjson (a leading UTF-8 BOM is skipped); syntax errors name the line and column, values
+    nested deeper than :data:`MAX_DEPTH` name their JSON path."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
+    view = memoryview(data)[len(BOM) :] if data.startswith(BOM) else data
     try:
         with gc_paused():  # the collector would rescan the growing tree many times over; nothing here is cyclic
-            return orjson.loads(data)
+            doc = orjson.loads(view)
     except orjson.JSONDecodeError as exc:
-        if not data.strip():
+        if not bytes(view).strip():
             raise InputError("empty file, expected a JSON document", file=source) from None
-        raise InputError(
-            f"invalid JSON: {exc.msg}", file=source, location=f"line {exc.lineno} column {exc.colno}"
-        ) from None
+        where = f"line {exc.lineno} column {exc.colno}"
+        if "depth limit" in exc.msg or "recursion limit" in exc.msg:
+            # orjson stops at 1024 levels, far beyond the limit that applies: name that one
+            raise InputError(
+                f"nested deeper than {MAX_DEPTH} levels of arrays and objects", file=source, location=where
+            ) from None
+        raise InputError(f"invalid JSON: {exc.msg}", file=source, location=where) from None
+    if data.count(b"[") + data.count(b"{") > MAX_DEPTH:  # fewer containers cannot nest too deeply
+        check_depth(doc, source)
+    return doc
+
+
+def check_depth(value: Any, source: str, prefix: str = "", *, level: int = 0) -> None:
+    """Raise :class:`InputError` when ``value``, found ``level`` containers below the top of its document (at JSON
+    path ``prefix``), nests deeper than :data:`MAX_DEPTH` in all; the error names the path of the first too-deep
+    array or object."""
+    if nests_deeper(value, MAX_DEPTH - level):
+        where = _path_too_deep(value, MAX_DEPTH - level) if level < MAX_DEPTH else []
+        location = join_path(prefix, where) or None
+        if location is not None and len(location) > 200:  # a path 200 levels deep is mostly repetition
+            location = f"{location[:120]}…{location[-60:]}"
+        raise InputError(f"nested deeper than {MAX_DEPTH} levels of arrays and objects", file=source, location=location)
+
+
+def nests_deeper(value: Any, limit: int) -> bool:
+    """True when ``value`` has arrays/objects nested more than ``limit`` levels (``value`` itself is level 1)."""
+    # Breadth first, one level at a time: no per-node bookkeeping, and it stops at the first level past the limit.
+    level = [value] if type(value) in (dict, list) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        below = []
+        for node in level:
+            for child in node.values() if type(node) is dict else node:
+                kind = type(child)
+                if kind is dict or kind is list:
+                    below.append(child)
+        level = below
+    return False
+
+
+def _path_too_deep(value: Any, limit: int) -> list[int | str]:
+    # The path to the first container at depth limit + 1 (only called once that is known to exist).
+    keys: list[int | str] = []
+    stack: list[Iterator[tuple[Any, Any]]] = [iter(value.items() if type(value) is dict else enumerate(value))]
+    while stack:
+        for key, child in stack[-1]:
+            if type(child) is dict or type(child) is list:
+                keys.append(key)
+                if len(stack) >= limit:
+                    return keys
+                stack.append(iter(child.items() if type(child) is dict else enumerate(child)))
+                break
+        else:
+            stack.pop()
+            if keys:
+                keys.pop()
+    return keys
 
 
 def dump_json(value: Any) -> bytes:

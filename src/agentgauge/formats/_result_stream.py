@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResult, EvalStatus
-from ._jsonio import validation_error
+from ._jsonio import MAX_DEPTH, validation_error
 from ._keys import snake_key
 from ._results import _case_result, result_from_document
 from ._stream import _Input, _NotStreamable
@@ -71,10 +71,11 @@ class ResultStream:
         seen_cases = False
         with open(self.path, "rb") as handle:
             reader = _Input(handle.read)
+            reader.skip_bom()
             reader.expect(ord("{"))
             if reader.peek() != ord("}"):
                 while True:
-                    key = reader.value()
+                    key = reader.value(MAX_DEPTH)
                     reader.expect(ord(":"))
                     if type(key) is not str or key in top:
                         raise _NotStreamable
@@ -83,7 +84,8 @@ class ResultStream:
                         if seen_cases:
                             raise _NotStreamable
                         seen_cases = True
-                        for index, raw in enumerate(_elements(reader)):
+                        # A case result is two levels down: {"evalCaseResults": [{...}]}.
+                        for index, raw in enumerate(_elements(reader, MAX_DEPTH - 2)):
                             if want_cases:
                                 yield "case", _case(raw, self.path, index)
                     elif name == "summary" and reader.peek() == ord("{"):
@@ -91,7 +93,7 @@ class ResultStream:
                         if want_summaries:
                             yield from (("summary", s) for s in _summary_entries(reader, self.path))
                     else:
-                        top[key] = reader.value()
+                        top[key] = reader.value(MAX_DEPTH - 1)
                     if reader.expect(ord(","), ord("}")) == ord("}"):
                         break
             else:
@@ -104,14 +106,14 @@ class ResultStream:
             self.case_status = status
 
 
-def _elements(reader: _Input) -> Iterator[Any]:
-    """The raw values of the JSON array that starts at the reader, one at a time."""
+def _elements(reader: _Input, max_depth: int) -> Iterator[Any]:
+    """The raw values of the JSON array that starts at the reader, one at a time (each at most ``max_depth`` deep)."""
     reader.expect(ord("["))
     if reader.peek() == ord("]"):
         reader.expect(ord("]"))
         return
     while True:
-        yield reader.value()
+        yield reader.value(max_depth)
         if reader.expect(ord(","), ord("]")) == ord("]"):
             return
 
@@ -123,14 +125,14 @@ def _summary_fields(reader: _Input) -> Iterator[tuple[str, Any]]:
         reader.expect(ord("}"))
         return
     while True:
-        key = reader.value()
+        key = reader.value(MAX_DEPTH)
         reader.expect(ord(":"))
         if type(key) is not str:
             raise _NotStreamable
         if snake_key(key) == "eval_case_summaries" and reader.peek() == ord("["):
-            yield "eval_case_summaries", _elements(reader)
+            yield "eval_case_summaries", _elements(reader, MAX_DEPTH - 3)
         else:
-            yield key, reader.value()
+            yield key, reader.value(MAX_DEPTH - 2)
         if reader.expect(ord(","), ord("}")) == ord("}"):
             return
 

@@ -25,7 +25,7 @@ import orjson
 from ..errors import InputError
 from ..model import EvalCase, EvalSet
 from ._evalset_read import case_from_raw, eval_set_top
-from ._jsonio import gc_paused
+from ._jsonio import BOM, MAX_DEPTH, gc_paused, nests_deeper
 
 __all__ = ["stream_eval_set"]
 
@@ -81,8 +81,16 @@ class _Input:
         self._pos += 1
         return byte
 
-    def value(self) -> Any:
-        """Parse and consume the JSON value that starts at the next non-whitespace byte."""
+    def skip_bom(self) -> None:
+        """Skip a UTF-8 byte order mark at the start of the input."""
+        while len(self._buf) - self._pos < len(BOM) and self._more():
+            pass
+        if self._buf.startswith(BOM, self._pos):
+            self._pos += len(BOM)
+
+    def value(self, max_depth: int) -> Any:
+        """Parse and consume the JSON value that starts at the next non-whitespace byte; a value that nests arrays
+        and objects more than ``max_depth`` levels deep is not streamable (the whole-document reader names it)."""
         self.peek()
         size = self._window
         while True:
@@ -97,6 +105,11 @@ class _Input:
             else:
                 used = used if at_end else 0  # a cut-off window can still parse (``12`` of ``123``): look further
             if used:
+                start = self._pos
+                # Counting brackets is nearly free; only a value with more containers than the limit can be too deep.
+                containers = self._buf.count(b"[", start, start + used) + self._buf.count(b"{", start, start + used)
+                if containers > max_depth and nests_deeper(value, max_depth):
+                    raise _NotStreamable
                 self._pos += used
                 self._window = max(_FIRST_WINDOW, 2 * used)
                 return value
@@ -127,7 +140,8 @@ def _cases(source_input: _Input, source: str) -> list[EvalCase]:
         return out
     with gc_paused() as collect_young:
         while True:
-            out.append(case_from_raw(source_input.value(), source, f"evalCases[{len(out)}]"))
+            raw = source_input.value(MAX_DEPTH - 2)  # a case is two levels down: {"evalCases": [{...}]}
+            out.append(case_from_raw(raw, source, f"evalCases[{len(out)}]"))
             if len(out) % _CASES_PER_COLLECTION == 0:
                 collect_young()
             if source_input.expect(_COMMA, _CLOSE_ARRAY) == _CLOSE_ARRAY:
@@ -137,10 +151,11 @@ def _cases(source_input: _Input, source: str) -> list[EvalCase]:
 def _document(source_input: _Input, source: str) -> EvalSet:
     top: dict[str, Any] = {}
     cases: list[EvalCase] | None = None
+    source_input.skip_bom()
     source_input.expect(_OPEN_OBJECT)
     if source_input.peek() != _CLOSE_OBJECT:
         while True:
-            key = source_input.value()
+            key = source_input.value(MAX_DEPTH)
             source_input.expect(_COLON)
             if type(key) is not str or key in top:
                 raise _NotStreamable  # duplicate keys: leave the choice to the whole-document reader
@@ -149,7 +164,7 @@ def _document(source_input: _Input, source: str) -> EvalSet:
                     raise _NotStreamable
                 cases = _cases(source_input, source)
             else:
-                top[key] = source_input.value()
+                top[key] = source_input.value(MAX_DEPTH - 1)
             if source_input.expect(_COMMA, _CLOSE_OBJECT) == _CLOSE_OBJECT:
                 break
     else:

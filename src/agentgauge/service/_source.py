@@ -53,7 +53,7 @@ def _walk(path: Path, *, pause_gc: bool) -> Iterator[tuple[str, Any]]:
     suspended between cases, and the run's own objects must be collected as usual).
     """
     from ..formats._evalset_read import case_from_raw
-    from ..formats._jsonio import gc_paused
+    from ..formats._jsonio import MAX_DEPTH, gc_paused
     from ..formats._stream import _CASES_KEYS, _Input, _NotStreamable
 
     source = os.fspath(path)
@@ -61,10 +61,11 @@ def _walk(path: Path, *, pause_gc: bool) -> Iterator[tuple[str, Any]]:
     seen_cases = False
     with open(path, "rb") as handle:
         reader = _Input(handle.read)
+        reader.skip_bom()
         reader.expect(ord("{"))
         if reader.peek() != ord("}"):
             while True:
-                key = reader.value()
+                key = reader.value(MAX_DEPTH)
                 reader.expect(ord(":"))
                 if type(key) is not str or key in top or (key in _CASES_KEYS and seen_cases):
                     raise _NotStreamable
@@ -77,14 +78,14 @@ def _walk(path: Path, *, pause_gc: bool) -> Iterator[tuple[str, Any]]:
                         index = 0
                         with gc_paused() if pause_gc else nullcontext(_no_collect) as collect_young:
                             while True:
-                                yield "case", case_from_raw(reader.value(), source, f"evalCases[{index}]")
+                                yield "case", case_from_raw(reader.value(MAX_DEPTH - 2), source, f"evalCases[{index}]")
                                 index += 1
                                 if index % 500 == 0:
                                     collect_young()
                                 if reader.expect(ord(","), ord("]")) == ord("]"):
                                     break
                 else:
-                    top[key] = reader.value()
+                    top[key] = reader.value(MAX_DEPTH - 1)
                 if reader.expect(ord(","), ord("}")) == ord("}"):
                     break
         else:
