@@ -68,18 +68,22 @@ class _Collector:
             self.full.append(result)
 
 
-def _uses_rouge(metrics: Sequence[EvalMetric]) -> bool:
-    return any(m.metric_name == "response_match_score" or "rouge" in m.model_dump_json().lower() for m in metrics)
+def _rouge_needs(metrics: Sequence[EvalMetric]) -> tuple[bool, bool]:
+    """(stemming is needed, rouge-score's ROUGE-N/L scorer is needed) for these metrics."""
+    scorer = any("rouge" in m.model_dump_json().lower() for m in metrics)
+    return scorer or any(m.metric_name == "response_match_score" for m in metrics), scorer
 
 
 def _prepare_scorers(metrics: Sequence[EvalMetric]) -> asyncio.Future[None] | None:
-    """Start importing what scoring will need (ROUGE pulls in nltk: ~0.25 s) in a thread, so the first agent calls
-    run meanwhile; cases await the returned future before scoring (``None``: nothing to prepare).
+    """Start importing what scoring will need (the Porter stemmer; rouge-score's scorer pulls in all of nltk, ~0.25 s)
+    in a thread, so the first agent calls run meanwhile; cases await the returned future before scoring (``None``:
+    nothing to prepare).
 
     Scoring must not import it itself while the thread does: it would block on the import lock, and with it the event
     loop and every case in flight.
     """
-    if not _uses_rouge(metrics):
+    stemming, scorer = _rouge_needs(metrics)
+    if not stemming:
         return None
     from .criteria import _rouge, _tokenize
 
@@ -87,6 +91,7 @@ def _prepare_scorers(metrics: Sequence[EvalMetric]) -> asyncio.Future[None] | No
         # Scoring reports a missing package itself, for the case that needs it; here only the import time matters.
         with contextlib.suppress(Exception):
             _tokenize._load()
-            _rouge._scoring()
+            if scorer:
+                _rouge._scoring()
 
     return asyncio.ensure_future(asyncio.to_thread(load))

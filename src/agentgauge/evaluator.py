@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ._evaluation_result import EvaluationCaseResult, EvaluationResult
 from ._evaluation_run import _Collector, _collector_ignores_loaded_data, _prepare_scorers
+from ._uuid import uuid4
 from .errors import InputError, NotFoundError
 from .model import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult, EvalStatus
 
@@ -245,7 +245,7 @@ class AgentEvaluator:
             timeout=self.timeout,
         )
         # The id is chosen here so the saved file and the returned object agree.
-        result_id = f"{self.app_name}_{eval_set_id}_{uuid.uuid4()}"
+        result_id = f"{self.app_name}_{eval_set_id}_{uuid4()}"
         runs: list[_Run] = []
         for run_id in range(1, self.num_runs + 1):
             run = _Run(

@@ -46,13 +46,24 @@ def adk_rouge1(candidate: str, reference: str) -> RougeScore:
     """ROUGE-1 exactly as Google ADK's ``response_match_score`` computes it (its F-measure is the score).
 
     Tokens come from :func:`~agentgauge.criteria._tokenize.unicode_tokens` with stemming; the overlap and the
-    precision/recall/F arithmetic are rouge-score's own ``_score_ngrams``, so results agree bit for bit.
+    precision/recall/F arithmetic are those of rouge-score's ``_score_ngrams``, operation for operation, so results
+    agree bit for bit (the differential tests against ADK check it). Doing the arithmetic here spares importing
+    rouge-score's scorer module, which imports all of nltk, numpy and absl.
     """
-    rs = _scoring()
     ref = Counter(unicode_tokens(reference))
     # Identical texts (common: most answers are unchanged) tokenize identically; count them once.
     cand = ref if candidate == reference else Counter(unicode_tokens(candidate))
-    return _as_score(rs._score_ngrams(ref, cand))
+    return _unigram_scores(ref, cand)
+
+
+def _unigram_scores(target: Counter[str], prediction: Counter[str]) -> RougeScore:
+    overlap = 0
+    for token, count in target.items():
+        overlap += min(count, prediction[token])
+    precision = overlap / max(sum(prediction.values()), 1)
+    recall = overlap / max(sum(target.values()), 1)
+    fmeasure = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+    return RougeScore(precision=precision, recall=recall, fmeasure=fmeasure)
 
 
 def _sentences(text: str, split: bool) -> list[str]:

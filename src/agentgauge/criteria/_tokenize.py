@@ -44,11 +44,51 @@ def _load() -> None:
     global _stemmer, _rouge_tokenize
     with _lock:
         if _rouge_tokenize is None:
-            from nltk.stem import porter
             from rouge_score import tokenize
 
-            _stemmer = porter.PorterStemmer()
+            _stemmer = _porter_module().PorterStemmer()
             _rouge_tokenize = tokenize.tokenize
+
+
+def _porter_module() -> Any:
+    """nltk's ``nltk.stem.porter`` module, the one rouge-score stems with.
+
+    Importing it normally runs nltk's package ``__init__``, which imports most of nltk and numpy (~0.2 s, a large
+    share of a short ``agentgauge eval``) although only this module is used. So unless nltk is already imported,
+    the module is loaded under stand-in parent packages that only give it nltk's folders to import from. Everything
+    loaded that way is then taken out of ``sys.modules`` again: a later ``import nltk`` (by an agent, or rouge-score's
+    ROUGE-N/L scorer) imports the real package from scratch. The stemming code is nltk's own either way; any surprise
+    falls back to the ordinary import.
+    """
+    import sys
+    import types
+
+    if "nltk" in sys.modules:
+        from nltk.stem import porter
+
+        return porter
+    before = set(sys.modules)
+    try:
+        spec = importlib.util.find_spec("nltk")
+        if spec is None or not spec.submodule_search_locations:
+            raise ImportError("nltk is not installed")
+        root = list(spec.submodule_search_locations)
+        for name, path in (("nltk", root), ("nltk.stem", [f"{p}/stem" for p in root])):
+            stand_in = types.ModuleType(name)
+            stand_in.__path__ = path
+            sys.modules[name] = stand_in
+        module = importlib.import_module("nltk.stem.porter")
+    except Exception:  # an nltk whose layout differs: import it the ordinary way
+        module = None
+    finally:
+        for name in set(sys.modules) - before:
+            if name == "nltk" or name.startswith("nltk."):
+                del sys.modules[name]
+    if module is None:
+        from nltk.stem import porter
+
+        return porter
+    return module
 
 
 class _WordCache(dict[str, tuple[str, ...]]):

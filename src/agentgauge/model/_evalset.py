@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any, Literal
 
 from pydantic import Field
 
+from .._uuid import uuid4
 from ._base import GaugeModel, omit_empty
 
 __all__ = [
@@ -31,7 +31,7 @@ def _is_none(value: Any) -> bool:
 
 def new_tool_id() -> str:
     """A fresh tool-call id (``call_`` + 24 hex digits) for calls recorded without one."""
-    return "call_" + uuid.uuid4().hex[:24]
+    return "call_" + uuid4().hex[:24]
 
 
 class Message(GaugeModel):

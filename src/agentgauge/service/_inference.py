@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import copy
 import time
-import uuid
 
 from pydantic_core import PydanticSerializationError, to_json
 
+from .._uuid import uuid4
 from ..agents import Agent, AgentError, AgentOutput, AgentRequest
 from ..agents._safety import check_output_depth, describe_exception
 from ..agents._watchdog import AgentTimeout, Budget, active, arm, disarm
@@ -145,7 +145,7 @@ async def _converse(agent: Agent, case: EvalCase, result: InferenceResult, budge
             active.reset(token)
         actuals.append(
             Invocation(
-                invocation_id=str(uuid.uuid4()),
+                invocation_id=str(uuid4()),
                 context_messages=context,
                 user_content=expected.user_content,
                 final_response=output.final_message(),

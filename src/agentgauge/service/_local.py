@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from .._uuid import uuid4
 from ..agents import Agent, as_agent
 from ..errors import InputError
 from ..model import EvalCase, EvalCaseResult, EvalSet, EvalStatus
@@ -58,7 +58,7 @@ def select_cases(eval_set: EvalSet, case_ids: Sequence[str] | None) -> list[Eval
 
 
 def _new_session_id() -> str:
-    return str(uuid.uuid4())
+    return str(uuid4())
 
 
 class LocalService:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import threading
 import time
-import uuid
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._uuid import uuid4
 from ..errors import InputError, NotFoundError
 from ..model import EvalSetResult
 from ._ids import check_segment
@@ -47,7 +47,7 @@ class EvalResultManager(ABC):
             if not result.eval_set_id:
                 raise InputError("cannot save a result without an evalSetId")
             if not result.eval_set_result_id:
-                result.eval_set_result_id = f"{app}_{result.eval_set_id}_{uuid.uuid4()}"
+                result.eval_set_result_id = f"{app}_{result.eval_set_id}_{uuid4()}"
             check_segment(result.eval_set_result_id, "eval set result id")
             if not result.eval_set_result_name:
                 result.eval_set_result_name = result.eval_set_result_id
