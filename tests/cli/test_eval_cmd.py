@@ -381,3 +381,14 @@ def test_judge_cache_lives_in_the_output_dir_unless_disabled(
     result = _eval(CALC_AGENT, f"{CALC_SET}:calc_add", "--output-dir", tmp_path, *flags)
     assert result.exit_code == 0, result.output
     assert [s.cache_dir for s in seen] == [tmp_path / cache if cache else None]
+
+
+def test_agent_after_the_eval_set_is_named_as_misplaced(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = _eval("examples/calculator/calculator.evalset.json", "examples/calculator/agent.py", "--output-dir", out)
+    assert result.exit_code == 2
+    assert result.output.strip() == (
+        "error: examples/calculator/agent.py: this looks like an agent, but the agent comes first: "
+        "agentgauge eval AGENT EVAL_SET[:case1,case2]..."
+    )
+    assert not out.exists()

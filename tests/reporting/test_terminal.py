@@ -85,3 +85,11 @@ def test_view_counts_statuses_from_case_results_without_summary() -> None:
         (1, 0.5, 0.5),
         (2, 1.0, 0.25),
     ]
+
+
+def test_result_id_is_never_broken_across_lines(single_run: EvalSetResult) -> None:
+    long_id = "calculator_traces_calculator_traces_5c46e718-205f-432a-9057-bb1228fa9b08"
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=60, force_terminal=False, color_system=None)
+    print_summary(single_run.model_copy(update={"eval_set_result_id": long_id}), console=console)
+    assert f"(result {long_id})" in buffer.getvalue().splitlines()[0]

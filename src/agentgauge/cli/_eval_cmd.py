@@ -336,6 +336,12 @@ def _run(
     set_args = args[1:] if agent_spec is not None else args
     if not set_args:
         raise InputError("no eval set given: usage: agentgauge eval [AGENT] EVAL_SET[:case1,case2]...")
+    misplaced = [arg for arg in set_args if arg.endswith(".py") or Path(arg).is_dir()]
+    if misplaced:
+        raise InputError(
+            f"{misplaced[0]}: this looks like an agent, but the agent comes first: "
+            "agentgauge eval AGENT EVAL_SET[:case1,case2]..."
+        )
     registry = make_registry(output_dir, no_cache, judge_timeout, default_judge, plugins)
     targets = [_split_case_filter(arg) for arg in set_args]
     for target in targets:

@@ -89,7 +89,9 @@ def _read(path: Path, by_session: bool = False) -> Conversations:
     "           agentgauge traces show examples/traces/ --json",
 )
 def show(
-    path: Annotated[Path, typer.Argument(help="A trace file (Jaeger JSON, OTLP JSON/JSONL) or a directory of them.")],
+    path: Annotated[
+        Path, typer.Argument(readable=False, help="A trace file (Jaeger JSON, OTLP JSON/JSONL) or a directory of them.")
+    ],
     json_out: Annotated[bool, typer.Option("--json", help="Print the conversations as JSON.")] = False,
     by_session: Annotated[bool, typer.Option("--by-session", help=_BY_SESSION_HELP)] = False,
 ) -> None:
@@ -125,7 +127,7 @@ def show(
     epilog="Example:  agentgauge traces to-evalset examples/traces/adk_weather.otlp.jsonl weather_golden.evalset.json",
 )
 def to_evalset(
-    path: Annotated[Path, typer.Argument(help="A trace file or a directory of trace files.")],
+    path: Annotated[Path, typer.Argument(readable=False, help="A trace file or a directory of trace files.")],
     target: Annotated[Path, typer.Argument(help="The eval set file to write (atomically).")],
     eval_set_id: Annotated[
         str | None, typer.Option("--eval-set-id", help="Eval set id (default: the output file name).")
@@ -158,7 +160,9 @@ def to_evalset(
     "           agentgauge traces export RESULT.evalset_result.json --endpoint http://localhost:4318",
 )
 def export(
-    result_file: Annotated[Path, typer.Argument(help="A saved eval set result (any supported result format).")],
+    result_file: Annotated[
+        Path, typer.Argument(readable=False, help="A saved eval set result (any supported result format).")
+    ],
     out: Annotated[
         Path | None, typer.Option("--out", help="Write the spans as OTLP JSON (.jsonl: one line) to this file.")
     ] = None,

@@ -62,7 +62,7 @@ def print_overview(view: ResultView, console: Console, duration: float | None = 
     header.append_text(_status(view.overall_status))
     if result.eval_set_result_id:
         header.append(f"  (result {result.eval_set_result_id})", style="dim")
-    console.print(header)
+    console.print(header, soft_wrap=True)  # an id broken across lines could not be copied
     if result.interrupted:
         console.print(Text("  Interrupted: only the cases that finished before the run was stopped are included.",
                            style="bold yellow"))  # fmt: skip
