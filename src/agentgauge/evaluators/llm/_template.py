@@ -381,6 +381,7 @@ class TemplateEvaluator(LLMJudgeEvaluator):
             generation_config=config.generation_config,
             response_schema=prompt.schema,
             sample_index=k,
+            time_budget=config.time_budget,
         )
         scorer = SCORERS[_template_block(config.flags, self.name)["responseScorerName"]][0]
         return scorer(answer, config)

@@ -43,6 +43,7 @@ class TrpcHallucinationsEvaluator(LLMJudgeEvaluator):
             [{"role": "user", "content": HALLUCINATION_SEGMENTER.format(response=text)}],
             generation_config=generation,
             sample_index=k,
+            time_budget=config.time_budget,
         )
         sentences = parse_sentences(segmented)
         if not sentences:
@@ -52,6 +53,7 @@ class TrpcHallucinationsEvaluator(LLMJudgeEvaluator):
             [{"role": "user", "content": HALLUCINATION_VALIDATOR.format(context=context, sentences=numbered)}],
             generation_config=generation,
             sample_index=k,
+            time_budget=config.time_budget,
         )
         labels = parse_hallucination_labels(validated)
         if not labels:
