@@ -298,6 +298,8 @@ class AgentEvaluator:
 
         # Cases whose inference ends while the scorers are still being imported are scored once that is done, in
         # tasks of their own, so the worker goes on with the next case meanwhile (the import overlaps agent I/O).
+        # At most ``parallelism`` cases wait that way: trace-mode cases need no agent and would otherwise all be read
+        # (and kept) while the import runs, which is every case of a large streamed eval set.
         deferred: set[asyncio.Task[None]] = set()
 
         async def pipeline(item: tuple[int, _Run, EvalCase]) -> None:
@@ -307,7 +309,7 @@ class AgentEvaluator:
                 run.inference_results.append(inference)
             if keep_results:
                 run.evaluate_request.inference_results.append(inference)
-            if prepared is not None and not prepared.done():
+            if prepared is not None and not prepared.done() and len(deferred) < self.parallelism:
                 task = asyncio.ensure_future(finish(seq, run, case, inference, context))
                 deferred.add(task)
                 task.add_done_callback(deferred.discard)

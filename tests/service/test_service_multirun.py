@@ -182,3 +182,23 @@ async def test_bounded_each_propagates_the_first_error_itself() -> None:
 
     with pytest.raises(KeyError):
         await bounded_each(work, range(10), 4)
+
+
+async def test_bounded_each_lets_other_tasks_run_between_items_that_never_suspend() -> None:
+    """Trace-mode cases never wait for an agent: without a turn for other tasks per item, tasks started meanwhile
+    (e.g. cases deferred until the scorers are imported) starved until every item was read, keeping them all."""
+    seen_by_other_task: list[int] = []
+    processed = 0
+
+    async def other_task() -> None:
+        seen_by_other_task.append(processed)
+
+    async def work(item: int) -> None:
+        nonlocal processed
+        if item == 0:
+            asyncio.ensure_future(other_task())
+        processed += 1  # no await: the item completes without suspending
+
+    await bounded_each(work, range(1000), 4)
+    assert processed == 1000
+    assert seen_by_other_task and seen_by_other_task[0] < 20

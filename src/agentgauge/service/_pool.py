@@ -53,6 +53,9 @@ async def bounded_each(fn: Callable[[T], Awaitable[None]], items: Iterable[T], l
     async def worker() -> None:
         for item in source:  # every worker pulls from the one shared iterator
             await fn(item)
+            # An item that never suspends (a trace-mode case: no agent to wait for) would let this worker run through
+            # every item before any other task got a turn; yield once per item so they all progress.
+            await asyncio.sleep(0)
 
     try:
         async with asyncio.TaskGroup() as group:
