@@ -188,6 +188,7 @@ async def test_bounded_each_lets_other_tasks_run_between_items_that_never_suspen
     """Trace-mode cases never wait for an agent: without a turn for other tasks per item, tasks started meanwhile
     (e.g. cases deferred until the scorers are imported) starved until every item was read, keeping them all."""
     seen_by_other_task: list[int] = []
+    started: list[asyncio.Future[None]] = []
     processed = 0
 
     async def other_task() -> None:
@@ -196,7 +197,7 @@ async def test_bounded_each_lets_other_tasks_run_between_items_that_never_suspen
     async def work(item: int) -> None:
         nonlocal processed
         if item == 0:
-            asyncio.ensure_future(other_task())
+            started.append(asyncio.ensure_future(other_task()))
         processed += 1  # no await: the item completes without suspending
 
     await bounded_each(work, range(1000), 4)
