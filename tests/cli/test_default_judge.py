@@ -3,13 +3,11 @@ the environment or the Python API, and exits 2 only when there is none."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from chat_server import ChatServer, ok
 from typer.testing import CliRunner
 
 from agentgauge.cli import app
@@ -17,16 +15,6 @@ from agentgauge.errors import InputError
 from agentgauge.evaluators import Registry
 from agentgauge.judges import JudgeSettings
 from agentgauge.model import Criterion, EvalMetric
-
-_PATH = Path(__file__).resolve().parents[1] / "judges" / "chat_server.py"
-if "chat_server" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("chat_server", _PATH)
-    assert _spec is not None and _spec.loader is not None
-    _module = importlib.util.module_from_spec(_spec)
-    sys.modules["chat_server"] = _module
-    _spec.loader.exec_module(_module)
-
-from chat_server import ChatServer, ok  # noqa: E402
 
 runner = CliRunner()
 VALID = "reasoning: same number\nis_the_agent_response_valid: valid"
@@ -38,15 +26,6 @@ NO_JUDGE_METRICS = [
         "criterion": {"llmJudge": {"rubrics": [{"id": "1", "content": {"text": "Answers 4."}}]}},
     }
 ]
-
-
-@pytest.fixture
-def chat_server() -> Iterator[ChatServer]:
-    server = ChatServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -3,18 +3,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from chat_server import ChatServer
 
 from agentgauge._redact import clear_secrets
-
-
-@pytest.fixture
-def chat_server() -> Iterator[ChatServer]:
-    server = ChatServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -217,21 +217,7 @@ def trace_runner(
     The positional arguments may hold the eval set instead of ``--eval-set`` (at most one, never an agent).
     """
 
-    def run(
-        args: list[str],
-        *,
-        config: Path | None,
-        num_runs: int,
-        parallelism: int,
-        output_dir: Path,
-        app_name: str | None,
-        no_cache: bool,
-        console: Console,
-        judge_timeout: float | None = None,
-        default_judge: dict[str, str] | None = None,
-        plugins: list[str] | None = None,
-        **_: Any,
-    ) -> list[EvaluationResult]:
+    def run(args: list[str], **options: Any) -> list[EvaluationResult]:
         from ..errors import InputError
 
         if traces is None:
@@ -244,21 +230,7 @@ def trace_runner(
                 "with --traces give at most one eval set (positional or --eval-set) and no agent; "
                 f"got {', '.join(specs)}"
             )
-        return _evaluate_traces(
-            traces,
-            specs[0] if specs else None,
-            by_session=by_session,
-            config=config,
-            num_runs=num_runs,
-            parallelism=parallelism,
-            output_dir=output_dir,
-            app_name=app_name,
-            no_cache=no_cache,
-            console=console,
-            judge_timeout=judge_timeout,
-            default_judge=default_judge,
-            plugins=plugins,
-        )
+        return _evaluate_traces(traces, specs[0] if specs else None, by_session=by_session, **options)
 
     return run
 
@@ -278,7 +250,10 @@ def _evaluate_traces(
     judge_timeout: float | None = None,
     default_judge: dict[str, str] | None = None,
     plugins: list[str] | None = None,
+    **_: Any,
 ) -> list[EvaluationResult]:
+    """Evaluate the conversations in ``traces`` (keyword arguments of ``eval``'s runner; the ones a trace run
+    has no use for, such as the agent timeout, are ignored)."""
     import asyncio
 
     from ..evaluator import AgentEvaluator

@@ -20,7 +20,7 @@ from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResult, EvalStatus
 from ._jsonio import MAX_DEPTH, validation_error
 from ._keys import snake_key
 from ._results import _case_result, result_from_document
-from ._stream import _Input, _NotStreamable
+from ._stream import _file_members, _Input, _NotStreamable
 
 __all__ = ["NotStreamable", "ResultStream", "stream_result"]
 
@@ -69,37 +69,22 @@ class ResultStream:
         top: dict[str, Any] = {}
         status: dict[str, EvalStatus] = {}
         seen_cases = False
-        with open(self.path, "rb") as handle:
-            reader = _Input(handle.read)
-            reader.skip_bom()
-            reader.expect(ord("{"))
-            if reader.peek() != ord("}"):
-                while True:
-                    key = reader.value(MAX_DEPTH)
-                    reader.expect(ord(":"))
-                    if type(key) is not str or key in top:
-                        raise _NotStreamable
-                    name = snake_key(key)
-                    if name == _CASES_KEY:
-                        if seen_cases:
-                            raise _NotStreamable
-                        seen_cases = True
-                        # A case result is two levels down: {"evalCaseResults": [{...}]}.
-                        for index, raw in enumerate(_elements(reader, MAX_DEPTH - 2)):
-                            if want_cases:
-                                yield "case", _case(raw, self.path, index)
-                    elif name == "summary" and reader.peek() == ord("{"):
-                        top[key] = _summary_top(reader, status, self.path) if not want_summaries else None
-                        if want_summaries:
-                            yield from (("summary", s) for s in _summary_entries(reader, self.path))
-                    else:
-                        top[key] = reader.value(MAX_DEPTH - 1)
-                    if reader.expect(ord(","), ord("}")) == ord("}"):
-                        break
+        for key, reader in _file_members(self.path):
+            name = snake_key(key)
+            if name == _CASES_KEY:
+                if seen_cases:
+                    raise _NotStreamable
+                seen_cases = True
+                # A case result is two levels down: {"evalCaseResults": [{...}]}.
+                for index, raw in enumerate(_elements(reader, MAX_DEPTH - 2)):
+                    if want_cases:
+                        yield "case", _case(raw, self.path, index)
+            elif name == "summary" and reader.peek() == ord("{"):
+                top[key] = _summary_top(reader, status, self.path) if not want_summaries else None
+                if want_summaries:
+                    yield from (("summary", s) for s in _summary_entries(reader, self.path))
             else:
-                reader.expect(ord("}"))
-            if reader.peek() != -1:
-                raise _NotStreamable
+                top[key] = reader.value(MAX_DEPTH - 1)
         if want_cases:
             top["evalCaseResults"] = []
             self.header = result_from_document({k: v for k, v in top.items() if v is not None}, self.path)

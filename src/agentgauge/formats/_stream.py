@@ -16,8 +16,9 @@ reads the document the ordinary way, which gives exactly the same result or erro
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -132,6 +133,37 @@ def _leading_value(window: bytes, exc: orjson.JSONDecodeError) -> tuple[Any, int
         return None, 0  # not a complete value yet: the window was too short
 
 
+def _object_members(source_input: _Input) -> Iterator[str]:
+    """The keys of the JSON object that is the whole input (after an optional BOM), one at a time; the caller
+    reads each member's value from ``source_input`` before asking for the next key. A key that is not a string or
+    comes twice, or anything after the object, raises ``_NotStreamable``."""
+    seen: set[str] = set()
+    source_input.skip_bom()
+    source_input.expect(_OPEN_OBJECT)
+    if source_input.peek() != _CLOSE_OBJECT:
+        while True:
+            key = source_input.value(MAX_DEPTH)
+            source_input.expect(_COLON)
+            if type(key) is not str or key in seen:
+                raise _NotStreamable  # duplicate keys: leave the choice to the whole-document reader
+            seen.add(key)
+            yield key
+            if source_input.expect(_COMMA, _CLOSE_OBJECT) == _CLOSE_OBJECT:
+                break
+    else:
+        source_input.expect(_CLOSE_OBJECT)
+    if source_input.peek() != -1:
+        raise _NotStreamable
+
+
+def _file_members(path: str | os.PathLike[str]) -> Iterator[tuple[str, _Input]]:
+    """:func:`_object_members` of the file at ``path``, each key with the reader its value is read from."""
+    with open(path, "rb") as handle:
+        source_input = _Input(handle.read)
+        for key in _object_members(source_input):
+            yield key, source_input
+
+
 def _cases(source_input: _Input, source: str) -> list[EvalCase]:
     out: list[EvalCase] = []
     source_input.expect(_OPEN_ARRAY)
@@ -151,25 +183,14 @@ def _cases(source_input: _Input, source: str) -> list[EvalCase]:
 def _document(source_input: _Input, source: str) -> EvalSet:
     top: dict[str, Any] = {}
     cases: list[EvalCase] | None = None
-    source_input.skip_bom()
-    source_input.expect(_OPEN_OBJECT)
-    if source_input.peek() != _CLOSE_OBJECT:
-        while True:
-            key = source_input.value(MAX_DEPTH)
-            source_input.expect(_COLON)
-            if type(key) is not str or key in top:
-                raise _NotStreamable  # duplicate keys: leave the choice to the whole-document reader
-            if key in _CASES_KEYS:
-                if cases is not None:
-                    raise _NotStreamable
-                cases = _cases(source_input, source)
-            else:
-                top[key] = source_input.value(MAX_DEPTH - 1)
-            if source_input.expect(_COMMA, _CLOSE_OBJECT) == _CLOSE_OBJECT:
-                break
-    else:
-        source_input.expect(_CLOSE_OBJECT)
-    if cases is None or source_input.peek() != -1:
+    for key in _object_members(source_input):
+        if key in _CASES_KEYS:
+            if cases is not None:
+                raise _NotStreamable
+            cases = _cases(source_input, source)
+        else:
+            top[key] = source_input.value(MAX_DEPTH - 1)
+    if cases is None:
         raise _NotStreamable
     eval_set = eval_set_top(top, source)
     eval_set.eval_cases = cases

@@ -54,44 +54,33 @@ def _walk(path: Path, *, pause_gc: bool) -> Iterator[tuple[str, Any]]:
     """
     from ..formats._evalset_read import case_from_raw
     from ..formats._jsonio import MAX_DEPTH, gc_paused
-    from ..formats._stream import _CASES_KEYS, _Input, _NotStreamable
+    from ..formats._stream import _CASES_KEYS, _file_members, _NotStreamable
 
     source = os.fspath(path)
     top: dict[str, Any] = {}
     seen_cases = False
-    with open(path, "rb") as handle:
-        reader = _Input(handle.read)
-        reader.skip_bom()
-        reader.expect(ord("{"))
-        if reader.peek() != ord("}"):
-            while True:
-                key = reader.value(MAX_DEPTH)
-                reader.expect(ord(":"))
-                if type(key) is not str or key in top or (key in _CASES_KEYS and seen_cases):
-                    raise _NotStreamable
-                if key in _CASES_KEYS:
-                    seen_cases = True
-                    reader.expect(ord("["))
-                    if reader.peek() == ord("]"):
-                        reader.expect(ord("]"))
-                    else:
-                        index = 0
-                        with gc_paused() if pause_gc else nullcontext(_no_collect) as collect_young:
-                            while True:
-                                yield "case", case_from_raw(reader.value(MAX_DEPTH - 2), source, f"evalCases[{index}]")
-                                index += 1
-                                if index % 500 == 0:
-                                    collect_young()
-                                if reader.expect(ord(","), ord("]")) == ord("]"):
-                                    break
-                else:
-                    top[key] = reader.value(MAX_DEPTH - 1)
-                if reader.expect(ord(","), ord("}")) == ord("}"):
-                    break
+    for key, reader in _file_members(path):
+        if key in _CASES_KEYS:
+            if seen_cases:
+                raise _NotStreamable
+            seen_cases = True
+            reader.expect(ord("["))
+            if reader.peek() == ord("]"):
+                reader.expect(ord("]"))
+            else:
+                index = 0
+                with gc_paused() if pause_gc else nullcontext(_no_collect) as collect_young:
+                    while True:
+                        yield "case", case_from_raw(reader.value(MAX_DEPTH - 2), source, f"evalCases[{index}]")
+                        index += 1
+                        if index % 500 == 0:
+                            collect_young()
+                        if reader.expect(ord(","), ord("]")) == ord("]"):
+                            break
         else:
-            reader.expect(ord("}"))
-        if not seen_cases or reader.peek() != -1:
-            raise _NotStreamable
+            top[key] = reader.value(MAX_DEPTH - 1)
+    if not seen_cases:
+        raise _NotStreamable
     yield "top", top
 
 

@@ -7,13 +7,12 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
-from pathlib import Path
 
 from ..errors import InputError, NotFoundError
 from ..model import EvalCase, EvalSet
 from ._ids import check_segment
 from ._locator import Locator, default_evalset_locator
-from ._lock import DEFAULT_LOCK_TIMEOUT, file_lock
+from ._lock import DEFAULT_LOCK_TIMEOUT, LockedFiles
 
 __all__ = ["EvalSetManager", "InMemoryEvalSetManager", "LocalEvalSetManager"]
 
@@ -170,7 +169,7 @@ class InMemoryEvalSetManager(EvalSetManager):
         return list(self._sets.get(app, {}))
 
 
-class LocalEvalSetManager(EvalSetManager):
+class LocalEvalSetManager(LockedFiles, EvalSetManager):
     """Eval sets as files, by default ``<base_dir>/<app>/<evalSetId>.evalset.json`` (native JSON, atomic writes).
 
     Any supported format is read (ADK, legacy, ...); files are written in the native form. Every change reads,
@@ -186,21 +185,7 @@ class LocalEvalSetManager(EvalSetManager):
         *,
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
     ) -> None:
-        super().__init__()
-        self.base_dir = Path(base_dir).absolute()  # an agent calling os.chdir() must not move the files
-        self.locator: Locator = locator if locator is not None else default_evalset_locator()
-        self.lock_timeout = lock_timeout
-
-    def _mutation(self, app: str, set_id: str, *, creating: bool) -> AbstractContextManager[object]:
-        path = self.path_for(app, set_id)
-        if not creating and not path.is_file():
-            # Not found now is a valid answer, and it creates no lock file for a set that does not exist.
-            raise self._not_found(app, set_id)
-        return file_lock(path, timeout=self.lock_timeout)
-
-    def path_for(self, app: str, set_id: str) -> Path:
-        """The file that holds an eval set (ids are validated)."""
-        return self.locator.build(self.base_dir, check_segment(app, "app name"), check_segment(set_id, "eval set id"))
+        super().__init__(base_dir, locator, default_evalset_locator, lock_timeout)
 
     def _read(self, app: str, set_id: str) -> EvalSet | None:
         from ..formats._api import load_eval_set

@@ -20,18 +20,22 @@ import errno
 import os
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._fileio import resolve_symlinks
+from ._ids import check_segment
+from ._locator import Locator
 
 if TYPE_CHECKING:  # pragma: no cover
     from filelock import BaseFileLock
 
-__all__ = ["DEFAULT_LOCK_TIMEOUT", "LOCK_DIR_NAME", "file_lock", "lock_file_for"]
+    from ..errors import NotFoundError
+
+__all__ = ["DEFAULT_LOCK_TIMEOUT", "LOCK_DIR_NAME", "LockedFiles", "file_lock", "lock_file_for"]
 
 LOCK_DIR_NAME = ".agentgauge-locks"
 """The hidden folder, beside the stored files, that holds their lock files."""
@@ -128,3 +132,33 @@ def _timed_out(data_path: str | os.PathLike[str], lock_path: Path, timeout: floa
         f"another writer held its lock ({lock_path}) for more than {timeout:g} s; try again later",
         os.fspath(data_path),
     )
+
+
+class LockedFiles:
+    """The file side of a local eval set or metrics manager: one file per ``(app, eval set)`` under ``base_dir``,
+    named by a locator, changed while holding that file's lock. Mixed in before the manager's base class."""
+
+    _not_found: Callable[[str, str], NotFoundError]  # the manager base class's "not found" error
+
+    def __init__(
+        self,
+        base_dir: str | os.PathLike[str],
+        locator: Locator | None,
+        default_locator: Callable[[], Locator],
+        lock_timeout: float,
+    ) -> None:
+        super().__init__()
+        self.base_dir = Path(base_dir).absolute()  # an agent calling os.chdir() must not move the files
+        self.locator: Locator = locator if locator is not None else default_locator()
+        self.lock_timeout = lock_timeout
+
+    def _mutation(self, app: str, set_id: str, *, creating: bool) -> AbstractContextManager[object]:
+        path = self.path_for(app, set_id)
+        if not creating and not path.is_file():
+            # Not found now is a valid answer, and it creates no lock file for data that does not exist.
+            raise self._not_found(app, set_id)
+        return file_lock(path, timeout=self.lock_timeout)
+
+    def path_for(self, app: str, set_id: str) -> Path:
+        """The file that holds this data of an eval set (ids are validated)."""
+        return self.locator.build(self.base_dir, check_segment(app, "app name"), check_segment(set_id, "eval set id"))

@@ -7,13 +7,12 @@ import os
 import threading
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
-from pathlib import Path
 
 from ..errors import InputError, NotFoundError
 from ..model import EvalMetric
 from ._ids import check_segment
 from ._locator import Locator, default_metrics_locator
-from ._lock import DEFAULT_LOCK_TIMEOUT, file_lock
+from ._lock import DEFAULT_LOCK_TIMEOUT, LockedFiles
 
 __all__ = ["InMemoryMetricManager", "LocalMetricManager", "MetricManager"]
 
@@ -132,7 +131,7 @@ class InMemoryMetricManager(MetricManager):
         self._metrics[(app, set_id)] = [m.model_copy(deep=True) for m in metrics]
 
 
-class LocalMetricManager(MetricManager):
+class LocalMetricManager(LockedFiles, MetricManager):
     """Metrics as files, by default ``<base_dir>/<app>/<evalSetId>.metrics.json`` (a native JSON array).
 
     Reads expand ``${VAR}`` in judgeModel fields; read-modify-write operations work on the unexpanded file so
@@ -150,21 +149,7 @@ class LocalMetricManager(MetricManager):
         *,
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
     ) -> None:
-        super().__init__()
-        self.base_dir = Path(base_dir).absolute()  # an agent calling os.chdir() must not move the files
-        self.locator: Locator = locator if locator is not None else default_metrics_locator()
-        self.lock_timeout = lock_timeout
-
-    def _mutation(self, app: str, set_id: str, *, creating: bool) -> AbstractContextManager[object]:
-        path = self.path_for(app, set_id)
-        if not creating and not path.is_file():
-            # Not found now is a valid answer, and it creates no lock file for metrics that do not exist.
-            raise self._not_found(app, set_id)
-        return file_lock(path, timeout=self.lock_timeout)
-
-    def path_for(self, app: str, set_id: str) -> Path:
-        """The metrics file of an eval set (ids are validated)."""
-        return self.locator.build(self.base_dir, check_segment(app, "app name"), check_segment(set_id, "eval set id"))
+        super().__init__(base_dir, locator, default_metrics_locator, lock_timeout)
 
     def _read(self, app: str, set_id: str, *, expand: bool) -> builtins.list[EvalMetric] | None:
         from ..formats._api import load_metrics

@@ -318,13 +318,12 @@ class LLMJudgeEvaluator:
     ) -> PerInvocationResult:
         """Build the prompt, draw ``num_samples`` answers, score and aggregate them (override for multi-call
         metrics). Raises NotApplicable or JudgeError; :meth:`evaluate` turns them into results per dialect."""
-        construct, _ = self.metric.single_call()
-        prompt = construct(actuals, expecteds, config)
+        prompt = self.build_prompt(actuals, expecteds, config)
         samples = await gather_fail_fast(
             [functools.partial(self.sample, prompt, config, client, k) for k in range(config.num_samples)],
             config.sample_limit,
         )
-        best = self.metric.aggregate_samples(samples, config)
+        best = self.aggregate_samples(samples, config)
         return PerInvocationResult(
             actuals[-1],
             expecteds[-1],
@@ -344,7 +343,7 @@ class LLMJudgeEvaluator:
             time_budget=config.time_budget,
         )
         try:
-            result = self.metric.single_call()[1](answer, prompt)
+            result = self.score_answer(answer, prompt, config)
         except JudgeParseError as exc:
             if self.metric.dialect == "trpc":
                 raise
@@ -352,3 +351,17 @@ class LLMJudgeEvaluator:
         if result.score is None and self.metric.dialect == "adk":
             result.reason = f"{result.reason}; judge answer: {snippet(answer) or '<empty>'}"
         return result
+
+    def build_prompt(
+        self, actuals: Sequence[Invocation], expecteds: Sequence[Invocation], config: JudgeConfig
+    ) -> Prompt:
+        """The judge prompt for the last invocation of the history prefixes (the metric's constructor)."""
+        return self.metric.single_call()[0](actuals, expecteds, config)
+
+    def score_answer(self, answer: str, prompt: Prompt, config: JudgeConfig) -> Sample:
+        """One judge answer as a sample (the metric's scorer); a wrong format raises ``JudgeParseError``."""
+        return self.metric.single_call()[1](answer, prompt)
+
+    def aggregate_samples(self, samples: Sequence[Sample], config: JudgeConfig) -> Sample:
+        """An invocation's samples combined into one (the metric's samples aggregator)."""
+        return self.metric.aggregate_samples(samples, config)

@@ -16,7 +16,7 @@ from ._prompts import HALLUCINATION_SEGMENTER, HALLUCINATION_VALIDATOR
 from ._sample import JudgeConfig, NotApplicable, Sample
 from ._text import final_text, render_context
 
-__all__ = ["HALLUCINATIONS", "HallucinationsEvaluator"]
+__all__ = ["HALLUCINATIONS", "HallucinationsEvaluator", "segment", "sentence_sample", "validate"]
 
 
 HALLUCINATIONS = JudgeMetric(
@@ -31,6 +31,42 @@ HALLUCINATIONS = JudgeMetric(
 )
 
 
+async def segment(text: str, config: JudgeConfig, client: JudgeClient, k: int = 0) -> tuple[str, list[str]]:
+    """The segmenter call for ``text`` (sample ``k``): the judge's answer and the sentences read from it."""
+    answer = await client.ask(
+        [{"role": "user", "content": HALLUCINATION_SEGMENTER.format(response=text)}],
+        generation_config=config.generation_config,
+        sample_index=k,
+        time_budget=config.time_budget,
+    )
+    return answer, parse_sentences(answer)
+
+
+async def validate(
+    sentences: Sequence[str], context: str, config: JudgeConfig, client: JudgeClient, k: int = 0
+) -> tuple[str, list[tuple[str, str, float | None]]]:
+    """The validator call labelling ``sentences`` against ``context`` (sample ``k``): the judge's answer and
+    its ``(sentence, label, score)`` triples (score ``None`` for an unknown label)."""
+    numbered = "\n".join(f'<sentence id="{i}">{s}</sentence>' for i, s in enumerate(sentences, start=1))
+    answer = await client.ask(
+        [{"role": "user", "content": HALLUCINATION_VALIDATOR.format(context=context, sentences=numbered)}],
+        generation_config=config.generation_config,
+        sample_index=k,
+        time_budget=config.time_budget,
+    )
+    return answer, parse_hallucination_labels(answer)
+
+
+def sentence_sample(labels: Sequence[tuple[str, str, float]]) -> Sample:
+    """One rubric item per labelled sentence; the score is the share of grounded sentences."""
+    items = [
+        RubricScore(id=f"sentence_{i}", reason=f"[{label}] {sentence}", score=value)
+        for i, (sentence, label, value) in enumerate(labels, start=1)
+    ]
+    mean = sum(value for _, _, value in labels) / len(labels)
+    return Sample(mean, "\n".join(i.reason for i in items), items)
+
+
 class HallucinationsEvaluator(LLMJudgeEvaluator):
     """Two judge calls per natural-language step (the final response, plus intermediate responses when
     ``evaluate_intermediate_nl_responses`` is set). Step score = share of grounded sentences; invocation score =
@@ -40,31 +76,14 @@ class HallucinationsEvaluator(LLMJudgeEvaluator):
         super().__init__(HALLUCINATIONS, pool)
 
     async def _step(self, text: str, context: str, config: JudgeConfig, client: JudgeClient) -> Sample:
-        generation = config.generation_config
-        segmented = await client.ask(
-            [{"role": "user", "content": HALLUCINATION_SEGMENTER.format(response=text)}],
-            generation_config=generation,
-            time_budget=config.time_budget,
-        )
-        sentences = parse_sentences(segmented)
+        segmented, sentences = await segment(text, config, client)
         if not sentences:
             return Sample(None, f"segmenter returned no <sentence> items; judge answer: {snippet(segmented)}")
-        numbered = "\n".join(f'<sentence id="{i}">{s}</sentence>' for i, s in enumerate(sentences, start=1))
-        validated = await client.ask(
-            [{"role": "user", "content": HALLUCINATION_VALIDATOR.format(context=context, sentences=numbered)}],
-            generation_config=generation,
-            time_budget=config.time_budget,
-        )
-        labels = parse_hallucination_labels(validated)
+        validated, labels = await validate(sentences, context, config, client)
         scored = [(s, label, v) for s, label, v in labels if v is not None]
         if not scored:
             return Sample(None, f"validator gave no recognised labels; judge answer: {snippet(validated)}")
-        items = [
-            RubricScore(id=f"sentence_{i}", reason=f"[{label}] {sentence}", score=value)
-            for i, (sentence, label, value) in enumerate(scored, start=1)
-        ]
-        mean = sum(v for _, _, v in scored if v is not None) / len(scored)
-        return Sample(mean, "\n".join(i.reason for i in items), items)
+        return sentence_sample(scored)
 
     async def judge_invocation(
         self,

@@ -3,17 +3,16 @@ actual or expected invocation or of the metric, a named response scorer and name
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...judges import JudgeClient, JudgeParseError, JudgePool, ResponseSchema, extract_json_object
-from ...model import EvalMetric, Invocation, status_for_score
-from .._base import EvaluatorError, PerInvocationResult
+from ...judges import JudgeParseError, JudgePool, ResponseSchema, extract_json_object
+from ...model import EvalMetric, Invocation
+from .._base import EvaluatorError
 from ._aggregate import average_invocations, mean_samples
-from ._engine import JudgeMetric, LLMJudgeEvaluator, gather_fail_fast
+from ._engine import JudgeMetric, LLMJudgeEvaluator
 from ._parsers import parse_rubric_json
 from ._prompts import rubric_lines
 from ._sample import JudgeConfig, Prompt, Sample
@@ -337,7 +336,10 @@ class TemplateEvaluator(LLMJudgeEvaluator):
         _check_template(_template_block(config.flags, self.name), self.name)
         return config
 
-    def _prompt(self, actuals: Sequence[Invocation], expecteds: Sequence[Invocation], config: JudgeConfig) -> Prompt:
+    def build_prompt(
+        self, actuals: Sequence[Invocation], expecteds: Sequence[Invocation], config: JudgeConfig
+    ) -> Prompt:
+        """The template rendered with its variable bindings; the schema of the named scorer."""
         raw = _template_block(config.flags, self.name)
         values: dict[str, str] = {}
         for binding in raw.get("variableBindings") or []:
@@ -349,39 +351,11 @@ class TemplateEvaluator(LLMJudgeEvaluator):
         text = render_template(raw["prompt"], values)
         return Prompt([{"role": "user", "content": text}], SCORERS[raw["responseScorerName"]][1], config.rubrics)
 
-    async def judge_invocation(
-        self,
-        index: int,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        config: JudgeConfig,
-        client: JudgeClient,
-    ) -> PerInvocationResult:
-        """Render, sample, score with the named scorer, aggregate with the named samples aggregator."""
-        prompt = self._prompt(actuals, expecteds, config)
-        samples = await gather_fail_fast(
-            [functools.partial(self.sample, prompt, config, client, k) for k in range(config.num_samples)],
-            config.sample_limit,
-        )
-        raw = _template_block(config.flags, self.name)
-        best = _SAMPLE_AGGREGATORS[raw.get("sampleAggregatorName") or "majority_vote"](samples, config)
-        return PerInvocationResult(
-            actuals[-1],
-            expecteds[-1],
-            best.score,
-            status_for_score(best.score, config.threshold),
-            best.reason,
-            list(best.rubric_scores),
-        )
-
-    async def sample(self, prompt: Prompt, config: JudgeConfig, client: JudgeClient, k: int) -> Sample:
+    def score_answer(self, answer: str, prompt: Prompt, config: JudgeConfig) -> Sample:
         """One judge answer scored by the template's ``responseScorerName``; a wrong format raises."""
-        answer = await client.ask(
-            prompt.messages,
-            generation_config=config.generation_config,
-            response_schema=prompt.schema,
-            sample_index=k,
-            time_budget=config.time_budget,
-        )
-        scorer = SCORERS[_template_block(config.flags, self.name)["responseScorerName"]][0]
-        return scorer(answer, config)
+        return SCORERS[_template_block(config.flags, self.name)["responseScorerName"]][0](answer, config)
+
+    def aggregate_samples(self, samples: Sequence[Sample], config: JudgeConfig) -> Sample:
+        """The samples combined by the template's ``sampleAggregatorName`` (majority_vote by default)."""
+        raw = _template_block(config.flags, self.name)
+        return _SAMPLE_AGGREGATORS[raw.get("sampleAggregatorName") or "majority_vote"](samples, config)

@@ -7,12 +7,11 @@ import functools
 from collections.abc import Sequence
 
 from ...judges import JudgeClient, JudgeParseError, JudgePool
-from ...model import Invocation, RubricScore, status_for_score
+from ...model import Invocation, status_for_score
 from .._base import PerInvocationResult
 from ._aggregate import average_invocations
 from ._engine import JudgeMetric, LLMJudgeEvaluator, gather_fail_fast
-from ._parsers import parse_hallucination_labels, parse_sentences
-from ._prompts import HALLUCINATION_SEGMENTER, HALLUCINATION_VALIDATOR
+from ._hallucinations import segment, sentence_sample, validate
 from ._sample import JudgeConfig, NotApplicable, Sample
 from ._text import final_text, render_context
 from ._trpc import trpc_majority_vote
@@ -38,35 +37,16 @@ class TrpcHallucinationsEvaluator(LLMJudgeEvaluator):
         super().__init__(TRPC_HALLUCINATIONS, pool)
 
     async def _one_sample(self, text: str, context: str, config: JudgeConfig, client: JudgeClient, k: int) -> Sample:
-        generation = config.generation_config
-        segmented = await client.ask(
-            [{"role": "user", "content": HALLUCINATION_SEGMENTER.format(response=text)}],
-            generation_config=generation,
-            sample_index=k,
-            time_budget=config.time_budget,
-        )
-        sentences = parse_sentences(segmented)
+        segmented, sentences = await segment(text, config, client, k)
         if not sentences:
             raise JudgeParseError("segmenter answer has no <sentence>...</sentence> items", raw=segmented)
-        numbered = "\n".join(f'<sentence id="{i}">{s}</sentence>' for i, s in enumerate(sentences, start=1))
-        validated = await client.ask(
-            [{"role": "user", "content": HALLUCINATION_VALIDATOR.format(context=context, sentences=numbered)}],
-            generation_config=generation,
-            sample_index=k,
-            time_budget=config.time_budget,
-        )
-        labels = parse_hallucination_labels(validated)
+        validated, labels = await validate(sentences, context, config, client, k)
         if not labels:
             raise JudgeParseError("validator answer has no 'label:' lines", raw=validated)
         unknown = sorted({label for _, label, value in labels if value is None})
         if unknown:
             raise JudgeParseError(f"validator answer has unknown label(s): {', '.join(unknown)}", raw=validated)
-        items = [
-            RubricScore(id=f"sentence_{i}", reason=f"[{label}] {sentence}", score=value)
-            for i, (sentence, label, value) in enumerate(labels, start=1)
-        ]
-        mean = sum(value or 0.0 for _, _, value in labels) / len(labels)
-        return Sample(mean, "\n".join(i.reason for i in items), items)
+        return sentence_sample([(sentence, label, value) for sentence, label, value in labels if value is not None])
 
     async def judge_invocation(
         self,
