@@ -88,8 +88,9 @@ def _load_entry_points(registry: Registry) -> list[str]:
     from importlib.metadata import entry_points
 
     loaded: list[str] = []
+    found = entry_points()  # one scan of the installed distributions for all three groups
     for group in (EVALUATOR_GROUP, COMPARE_GROUP, TOKENIZER_GROUP):
-        for ep in entry_points(group=group):
+        for ep in found.select(group=group):
             label = f"entry point {ep.name!r} ({group} = {ep.value})"
             try:
                 obj = ep.load()

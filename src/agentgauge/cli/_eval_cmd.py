@@ -329,8 +329,8 @@ def _run(
     from ..errors import InputError
     from ..evaluator import AgentEvaluator
     from ..evaluators.llm import check_judge_ready
-    from ..service import StreamedEvalSet, open_eval_set
-    from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager
+    from ..service import LoadedEvalSet, StreamedEvalSet, open_eval_set
+    from ..storage import InMemoryMetricManager, LocalEvalResultManager
 
     agent_spec = args[0] if args and looks_like_agent_spec(args[0]) else None
     set_args = args[1:] if agent_spec is not None else args
@@ -370,10 +370,7 @@ def _run(
     outcomes = []
     for target in targets:
         assert target.eval_set is not None
-        sets: Any = target.stream
-        if sets is None:
-            sets = InMemoryEvalSetManager()
-            sets.put(app, target.eval_set)
+        sets: Any = target.stream if target.stream is not None else LoadedEvalSet(target.eval_set)
         metrics = InMemoryMetricManager()
         metrics.put_all(app, target.eval_set.eval_set_id, target.metrics)
         console.print(

@@ -36,7 +36,7 @@ from ._multirun import (
 )
 from ._pool import bounded_each, bounded_map
 from ._rubrics import RubricError, merge_case_rubrics
-from ._source import STREAM_MIN_BYTES, CaseStream, StreamedEvalSet, open_eval_set
+from ._source import STREAM_MIN_BYTES, CaseStream, LoadedEvalSet, StreamedEvalSet, open_eval_set
 from ._types import EvalSetRunResult, EvaluateConfig, EvaluateRequest, InferenceRequest, InferenceResult
 
 __all__ = [
@@ -67,6 +67,7 @@ __all__ = [
     "EvaluatorSource",
     "InferenceRequest",
     "InferenceResult",
+    "LoadedEvalSet",
     "LocalService",
     "MetricRow",
     "RowSummary",

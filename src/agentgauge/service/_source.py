@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from ..errors import InputError, NotFoundError
 from ..model import EvalCase, EvalSet, SessionInput
 
-__all__ = ["STREAM_MIN_BYTES", "CaseStream", "StreamedEvalSet", "open_eval_set", "stream_min_bytes"]
+__all__ = ["STREAM_MIN_BYTES", "CaseStream", "LoadedEvalSet", "StreamedEvalSet", "open_eval_set", "stream_min_bytes"]
 
 STREAM_MIN_BYTES = 32 * 1024 * 1024
 """Eval set and result files at least this large are read case by case; smaller ones are loaded whole.
@@ -96,6 +96,20 @@ def _stub(case: EvalCase) -> EvalCase:
         eval_mode=case.eval_mode,
         session_input=SessionInput.model_construct(app_name=app) if app else None,
     )
+
+
+class LoadedEvalSet:
+    """An eval set already loaded, served as it is to a run: no snapshot copy as the in-memory manager makes, for a
+    caller that owns the object and does not change it during the run (the command line)."""
+
+    def __init__(self, eval_set: EvalSet) -> None:
+        self.eval_set = eval_set
+
+    def get(self, app_name: str, eval_set_id: str) -> EvalSet:
+        """The eval set (any app name); :class:`NotFoundError` for another id."""
+        if eval_set_id != self.eval_set.eval_set_id:
+            raise NotFoundError(f"eval set {eval_set_id!r} not found (this one is {self.eval_set.eval_set_id!r})")
+        return self.eval_set
 
 
 class StreamedEvalSet:
