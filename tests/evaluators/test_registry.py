@@ -9,6 +9,7 @@ import pytest
 from agentgauge.criteria import CompareRegistry
 from agentgauge.errors import InputError, NotFoundError
 from agentgauge.evaluators import EvaluateResult, Evaluator, MetricInfo, Registry
+from agentgauge.evaluators._trajectory import ToolTrajectoryEvaluator
 from agentgauge.model import Criterion, EvalMetric, EvalStatus, Invocation, Message, Tool
 
 DETERMINISTIC = {"tool_trajectory_avg_score", "final_response_avg_score", "response_match_score"}
@@ -166,3 +167,30 @@ async def test_compare_registry_reaches_builtin_evaluators() -> None:
     with pytest.raises(InputError, match="unknown text compareName 'missing'"):
         bad = Criterion(tool_trajectory={"defaultStrategy": {"name": {"compareName": "missing"}}})
         registry.validate_metrics([EvalMetric(metric_name="tool_trajectory_avg_score", criterion=bad)])
+
+
+def test_judge_metrics_are_imported_only_when_needed() -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from agentgauge.evaluators import Registry\n"
+        "from agentgauge.model import EvalMetric\n"
+        "r = Registry()\n"
+        "r.validate_metrics([EvalMetric(metric_name='tool_trajectory_avg_score', threshold=1)])\n"
+        "r.check_judges_ready([EvalMetric(metric_name='response_match_score', threshold=0.8)])\n"
+        "assert 'agentgauge.evaluators.llm' not in sys.modules, 'judge metrics imported for a deterministic run'\n"
+        "assert 'llm_final_response' in r and r.info('safety_v1').needs_judge\n"
+        "assert 'agentgauge.evaluators.llm' in sys.modules\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+
+
+def test_a_name_registered_before_the_judge_metrics_load_keeps_its_evaluator() -> None:
+    registry = Registry()
+    mine = ToolTrajectoryEvaluator(registry.compares)
+    registry.register(mine, name="safety_v1")
+    assert "llm_final_response" in registry.names()  # the judge metrics load now
+    assert registry.get("safety_v1") is mine

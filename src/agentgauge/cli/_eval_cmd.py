@@ -328,7 +328,6 @@ def _run(
     from ..agents import load_agent, looks_like_agent_spec
     from ..errors import InputError
     from ..evaluator import AgentEvaluator
-    from ..evaluators.llm import check_judge_ready
     from ..service import LoadedEvalSet, StreamedEvalSet, open_eval_set
     from ..storage import InMemoryMetricManager, LocalEvalResultManager
 
@@ -353,7 +352,7 @@ def _run(
         selected = set(_select(target))
         _find_metrics(target, config)
         registry.validate_metrics(target.metrics, file=target.metrics_source)
-        check_judge_ready(registry, target.metrics, file=target.metrics_source)  # e.g. no API key: exit 2
+        registry.check_judges_ready(target.metrics, file=target.metrics_source)  # e.g. no API key: exit 2
         if agent_spec is None:
             needing = [c.eval_id for c in target.eval_set.eval_cases if c.eval_id in selected and not c.is_trace]
             if needing:

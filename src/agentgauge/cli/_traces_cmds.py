@@ -257,7 +257,6 @@ def _evaluate_traces(
     import asyncio
 
     from ..evaluator import AgentEvaluator
-    from ..evaluators.llm import check_judge_ready
     from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager, check_segment
     from ._eval_cmd import make_registry
 
@@ -268,7 +267,7 @@ def _evaluate_traces(
     else:
         eval_set, metrics, metrics_source = _reference_free(found.conversations, traces, config, registry)
     registry.validate_metrics(metrics, file=metrics_source)
-    check_judge_ready(registry, metrics, file=metrics_source)  # e.g. no API key: exit 2 before anything runs
+    registry.check_judges_ready(metrics, file=metrics_source)  # e.g. no API key: exit 2 before anything runs
     names = [app_name] if app_name else []
     names += [c.app_name for c in found.conversations] + [eval_set.eval_set_id]
     app = check_segment(next(_segment(n) for n in names if n and _segment(n)), "app name")

@@ -55,12 +55,22 @@ class Registry:
                 evaluator,
                 info=MetricInfo(evaluator.name, evaluator.description, needs_expected=True, needs_judge=False),
             )
-        self._register_llm_builtins()
+        # The judge metrics are registered on first need (a lookup of a name not registered yet, or a listing):
+        # importing them costs more than a whole short run that uses none. A name registered before that keeps its
+        # evaluator, as if it had replaced the built-in one.
+        self._judge_metrics_pending = True
 
     def _register_llm_builtins(self) -> None:
-        from .llm import register_llm_builtins
+        if not self._judge_metrics_pending:
+            return
+        self._judge_metrics_pending = False
+        from .llm import build_llm_evaluators
 
-        register_llm_builtins(self, self.judge_settings)
+        for evaluator in build_llm_evaluators(self.judge_settings):
+            m = evaluator.metric
+            if m.name not in self._evaluators:
+                info = MetricInfo(m.name, m.description, m.needs_expected, True, m.min_value, m.max_value)
+                self.register(evaluator, name=m.name, info=info)
 
     def register(self, evaluator: Evaluator, *, name: str | None = None, info: MetricInfo | None = None) -> None:
         """Register ``evaluator`` under ``name`` (default ``evaluator.name``), replacing any earlier one.
@@ -96,6 +106,8 @@ class Registry:
 
     def get(self, name: str) -> Evaluator:
         """The evaluator registered as ``name``; :class:`NotFoundError` listing the valid names otherwise."""
+        if name not in self._evaluators:
+            self._register_llm_builtins()
         try:
             return self._evaluators[name]
         except KeyError:
@@ -107,6 +119,7 @@ class Registry:
 
     def names(self) -> list[str]:
         """Registered metric names, sorted."""
+        self._register_llm_builtins()
         return sorted(self._evaluators)
 
     def info(self, name: str) -> MetricInfo:
@@ -119,7 +132,17 @@ class Registry:
         return [self._infos[n] for n in self.names()]
 
     def __contains__(self, name: object) -> bool:
+        if name not in self._evaluators:
+            self._register_llm_builtins()
         return name in self._evaluators
+
+    def check_judges_ready(self, metrics: Sequence[EvalMetric], *, file: str | None = None) -> None:
+        """Resolve the judge of every judge metric in ``metrics`` before a run (see
+        :func:`~agentgauge.evaluators.llm.check_judge_ready`); nothing to do, and nothing imported, without one."""
+        if any(m.evaluator_key in self and self.info(m.evaluator_key).needs_judge for m in metrics):
+            from .llm import check_judge_ready
+
+            check_judge_ready(self, metrics, file=file)
 
     def validate_metrics(
         self, metrics: Iterable[EvalMetric], *, file: str | None = None, warn: Callable[[str], None] | None = None
@@ -130,11 +153,9 @@ class Registry:
         valid ones. With ``warn`` (file checks, not runs), a trpc judge metric without ``judgeModel`` is reported
         through ``warn`` instead: trpc gives that judge in code, and a run takes it from its options.
         """
-        from .llm._default_judge import NO_JUDGE_HINT, NoJudgeModelError
-
         for i, metric in enumerate(metrics):
             key = metric.evaluator_key
-            if key not in self._evaluators:
+            if key not in self:
                 field = "evaluatorName" if metric.evaluator_name else "metricName"
                 raise InputError(
                     f"unknown metric {key!r}; valid metrics: {', '.join(self.names())}",
@@ -143,6 +164,8 @@ class Registry:
                 )
             lacks_judge = warn is not None and _lacks_judge_model(self._evaluators[key], metric)
             if lacks_judge and warn is not None:
+                from .llm._default_judge import NO_JUDGE_HINT
+
                 where = f"{file}: " if file else ""
                 warn(
                     f"{where}metrics[{i}].criterion.llmJudge: {metric.metric_name}: judgeModel is not set; "
@@ -153,15 +176,18 @@ class Registry:
                 check = getattr(self._evaluators[key], "validate_metric", None)
                 if callable(check):
                     check(metric)
-            except NoJudgeModelError:
-                if not lacks_judge:
+            except (ValueError, EvaluatorError) as exc:  # CriterionError and pydantic errors are ValueErrors
+                from .llm._default_judge import NO_JUDGE_HINT, NoJudgeModelError
+
+                if isinstance(exc, NoJudgeModelError):
+                    if lacks_judge:
+                        continue
                     raise InputError(
                         f"{metric.metric_name}: llmJudge.judgeModel not configured and no default judge: "
                         f"{NO_JUDGE_HINT}",
                         file=file,
                         location=f"metrics[{i}].criterion.llmJudge",
                     ) from None
-            except (ValueError, EvaluatorError) as exc:  # CriterionError and pydantic errors are ValueErrors
                 message = str(exc)
                 # Evaluator errors usually start with the metric's name already; say it once.
                 if not message.startswith(f"{metric.metric_name}:"):

@@ -9,8 +9,6 @@ in ``criterion.llmJudge``; judge failures fail the case). ADK: ``final_response_
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...judges import JudgePool, JudgeSettings
 from ._adk import ADK_METRICS
 from ._critic import CRITIC_METRICS
@@ -36,7 +34,6 @@ __all__ = [
     "TrpcHallucinationsEvaluator",
     "build_llm_evaluators",
     "check_judge_ready",
-    "register_llm_builtins",
 ]
 
 ALL_METRICS: tuple[JudgeMetric, ...] = (
@@ -67,20 +64,3 @@ def build_llm_evaluators(settings: JudgeSettings | None = None) -> list[LLMJudge
         cls = special.get(metric.name)
         out.append(cls(pool) if cls is not None else LLMJudgeEvaluator(metric, pool))
     return out
-
-
-def register_llm_builtins(registry: Any, settings: JudgeSettings | None) -> None:
-    """Register every built-in judge metric in ``registry`` with its :class:`MetricInfo`."""
-    from .. import MetricInfo
-
-    for evaluator in build_llm_evaluators(settings):
-        m = evaluator.metric
-        info = MetricInfo(
-            name=m.name,
-            description=m.description,
-            needs_expected=m.needs_expected,
-            needs_judge=True,
-            min_value=m.min_value,
-            max_value=m.max_value,
-        )
-        registry.register(evaluator, name=m.name, info=info)
