@@ -132,9 +132,15 @@ def parse_child(stderr: str) -> ChildRun | None:
 
 
 def run_child(cmd: Sequence[str], *, env: dict[str, str] | None = None, cwd: str | None = None) -> ChildRun:
-    """Run ``cmd`` with its output discarded and report its wall time and peak RSS (measured by the launcher)."""
+    """Run ``cmd`` with its output discarded and report its wall time and peak RSS (measured by the launcher).
+
+    The child may write and use bytecode caches (``PYTHONDONTWRITEBYTECODE`` is dropped from its environment), as an
+    installed package's commands do: the untimed warm-up run writes them, the timed runs load them.
+    """
+    child_env = dict(os.environ if env is None else env)
+    child_env.pop("PYTHONDONTWRITEBYTECODE", None)
     done = subprocess.run(
-        launcher_cmd(cmd), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd
+        launcher_cmd(cmd), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=child_env, cwd=cwd
     )
     child = parse_child(done.stderr)
     if child is None:

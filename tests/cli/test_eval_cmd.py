@@ -392,3 +392,13 @@ def test_agent_after_the_eval_set_is_named_as_misplaced(tmp_path: Path) -> None:
         "agentgauge eval AGENT EVAL_SET[:case1,case2]..."
     )
     assert not out.exists()
+
+
+def test_garbage_collector_is_on_again_after_eval(tmp_path: Path) -> None:
+    import gc
+
+    assert gc.isenabled()
+    ok = _eval("examples/trace_mode/calculator_traces.evalset.json", "--output-dir", tmp_path / "a")
+    bad = _eval("examples/trace_mode/calculator_traces.evalset.json", "--num-runs", "0")
+    assert (ok.exit_code, bad.exit_code) == (1, 2)
+    assert gc.isenabled()

@@ -10,7 +10,15 @@ import typer
 
 from ._app import app
 from ._common import EXIT_FAILED, EXIT_OK, MAX_NUM_RUNS, check_result_location, fail_input, input_errors_exit_2
-from ._eval_run import EXIT_INTERRUPTED, evaluate_interruptibly, print_json, report_streamed, stopped_by_ctrl_c
+from ._eval_run import (
+    EXIT_INTERRUPTED,
+    evaluate_interruptibly,
+    print_json,
+    report_streamed,
+    run_phase_starts,
+    startup_gc_paused,
+    stopped_by_ctrl_c,
+)
 from ._stdout import stdout_reserved
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -240,7 +248,7 @@ def eval_command(
         from ._traces_cmds import trace_runner
 
         runner = trace_runner(traces, eval_set, by_session)
-    with stopped_by_ctrl_c(console), stdout_reserved(json_out) as stdout, input_errors_exit_2():
+    with stopped_by_ctrl_c(console), stdout_reserved(json_out) as stdout, input_errors_exit_2(), startup_gc_paused():
         from .._fileio import check_output_targets
 
         check_output_targets(junit, html, markdown)  # refused before anything runs (FIFO, device, directory, ...)
@@ -365,6 +373,7 @@ def _run(
     for target in targets:  # a result that cannot be saved must fail now, not after the run
         check_result_location(output_dir, app, target.eval_set.eval_set_id, str(target.path))  # type: ignore[union-attr]
     agent = load_agent(agent_spec) if agent_spec is not None else None
+    run_phase_starts()
     results = LocalEvalResultManager(base_dir=output_dir)
     outcomes = []
     for target in targets:

@@ -259,6 +259,7 @@ def _evaluate_traces(
     from ..evaluator import AgentEvaluator
     from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager, check_segment
     from ._eval_cmd import make_registry
+    from ._eval_run import run_phase_starts
 
     registry = make_registry(output_dir, no_cache, judge_timeout, default_judge, plugins)
     found = _read(traces, by_session)
@@ -290,6 +291,7 @@ def _evaluate_traces(
         num_runs=num_runs,
         parallelism=parallelism,
     )
+    run_phase_starts()
     return [asyncio.run(evaluator.evaluate(eval_set.eval_set_id))]
 
 
