@@ -208,3 +208,17 @@ def test_without_floats_exact_means_python_equality_with_bool_typed(a: Any, e: A
         return (type(v) is bool, v)
 
     assert JSONCriterion(number_tolerance=0).match(a, e).ok is (typed(a) == typed(e))
+
+
+@pytest.mark.parametrize(
+    ("actual", "expected", "ok"),
+    [
+        ({"a": 1, "b": [1, {"c": "x"}]}, {"b": [1, {"c": "x"}], "a": 1}, True),  # key order does not matter
+        ({"a": True}, {"a": 1}, False),  # equal in Python, but a bool is not a number
+        ({"a": float("nan")}, {"a": None}, False),  # both written as null, but not the same value
+        ({"a": 1}, {"a": 1.0}, True),  # same number, different types: the full comparison decides
+        ({1: "x"}, {1: "x"}, True),  # not plain JSON (non-string key): the full comparison decides
+    ],
+)
+def test_identical_values_take_the_fast_path_only_when_truly_identical(actual: Any, expected: Any, ok: bool) -> None:
+    assert JSONCriterion().match(actual, expected).ok is ok

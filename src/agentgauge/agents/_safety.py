@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from pydantic import BaseModel
 
 from ._types import AgentError, AgentOutput
@@ -56,6 +57,8 @@ def _safe_code(exc: SystemExit) -> bool:
 
 def _depth_exceeds(value: Any, limit: int) -> bool:
     """Whether ``value`` nests containers more than ``limit`` levels deep (iterative: no recursion limit)."""
+    if _few_containers(value, limit):
+        return False
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         item, depth = stack.pop()
@@ -72,6 +75,17 @@ def _depth_exceeds(value: Any, limit: int) -> bool:
             return True
         stack.extend((child, depth) for child in children)
     return False
+
+
+def _few_containers(value: Any, limit: int) -> bool:
+    """A cheap sufficient test: a JSON value with at most ``limit`` brackets cannot nest deeper than ``limit``."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return True
+    try:
+        data = orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):  # not plain JSON (or deeper than orjson goes): walk it
+        return False
+    return data.count(b"[") + data.count(b"{") <= limit
 
 
 def check_output_depth(output: AgentOutput, limit: int = MAX_OUTPUT_DEPTH) -> None:

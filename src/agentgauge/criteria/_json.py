@@ -6,12 +6,15 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal, Self
 
+import orjson
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from ._base import MATCH, CriterionError, MatchResult
 from ._compare import CompareRegistry, JSONCompare, run_compare
 from ._jsondiff import diff_exact, diff_ignore, diff_only, join_index, join_key
 from ._model import CriterionModel
+
+_SORTED = orjson.OPT_SORT_KEYS
 
 __all__ = ["DEFAULT_NUMBER_TOLERANCE", "JSONCriterion"]
 
@@ -155,6 +158,8 @@ class JSONCriterion(CriterionModel):
             reason = diff_only(actual, expected, self.only_tree, tol)
         elif self.ignore_tree:
             reason = diff_ignore(actual, expected, self.ignore_tree, tol)
+        elif tol >= 0 and _identical(actual, expected):  # a negative tolerance fails even equal numbers
+            return MATCH
         else:
             reason = diff_exact(actual, expected, tol)
         return MATCH if reason is None else MatchResult(False, reason)
@@ -179,3 +184,17 @@ def _parse(raw: str | bytes) -> tuple[bool, Any]:
         if msg.startswith("Extra data"):
             msg = f"multiple json values ({msg})"
         return False, msg
+
+
+def _identical(actual: Any, expected: Any) -> bool:
+    """The two values are the same JSON document (the common case of a matching call), decided in C.
+
+    ``==`` alone is not enough (``True == 1``, and numbers of different types) and serialisation alone is not either
+    (NaN is written as ``null``), so both must agree; anything else goes through the full comparison.
+    """
+    try:
+        return bool(actual == expected) and orjson.dumps(actual, option=_SORTED) == orjson.dumps(
+            expected, option=_SORTED
+        )
+    except (TypeError, ValueError, orjson.JSONEncodeError):  # not plain JSON: let the full comparison decide
+        return False
