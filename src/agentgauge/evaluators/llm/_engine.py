@@ -319,14 +319,22 @@ class LLMJudgeEvaluator:
         """Build the prompt, draw ``num_samples`` answers, score and aggregate them (override for multi-call
         metrics). Raises NotApplicable or JudgeError; :meth:`evaluate` turns them into results per dialect."""
         prompt = self.build_prompt(actuals, expecteds, config)
+        return await self.vote(
+            functools.partial(self.sample, prompt, config, client), actuals[-1], expecteds[-1], config
+        )
+
+    async def vote(
+        self, draw: Callable[[int], Awaitable[Sample]], actual: Invocation, expected: Invocation, config: JudgeConfig
+    ) -> PerInvocationResult:
+        """Draw ``num_samples`` samples (``draw(k)``, under the sample limit), aggregate them and make the
+        invocation's result."""
         samples = await gather_fail_fast(
-            [functools.partial(self.sample, prompt, config, client, k) for k in range(config.num_samples)],
-            config.sample_limit,
+            [functools.partial(draw, k) for k in range(config.num_samples)], config.sample_limit
         )
         best = self.aggregate_samples(samples, config)
         return PerInvocationResult(
-            actuals[-1],
-            expecteds[-1],
+            actual,
+            expected,
             best.score,
             status_for_score(best.score, config.threshold),
             best.reason,

@@ -7,10 +7,10 @@ import functools
 from collections.abc import Sequence
 
 from ...judges import JudgeClient, JudgeParseError, JudgePool
-from ...model import Invocation, status_for_score
+from ...model import Invocation
 from .._base import PerInvocationResult
 from ._aggregate import average_invocations
-from ._engine import JudgeMetric, LLMJudgeEvaluator, gather_fail_fast
+from ._engine import JudgeMetric, LLMJudgeEvaluator
 from ._hallucinations import segment, sentence_sample, validate
 from ._sample import JudgeConfig, NotApplicable, Sample
 from ._text import final_text, render_context
@@ -61,17 +61,5 @@ class TrpcHallucinationsEvaluator(LLMJudgeEvaluator):
         text = final_text(actual)
         if not text.strip():
             raise NotApplicable("no final answer to check")
-        context = render_context(actuals)
-        samples = await gather_fail_fast(
-            [functools.partial(self._one_sample, text, context, config, client, k) for k in range(config.num_samples)],
-            config.sample_limit,
-        )
-        best = self.metric.aggregate_samples(samples, config)
-        return PerInvocationResult(
-            actual,
-            expecteds[-1],
-            best.score,
-            status_for_score(best.score, config.threshold),
-            best.reason,
-            list(best.rubric_scores),
-        )
+        draw = functools.partial(self._one_sample, text, render_context(actuals), config, client)
+        return await self.vote(draw, actual, expecteds[-1], config)
