@@ -47,7 +47,7 @@ def test_complex_adk_reading() -> None:
     ]
     extra = first.model_extra or {}
     assert extra["unpaired_tool_responses"] == [{"id": "zz", "name": "orphan", "response": {"r": 1}}]
-    assert extra["duration"] == 1.5 and "app_details" in extra
+    assert first.duration == 1.5 and "app_details" in extra
     assert [(m.content, (m.model_extra or {})["author"]) for m in first.intermediate_responses] == [
         ("hi\nthere", "sub")
     ]

@@ -8,7 +8,8 @@ extras so the ADK writer can restore it:
   role (several parts, non-text parts, thought flags, a ``null`` role, ...);
 - ``adk_intermediate_data`` on an invocation: the original ``intermediate_data`` whenever the native tools and
   intermediate responses do not regenerate it exactly (``invocation_events``, missing ids, unpaired responses, ...);
-- ADK-only invocation fields (durations, rubrics, ``app_details``) stay as extras under their own names.
+- ADK durations become the native duration fields; other ADK-only invocation fields (rubrics, ``app_details``)
+  stay as extras under their own names.
 
 The writer emits a preserved original only while the native fields still derive from it, so edits are never lost.
 """
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 _ROLE_TO_NATIVE = {"user": "user", "model": "assistant", "assistant": "assistant", "system": "system", "tool": "tool"}
-ADK_INVOCATION_EXTRAS = ("duration", "model_duration", "tool_duration", "rubrics", "app_details")
+ADK_INVOCATION_EXTRAS = ("rubrics", "app_details")
 
 
 def _fail(message: str, source: str, path: str) -> InputError:

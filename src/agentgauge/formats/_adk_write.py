@@ -92,6 +92,10 @@ def invocation_to_adk(inv: Invocation) -> dict[str, Any]:
         out["intermediate_data"] = data
     if inv.creation_timestamp is not None:
         out["creation_timestamp"] = inv.creation_timestamp
+    for name in ("duration", "model_duration", "tool_duration"):
+        value = getattr(inv, name)
+        if value is not None:
+            out[name] = value
     for key, value in (inv.model_extra or {}).items():
         name = snake_key(key)
         if name in ADK_INVOCATION_EXTRAS and value is not None:

@@ -163,7 +163,8 @@ def _native_invocation(raw: Any) -> Invocation | None:
         or timestamp is _BAD
     ):
         return None
-    return _INVOCATION(invocation_id, context, user, final, tools, intermediate, timestamp)
+    # Durations and usage come from live runs; a file with them takes the validating path.
+    return _INVOCATION(invocation_id, context, user, final, tools, intermediate, timestamp, None, None, None, None)
 
 
 def _adk_invocation(raw: dict[str, Any]) -> Invocation | None:
@@ -177,7 +178,9 @@ def _adk_invocation(raw: dict[str, Any]) -> Invocation | None:
         return None
     tools = [_TOOL(call_id, name, args, body) for call_id, name, args, body in calls]
     final_message = None if final is None else _MESSAGE("assistant", final)
-    return _INVOCATION(invocation_id, [], _MESSAGE("user", user), final_message, tools, [], timestamp)
+    return _INVOCATION(
+        invocation_id, [], _MESSAGE("user", user), final_message, tools, [], timestamp, None, None, None, None
+    )
 
 
 def _invocation(raw: Any) -> Invocation | None:

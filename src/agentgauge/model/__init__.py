@@ -14,6 +14,7 @@ from ._evalset import (
     Message,
     RubricContent,
     SessionInput,
+    TokenUsage,
     Tool,
     new_tool_id,
 )
@@ -62,6 +63,7 @@ __all__ = [
     "SessionInput",
     "StatusCounts",
     "StatusField",
+    "TokenUsage",
     "Tool",
     "is_empty",
     "new_tool_id",

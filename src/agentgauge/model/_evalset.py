@@ -18,6 +18,7 @@ __all__ = [
     "Message",
     "RubricContent",
     "SessionInput",
+    "TokenUsage",
     "Tool",
     "new_tool_id",
 ]
@@ -58,8 +59,28 @@ class Tool(GaugeModel):
     result: Any = Field(default=None, exclude_if=_is_none)
 
 
+class TokenUsage(GaugeModel):
+    """Model usage of one invocation, as far as the agent reported it.
+
+    ``model_calls`` counts model requests (ADK's inference calls); ``total_tokens`` is input + output when the
+    agent gave no total; ``cost`` is in the price table's currency (USD by default) and absent when no price is
+    known for the model.
+    """
+
+    input_tokens: int | None = omit_empty()
+    output_tokens: int | None = omit_empty()
+    total_tokens: int | None = omit_empty()
+    model_calls: int | None = omit_empty()
+    model: str | None = omit_empty()
+    cost: float | None = omit_empty()
+
+
 class Invocation(GaugeModel):
-    """One user turn and the agent's answer to it: final response, tool calls, intermediate messages."""
+    """One user turn and the agent's answer to it: final response, tool calls, intermediate messages.
+
+    ``duration`` (seconds, wall time of the turn), ``model_duration``/``tool_duration`` (time inside model and
+    tool calls) and ``usage`` are recorded by live runs when known; expected invocations leave them out.
+    """
 
     invocation_id: str = omit_empty("")
     context_messages: list[Message] = omit_empty(factory=list)
@@ -68,6 +89,10 @@ class Invocation(GaugeModel):
     tools: list[Tool] = omit_empty(factory=list)
     intermediate_responses: list[Message] = omit_empty(factory=list)
     creation_timestamp: float | None = omit_empty()
+    duration: float | None = omit_empty()
+    model_duration: float | None = omit_empty()
+    tool_duration: float | None = omit_empty()
+    usage: TokenUsage | None = omit_empty()
 
 
 class SessionInput(GaugeModel):
