@@ -14,7 +14,7 @@ from .model import EvalCaseResult, EvalMetric
 
 if TYPE_CHECKING:  # pragma: no cover
     from .formats._result_writer import ResultWriter
-    from .service import CaseRow
+    from .service import CaseRow, CompactResult
 
 __all__ = ["_Collector", "_collector_ignores_loaded_data", "_prepare_scorers"]
 
@@ -44,10 +44,10 @@ class _Collector:
         self.keep_full = keep_full
         self.rows: list[CaseRow] = []
         self.full: list[EvalCaseResult] = []
-        self._pending: dict[int, EvalCaseResult] = {}
+        self._pending: dict[int, EvalCaseResult | CompactResult] = {}
         self._next = 0
 
-    def add(self, seq: int, result: EvalCaseResult) -> None:
+    def add(self, seq: int, result: EvalCaseResult | CompactResult) -> None:
         self._pending[seq] = result
         while self._next in self._pending:
             self._emit(self._pending.pop(self._next))
@@ -58,9 +58,16 @@ class _Collector:
         for seq in sorted(self._pending):
             self._emit(self._pending.pop(seq))
 
-    def _emit(self, result: EvalCaseResult) -> None:
-        from .service import case_row
+    def _emit(self, result: EvalCaseResult | CompactResult) -> None:
+        from .service import CompactResult, case_row
 
+        if isinstance(result, CompactResult):  # from a remote worker: written as it came, parsed only when kept
+            if self.writer is not None:
+                self.writer.add_json(result.detail)
+            self.rows.append(result.row)
+            if self.keep_full:
+                self.full.append(result.full())
+            return
         if self.writer is not None:
             self.writer.add(result)
         self.rows.append(case_row(result))

@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ._evaluation_result import EvaluationCaseResult, EvaluationResult
 from ._evaluation_run import _Collector, _collector_ignores_loaded_data, _prepare_scorers
@@ -18,14 +17,7 @@ from .model import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult,
 if TYPE_CHECKING:  # pragma: no cover
     from .formats._result_writer import ResultWriter
     from .judges._settings import JudgeSettings
-    from .service import (
-        Callbacks,
-        EvalSetSource,
-        EvaluateRequest,
-        EvaluatorSource,
-        InferenceRequest,
-        InferenceResult,
-    )
+    from .service import Callbacks, EvalSetSource, EvaluatorSource, Executor, RunPlan, WorkItem
 
 __all__ = [
     "DEFAULT_MAX_RESULTS_IN_MEMORY",
@@ -61,18 +53,6 @@ ProgressFn = Callable[[int, int], None]
 """``progress(done, total)``: called with ``(0, total)`` first, then after each case of each run is scored."""
 
 
-@dataclass
-class _Run:
-    run_id: int
-    inference_request: InferenceRequest
-    evaluate_request: EvaluateRequest
-    cases: list[EvalCase] = field(default_factory=list)
-    inference_results: list[InferenceResult] = field(default_factory=list)
-    case_results: list[EvalCaseResult] = field(default_factory=list)
-    context: Any = field(default_factory=dict)
-    start_time: float = field(default_factory=time.time)
-
-
 class AgentEvaluator:
     """Evaluates an agent on eval sets held by an eval-set manager, scores with the metrics of the metric manager
     and saves one :class:`EvalSetResult` per evaluation with the result manager.
@@ -90,6 +70,9 @@ class AgentEvaluator:
       demand. An eval-set manager with ``iter_cases`` (a
       :class:`~agentgauge.service.StreamedEvalSet`) hands out its cases one at a time.
     - :meth:`interrupt` stops a run early; the finished cases are saved, marked ``interrupted``.
+    - ``executor`` runs the (case, run) pipelines: ``None`` or ``"local"`` for this process's event loop
+      (:class:`~agentgauge.service.LocalExecutor`), ``"ray"`` for a Ray cluster with default settings, or any
+      :class:`~agentgauge.service.Executor` such as :class:`agentgauge.distributed.RayExecutor`.
 
     Set-level callbacks run once per run: ``BeforeInferenceSet`` then ``BeforeEvaluateSet`` before any case,
     ``AfterInferenceSet`` then ``AfterEvaluateSet`` after every case of every run.
@@ -112,6 +95,7 @@ class AgentEvaluator:
         judge_settings: JudgeSettings | None = None,
         progress: ProgressFn | None = None,
         max_results_in_memory: int | None = None,
+        executor: Executor | str | None = None,
     ) -> None:
         from .service import Callbacks
 
@@ -146,6 +130,7 @@ class AgentEvaluator:
         self.max_results_in_memory = (
             DEFAULT_MAX_RESULTS_IN_MEMORY if max_results_in_memory is None else max_results_in_memory
         )
+        self.executor = _executor(executor)
         self._interrupt_requested = False
         self._pool_task: asyncio.Future[None] | None = None
 
@@ -227,31 +212,27 @@ class AgentEvaluator:
         from .service import (
             BeforeEvaluateSetArgs,
             BeforeInferenceSetArgs,
+            CompactResult,
             EvaluateConfig,
             EvaluateRequest,
+            ExecutionJob,
             InferenceRequest,
-            LocalService,
-            bounded_each,
+            RunPlan,
+            WorkItem,
             select_cases,
         )
 
         eval_set_id = eval_set.eval_set_id
-        service = LocalService(
-            self.agent,
-            eval_set_manager=self.eval_set_manager,
-            evaluators=self.registry,
-            callbacks=self.callbacks,
-            parallelism=self.parallelism,
-            timeout=self.timeout,
-        )
         # The id is chosen here so the saved file and the returned object agree.
         result_id = f"{self.app_name}_{eval_set_id}_{uuid4()}"
-        runs: list[_Run] = []
+        runs: list[RunPlan] = []
+        case_ids = [case.eval_id for case in cases]
         for run_id in range(1, self.num_runs + 1):
-            run = _Run(
+            run = RunPlan(
                 run_id,
-                InferenceRequest(self.app_name, eval_set_id, [case.eval_id for case in cases]),
+                InferenceRequest(self.app_name, eval_set_id, list(case_ids)),
                 EvaluateRequest(self.app_name, eval_set_id, [], EvaluateConfig(list(metrics))),
+                start_time=time.time(),
             )
             before = BeforeInferenceSetArgs(run.inference_request)
             run.context = await self.callbacks.run("before_inference_set", {}, before)
@@ -272,7 +253,7 @@ class AgentEvaluator:
         if self.progress is not None:
             self.progress(0, total)
 
-        def items() -> Iterator[tuple[int, _Run, EvalCase]]:
+        def items() -> Iterator[WorkItem]:
             seq = 0
             for run in runs:
                 if stream is None:
@@ -281,52 +262,33 @@ class AgentEvaluator:
                     wanted = {case.eval_id for case in run.cases}
                     selected = (c for c in stream(self.app_name, eval_set_id) if c.eval_id in wanted)
                 for case in selected:
-                    yield seq, run, case
+                    yield WorkItem(seq, run, case)
                     seq += 1
 
-        async def finish(seq: int, run: _Run, case: EvalCase, inference: InferenceResult, context: Any) -> None:
+        def emit(item: WorkItem, result: EvalCaseResult | CompactResult) -> None:
             nonlocal done
-            if prepared is not None and not prepared.done():
-                await asyncio.shield(prepared)
-            result, _ = await service.score(run.evaluate_request, case, inference, context, run_id=run.run_id)
             if keep_results:
-                run.case_results.append(result)
-            collector.add(seq, result)
+                item.run.case_results.append(result.full() if isinstance(result, CompactResult) else result)
+            collector.add(item.seq, result)
             done += 1
             if self.progress is not None:
                 self.progress(done, total)
 
-        # Cases whose inference ends while the scorers are still being imported are scored once that is done, in
-        # tasks of their own, so the worker goes on with the next case meanwhile (the import overlaps agent I/O).
-        # At most ``parallelism`` cases wait that way: trace-mode cases need no agent and would otherwise all be read
-        # (and kept) while the import runs, which is every case of a large streamed eval set.
-        deferred: set[asyncio.Task[None]] = set()
-
-        async def pipeline(item: tuple[int, _Run, EvalCase]) -> None:
-            seq, run, case = item
-            inference, context = await service.infer(run.inference_request, case, run.context)
-            if keep_inferences:
-                run.inference_results.append(inference)
-            if keep_results:
-                run.evaluate_request.inference_results.append(inference)
-            if prepared is not None and not prepared.done() and len(deferred) < self.parallelism:
-                task = asyncio.ensure_future(finish(seq, run, case, inference, context))
-                deferred.add(task)
-                task.add_done_callback(deferred.discard)
-                return
-            await finish(seq, run, case, inference, context)
+        job = ExecutionJob(
+            self.app_name,
+            eval_set_id,
+            self.agent,
+            self.registry,
+            self.callbacks,
+            self.parallelism,
+            self.timeout,
+            prepared,
+            keep_inferences=keep_inferences,
+            keep_results=keep_results,
+        )
 
         async def work() -> None:
-            try:
-                await bounded_each(pipeline, items(), self.parallelism)
-                while deferred:
-                    await asyncio.gather(*deferred)
-            except BaseException:
-                for task in deferred:
-                    task.cancel()
-                if deferred:
-                    await asyncio.gather(*deferred, return_exceptions=True)
-                raise
+            await self.executor.execute(job, items(), emit)
 
         interrupted = False
         try:
@@ -358,7 +320,7 @@ class AgentEvaluator:
             collector.flush()
         return self._finish(eval_set, collector, writer, result_id, started, interrupted=interrupted)
 
-    async def _after_sets(self, runs: list[_Run], eval_set_id: str) -> None:
+    async def _after_sets(self, runs: list[RunPlan], eval_set_id: str) -> None:
         from .service import AfterEvaluateSetArgs, AfterInferenceSetArgs, EvalSetRunResult
 
         for run in runs:
@@ -467,3 +429,18 @@ class AgentEvaluator:
         except RuntimeError:
             return asyncio.run(self.evaluate(eval_set_id))
         raise RuntimeError("evaluate_sync() cannot run inside a running event loop; use `await evaluate()`")
+
+
+def _executor(executor: Executor | str | None) -> Executor:
+    """The executor an :class:`AgentEvaluator` argument names (see its docstring)."""
+    if executor is None or executor == "local":
+        from .service import LocalExecutor
+
+        return LocalExecutor()
+    if executor == "ray":
+        from .distributed import RayExecutor
+
+        return RayExecutor()
+    if isinstance(executor, str):
+        raise ValueError(f"unknown executor {executor!r}: use 'local', 'ray' or an Executor object")
+    return executor

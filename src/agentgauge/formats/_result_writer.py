@@ -61,7 +61,12 @@ class ResultEncoder:
 
     def add(self, case: EvalCaseResult) -> None:
         """Append one case result."""
-        self._out((b",\n    " if self.count else b"\n    ") + _nested(case.model_dump(mode="json"), 2))
+        self.add_json(orjson.dumps(case.model_dump(mode="json"), option=_INDENT))
+
+    def add_json(self, indented: bytes) -> None:
+        """Append one case result given as its 2-space indented JSON (``orjson`` ``OPT_INDENT_2`` of
+        ``model_dump(mode="json")``, as a remote worker sends it)."""
+        self._out((b",\n    " if self.count else b"\n    ") + indented.replace(b"\n", b"\n    "))
         self.count += 1
 
     def finish(
@@ -155,6 +160,10 @@ class ResultWriter:
     def add(self, case: EvalCaseResult) -> None:
         """Append one case result to the document."""
         self._encoder.add(case)
+
+    def add_json(self, indented: bytes) -> None:
+        """Append one case result given as its indented JSON (see :meth:`ResultEncoder.add_json`)."""
+        self._encoder.add_json(indented)
 
     def commit(
         self,

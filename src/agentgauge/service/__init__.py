@@ -1,5 +1,5 @@
 """The run engine's service layer: inference (agent or trace), evaluation with a registry of evaluators,
-callbacks at eight points, and the multi-run summary.
+callbacks at eight points, the executor seam (where case pipelines run) and the multi-run summary.
 """
 
 from ._callbacks import (
@@ -20,6 +20,7 @@ from ._callbacks import (
     Callbacks,
 )
 from ._evaluate import EvaluatorSource, evaluate_case, metric_results
+from ._executor import CompactResult, Emit, ExecutionJob, Executor, LocalExecutor, RunPlan, WorkItem
 from ._inference import DEFAULT_USER_ID, case_problem, expected_invocations, infer_case, trace_invocations, user_only
 from ._local import EvalSetSource, LocalService, select_cases
 from ._multirun import (
@@ -60,19 +61,26 @@ __all__ = [
     "CaseAggregate",
     "CaseRow",
     "CaseStream",
+    "CompactResult",
+    "Emit",
     "EvalSetRunResult",
     "EvalSetSource",
     "EvaluateConfig",
     "EvaluateRequest",
     "EvaluatorSource",
+    "ExecutionJob",
+    "Executor",
     "InferenceRequest",
     "InferenceResult",
     "LoadedEvalSet",
+    "LocalExecutor",
     "LocalService",
     "MetricRow",
     "RowSummary",
     "RubricError",
+    "RunPlan",
     "StreamedEvalSet",
+    "WorkItem",
     "aggregate_case",
     "bounded_each",
     "bounded_map",

@@ -91,12 +91,23 @@ def _walk(path: Path, *, pause_gc: bool) -> Iterator[tuple[str, Any]]:
 _STUB_FIELDS = frozenset({"eval_id", "eval_mode", "session_input"})
 
 
+class _IndexedCase(EvalCase):
+    """An index entry of a streamed eval set: an :class:`EvalCase` holding only the fields of ``_STUB_FIELDS``;
+    the others read as their defaults (the conversation stays in the file)."""
+
+    def __getattr__(self, name: str) -> Any:
+        field = EvalCase.model_fields.get(name)
+        if field is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return field.get_default(call_default_factory=True)
+
+
 def _stub(case: EvalCase, sessions: dict[str, SessionInput]) -> EvalCase:
     """What selection, the agent check and the app name need; the conversation stays in the file.
 
     A stub holds only ``eval_id``, ``eval_mode`` and ``session_input`` (one shared object per app name): ~250 bytes
     instead of the ~1.6 KB of a constructed case, which is what a scan of a million cases keeps. Reading any other
-    field of a stub raises ``AttributeError``.
+    field of a stub gives its default.
     """
     app = case.session_input.app_name if case.session_input is not None else ""
     session = None
@@ -104,7 +115,7 @@ def _stub(case: EvalCase, sessions: dict[str, SessionInput]) -> EvalCase:
         session = sessions.get(app)
         if session is None:
             session = sessions[app] = SessionInput.model_construct(app_name=app)
-    stub = EvalCase.__new__(EvalCase)
+    stub = _IndexedCase.__new__(_IndexedCase)
     object.__setattr__(
         stub, "__dict__", {"eval_id": case.eval_id, "eval_mode": case.eval_mode, "session_input": session}
     )
