@@ -145,7 +145,8 @@ class AgentEvaluator:
         validate = getattr(self.registry, "validate_metrics", None)
         if validate is not None:
             validate(metrics)
-        if self.agent is None:
+        # An executor may load the agent itself, in its workers (the Ray executor's ``agent_spec``).
+        if self.agent is None and getattr(self.executor, "agent_spec", None) is None:
             needing = [case.eval_id for case in cases if not case.is_trace]
             if needing:
                 raise InputError(

@@ -19,6 +19,7 @@ from ._eval_run import (
     startup_gc_paused,
     stopped_by_ctrl_c,
 )
+from ._executor_opts import ExecutorChoice, executor_choice, registry_factory
 from ._stdout import stdout_reserved
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -209,6 +210,16 @@ def eval_command(
     plugin: Annotated[
         list[str] | None, typer.Option("--plugin", help="Import this module's register(registry) first (repeatable).")
     ] = None,
+    executor: Annotated[
+        str, typer.Option("--executor", help="Where cases run: local (this process) or ray (a Ray cluster).")
+    ] = "local",
+    ray_address: Annotated[
+        str | None, typer.Option("--ray-address", help="With --executor ray: auto, ray://HOST:PORT or HOST:PORT.")
+    ] = None,
+    rate_limit: Annotated[
+        list[str] | None,
+        typer.Option("--rate-limit", help="With --executor ray: ENDPOINT=RPM[/CONCURRENT], e.g. judge=600/8."),
+    ] = None,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 
@@ -244,9 +255,13 @@ def eval_command(
     junit, html, markdown = (p.absolute() if p is not None else None for p in (junit, html, markdown))
     console = Console(stderr=json_out, soft_wrap=False)
     runner = _run
+    engine = executor_choice(executor, ray_address, rate_limit or [])
+    extra: dict[str, Any] = {"engine": engine} if engine.kind != "local" else {}
     if traces is not None or eval_set is not None or by_session:
         from ._traces_cmds import trace_runner
 
+        if extra:
+            fail_input("--executor ray is not available with --traces")
         runner = trace_runner(traces, eval_set, by_session)
     with stopped_by_ctrl_c(console), stdout_reserved(json_out) as stdout, input_errors_exit_2(), startup_gc_paused():
         from .._fileio import check_output_targets
@@ -266,6 +281,7 @@ def eval_command(
             plugins=plugin or [],
             console=console,
             progress_console=None if json_out else Console(stderr=True),
+            **extra,
         )
         _report(
             outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown, start=start
@@ -329,6 +345,7 @@ def _run(
     progress_console: Console | None,
     default_judge: dict[str, str] | None = None,
     plugins: list[str] | None = None,
+    engine: ExecutorChoice | None = None,
 ) -> list[EvaluationResult]:
     """Validate every input, then evaluate each eval set in turn."""
     import asyncio
@@ -373,6 +390,11 @@ def _run(
     for target in targets:  # a result that cannot be saved must fail now, not after the run
         check_result_location(output_dir, app, target.eval_set.eval_set_id, str(target.path))  # type: ignore[union-attr]
     agent = load_agent(agent_spec) if agent_spec is not None else None
+    remote = None
+    if engine is not None:
+        remote = engine.build(
+            agent_spec, registry_factory(output_dir, no_cache, judge_timeout, default_judge, plugins or [])
+        )
     run_phase_starts()
     results = LocalEvalResultManager(base_dir=output_dir)
     outcomes = []
@@ -401,6 +423,7 @@ def _run(
             timeout=timeout,
             case_ids=target.case_ids or None,
             progress=update,
+            executor=remote,
         )
         if bar is not None:
             with bar:

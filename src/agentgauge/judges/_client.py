@@ -11,6 +11,7 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._callgate import gated
 from .._redact import redact
 from ._cache import JudgeCache, cache_key
 from ._endpoint import JudgeEndpoint
@@ -84,7 +85,7 @@ class JudgeClient:
             if cached is not None:
                 self.cache_hits += 1
                 return cached
-        async with self._limit():
+        async with self._limit(), gated(f"judge:{self.label}"):
             self.calls += 1
             answer = redact(
                 await self._complete(messages, generation_config, response_schema, time_budget or self.time_budget)

@@ -1,0 +1,256 @@
+"""The Ray executor: (case, run) pipelines on async actors of a Ray cluster, results streamed back to the driver.
+
+What runs where: the driver (the ``agentgauge eval`` process or the caller of the API) reads the eval set, sends
+each case to the least busy :class:`~agentgauge.distributed._worker.CaseWorker` actor that has a free slot, and
+consumes the compact results as they arrive (result file, summary rows, progress). The actors load the agent and
+the evaluator registry once, run inference and scoring, and return a :class:`~agentgauge.service.CompactResult`.
+A named :class:`~agentgauge.distributed._ratelimit.RateLimiterActor` admits agent and judge calls cluster-wide.
+
+Every work item is keyed by (result id, case, run) -- its dispatch position within the run of one result. When a
+worker process dies, Ray restarts the actor and the driver sends the item's case again (to the least busy actor),
+up to ``max_attempts`` times; a result that arrives for a key already done is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .._uuid import uuid4
+from ..model import EvalCaseResult, EvalStatus
+from ..service import CompactResult, Emit, EvaluateRequest, EvaluatorSource, ExecutionJob, WorkItem
+from ._ratelimit import RateLimit
+
+__all__ = ["RayExecutor"]
+
+_log = logging.getLogger("agentgauge.distributed")
+
+NAMESPACE = "agentgauge"
+"""The Ray namespace of the actors a run creates."""
+
+_UNSUPPORTED_CALLBACKS = (
+    "before_inference_case",
+    "after_inference_case",
+    "before_evaluate_case",
+    "after_evaluate_case",
+    "after_inference_set",
+)
+
+
+@dataclass
+class _Pending:
+    item: WorkItem
+    actor: int
+    attempt: int
+    ref: Any
+
+
+class RayExecutor:
+    """Runs an evaluation's pipelines on a Ray cluster (``pip install 'agentgauge[ray]'``).
+
+    - ``address``: ``None`` connects to the cluster of ``RAY_ADDRESS`` or starts a local one; ``"auto"`` joins the
+      cluster running on this machine; ``"ray://host:10001"`` connects through Ray Client. A Ray session this
+      executor started is shut down when the run ends; one that was already up is left alone.
+    - ``agent_spec``: the agent as the command line names it (a file, directory or ``module:attribute``), loaded in
+      every worker; without it the evaluator's agent object is shipped to the workers (it must pickle).
+    - ``registry``: a picklable factory of the evaluator registry, called once per worker (default: the built-in
+      :class:`~agentgauge.evaluators.Registry`).
+    - ``num_actors`` (default: one per CPU of the cluster, at most the parallelism) share the evaluator's
+      ``parallelism``: each actor runs at most ``ceil(parallelism / num_actors)`` cases at once.
+    - ``rate_limits``: per endpoint (``"agent"``, ``"judge"`` or ``"judge:<model>"``), a :class:`RateLimit` enforced
+      across all actors by one named limiter actor.
+    - ``max_attempts``: how often a case is sent when the worker running it dies (then it fails with a reason).
+    - ``init_options`` go to ``ray.init`` (e.g. ``runtime_env``), ``actor_options`` to every worker actor
+      (e.g. ``{"num_cpus": 1}``, the default).
+
+    Case-level callbacks and ``AfterInferenceSet`` callbacks run in this process only and are refused
+    (``ValueError``); set-level ``Before*`` and ``AfterEvaluateSet`` callbacks work.
+    """
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        agent_spec: str | None = None,
+        registry: Callable[[], EvaluatorSource] | None = None,
+        num_actors: int | None = None,
+        rate_limits: Mapping[str, RateLimit] | None = None,
+        max_attempts: int = 3,
+        init_options: Mapping[str, Any] | None = None,
+        actor_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        if num_actors is not None and num_actors < 1:
+            raise ValueError(f"num_actors must be at least 1, got {num_actors}")
+        if max_attempts < 1:
+            raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
+        self.address = address
+        self.agent_spec = agent_spec
+        self.registry = registry
+        self.num_actors = num_actors
+        self.rate_limits = dict(rate_limits or {})
+        self.max_attempts = max_attempts
+        self.init_options = dict(init_options or {})
+        self.actor_options = dict(actor_options or {})
+        self.worker_pids: list[int] = []
+        """Process ids of the worker actors of the current run (for monitoring and tests)."""
+        self.retried = 0
+        """How many cases of the last run were sent again after their worker died."""
+        self.limiter_name: str | None = None
+        """The name of the current run's limiter actor (namespace :data:`NAMESPACE`), when limits are set."""
+
+    def _connect(self) -> bool:
+        """Connect to (or start) Ray; True when this call started the session (and must end it)."""
+        import ray
+
+        if ray.is_initialized():
+            return False
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        options: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": True}
+        if self.address is None and not os.environ.get("RAY_ADDRESS"):
+            options["include_dashboard"] = False
+        options.update(self.init_options)
+        ray.init(address=self.address, namespace=NAMESPACE, **options)
+        return True
+
+    def _actor_count(self, parallelism: int) -> int:
+        import ray
+
+        if self.num_actors is not None:
+            return min(self.num_actors, parallelism)
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        return max(1, min(cpus, parallelism))
+
+    async def execute(self, job: ExecutionJob, items: Iterable[WorkItem], emit: Emit) -> None:
+        """Run every item on the cluster (see :class:`~agentgauge.service.Executor`)."""
+        import ray
+
+        refused = [name for point in _UNSUPPORTED_CALLBACKS for name in job.callbacks.names(point)]
+        if refused:
+            raise ValueError(
+                f"callbacks {', '.join(refused)} run in this process only; use the local executor for them"
+            )
+        started = self._connect()  # in the main thread: Ray installs its signal handlers there
+        limiter = None
+        actors: list[Any] = []
+        try:
+            count = self._actor_count(job.parallelism)
+            slots = math.ceil(job.parallelism / count)
+            limiter_spec = None
+            if self.rate_limits:
+                from ._ratelimit import RateLimiterActor
+
+                self.limiter_name = f"agentgauge-rate-limiter-{uuid4()}"
+                limiter = (
+                    ray.remote(RateLimiterActor)
+                    .options(name=self.limiter_name, namespace=NAMESPACE, num_cpus=0, max_concurrency=100_000)
+                    .remote(self.rate_limits)
+                )
+                limiter_spec = (self.limiter_name, NAMESPACE, frozenset(self.rate_limits))
+            from ._worker import CaseWorker
+
+            agent = self.agent_spec if self.agent_spec is not None else job.agent
+            options = {"num_cpus": 1, **self.actor_options}
+            worker_class = ray.remote(CaseWorker).options(max_concurrency=slots, max_restarts=-1, **options)
+            actors = [worker_class.remote(agent, self.registry, job.timeout, limiter_spec) for _ in range(count)]
+            self.worker_pids = list(await asyncio.gather(*(a.pid.remote() for a in actors)))
+            await self._dispatch(job, actors, slots, items, emit)
+        finally:
+            await asyncio.shield(asyncio.to_thread(self._release, actors, limiter, started))
+
+    async def _dispatch(
+        self, job: ExecutionJob, actors: list[Any], slots: int, items: Iterable[WorkItem], emit: Emit
+    ) -> None:
+        from ray.exceptions import RayActorError
+
+        if job.prepared is not None and not job.prepared.done():
+            job.prepared.cancel()  # scoring happens in the workers; the driver needs no scorer
+        load = [0] * len(actors)
+        pending: dict[asyncio.Future[Any], _Pending] = {}
+        again: deque[tuple[WorkItem, int]] = deque()
+        source = iter(items)
+        exhausted = False
+        done: set[int] = set()
+        self.retried = 0
+        requests: dict[int, EvaluateRequest] = {}
+
+        def submit(item: WorkItem, attempt: int) -> None:
+            index = min(range(len(actors)), key=load.__getitem__)
+            run = item.run
+            request = requests.get(run.run_id)
+            if request is None:  # without the results a set-level callback may collect on this side
+                evaluate = run.evaluate_request
+                request = requests[run.run_id] = EvaluateRequest(
+                    evaluate.app_name, evaluate.eval_set_id, [], evaluate.evaluate_config
+                )
+            ref = actors[index].run.remote(run.run_id, run.inference_request, request, item.case)
+            pending[asyncio.wrap_future(ref.future())] = _Pending(item, index, attempt, ref)
+            load[index] += 1
+
+        try:
+            while True:
+                while min(load) < slots:
+                    if again:
+                        submit(*again.popleft())
+                    elif not exhausted:
+                        item = next(source, None)
+                        if item is None:
+                            exhausted = True
+                            continue
+                        submit(item, 1)
+                    else:
+                        break
+                if not pending:
+                    return
+                finished, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                for future in finished:
+                    entry = pending.pop(future)
+                    load[entry.actor] -= 1
+                    try:
+                        result: CompactResult | EvalCaseResult = future.result()
+                    except RayActorError as exc:  # the worker process died: send the case again
+                        if entry.attempt < self.max_attempts:
+                            self.retried += 1
+                            _log.warning("worker died running case %s; sending it again", entry.item.case.eval_id)
+                            again.append((entry.item, entry.attempt + 1))
+                            continue
+                        result = _lost(entry.item, f"worker died {entry.attempt} times running this case: {exc}")
+                    except Exception as exc:  # an error of the worker machinery itself, not of the case
+                        result = _lost(entry.item, f"worker error: {type(exc).__name__}: {exc}")
+                    if entry.item.seq in done:
+                        continue
+                    done.add(entry.item.seq)
+                    emit(entry.item, result)
+        except BaseException:
+            for entry in pending.values():
+                with contextlib.suppress(Exception):
+                    import ray
+
+                    ray.cancel(entry.ref)
+            raise
+
+    def _release(self, actors: list[Any], limiter: Any, started: bool) -> None:
+        import ray
+
+        for actor in [*actors, *([limiter] if limiter is not None else [])]:
+            with contextlib.suppress(Exception):
+                ray.kill(actor)
+        if started:
+            with contextlib.suppress(Exception):
+                ray.shutdown()
+
+
+def _lost(item: WorkItem, message: str) -> EvalCaseResult:
+    return EvalCaseResult(
+        eval_set_id=item.run.inference_request.eval_set_id,
+        eval_id=item.case.eval_id,
+        run_id=item.run.run_id,
+        final_eval_status=EvalStatus.FAILED,
+        error_message=message,
+    )

@@ -1,0 +1,81 @@
+"""The Ray worker side of a distributed run: an async actor that loads the agent and the evaluator registry once
+and runs (case, run) pipelines -- inference, then scoring -- returning compact results."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from ..agents import Agent, AgentOutput, AgentRequest, as_agent, load_agent
+from ..model import EvalCase
+from ..service import CompactResult, EvaluateRequest, EvaluatorSource, InferenceRequest, LocalService, case_row
+
+__all__ = ["CaseWorker", "GatedAgent"]
+
+
+class GatedAgent:
+    """An agent whose every turn passes the process's call gate as endpoint ``"agent"``."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+
+    async def run(self, request: AgentRequest) -> AgentOutput:
+        """One turn of the wrapped agent, admitted by the gate."""
+        from .._callgate import gated
+
+        async with gated("agent"):
+            return await self.agent.run(request)
+
+
+class _NoSets:
+    def get(self, app_name: str, eval_set_id: str) -> Any:
+        raise LookupError("a worker is handed its cases")
+
+
+class CaseWorker:
+    """One Ray actor: ``agent`` is an agent spec (loaded here with :func:`~agentgauge.agents.load_agent`), an
+    agent object shipped by Ray, or ``None`` (trace mode only); ``registry`` builds the evaluator registry.
+    ``limiter`` is the rate limiter actor's name and the endpoints it governs (``None``: no limits)."""
+
+    def __init__(
+        self,
+        agent: object | None,
+        registry: Callable[[], EvaluatorSource] | None,
+        timeout: float | None,
+        limiter: tuple[str, str, frozenset[str]] | None,
+    ) -> None:
+        loaded = load_agent(agent) if isinstance(agent, str) else agent
+        runner: Agent | None = as_agent(loaded) if loaded is not None else None
+        if limiter is not None:
+            import ray
+
+            from .._callgate import set_call_gate
+            from ._ratelimit import limiter_gate
+
+            name, namespace, endpoints = limiter
+            set_call_gate(limiter_gate(ray.get_actor(name, namespace=namespace), endpoints))
+            if runner is not None and "agent" in endpoints:
+                runner = GatedAgent(runner)
+        if registry is None:
+            from ..evaluators import Registry
+
+            evaluators: EvaluatorSource = Registry()
+        else:
+            evaluators = registry()
+        self._service = LocalService(runner, eval_set_manager=_NoSets(), evaluators=evaluators, timeout=timeout)
+
+    async def run(
+        self, run_id: int, inference_request: InferenceRequest, evaluate_request: EvaluateRequest, case: EvalCase
+    ) -> CompactResult:
+        """Infer and score one case; problems of the case are a failed result, never an exception."""
+        inference, _ = await self._service.infer(inference_request, case, {})
+        result, _ = await self._service.score(evaluate_request, case, inference, {}, run_id=run_id)
+        detail = orjson.dumps(result.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
+        return CompactResult(case_row(result), detail)
+
+    def pid(self) -> int:
+        """The worker's process id."""
+        return os.getpid()
