@@ -18,6 +18,7 @@ import contextlib
 import logging
 import math
 import os
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -25,7 +26,15 @@ from typing import Any
 
 from .._uuid import uuid4
 from ..model import EvalCaseResult, EvalStatus
-from ..service import CompactResult, Emit, EvaluateRequest, EvaluatorSource, ExecutionJob, WorkItem
+from ..service import (
+    CompactResult,
+    Emit,
+    EvaluateRequest,
+    EvaluatorSource,
+    ExecutionJob,
+    InferenceRequest,
+    WorkItem,
+)
 from ._ratelimit import RateLimit
 
 __all__ = ["RayExecutor"]
@@ -46,7 +55,7 @@ _UNSUPPORTED_CALLBACKS = (
 
 @dataclass
 class _Pending:
-    item: WorkItem
+    items: list[WorkItem]
     actor: int
     attempt: int
     ref: Any
@@ -66,6 +75,8 @@ class RayExecutor:
       ``parallelism``: each actor runs at most ``ceil(parallelism / num_actors)`` cases at once.
     - ``rate_limits``: per endpoint (``"agent"``, ``"judge"`` or ``"judge:<model>"``), a :class:`RateLimit` enforced
       across all actors by one named limiter actor.
+    - ``batch_size``: cases sent per actor call (default: an eighth of an actor's slots, 1 to 64); the cases of a
+      call run concurrently in the actor and return together, which saves Ray's per-call cost at high concurrency.
     - ``max_attempts``: how often a case is sent when the worker running it dies (then it fails with a reason).
     - ``init_options`` go to ``ray.init`` (e.g. ``runtime_env``), ``actor_options`` to every worker actor
       (e.g. ``{"num_cpus": 1}``, the default).
@@ -83,11 +94,14 @@ class RayExecutor:
         num_actors: int | None = None,
         rate_limits: Mapping[str, RateLimit] | None = None,
         max_attempts: int = 3,
+        batch_size: int | None = None,
         init_options: Mapping[str, Any] | None = None,
         actor_options: Mapping[str, Any] | None = None,
     ) -> None:
         if num_actors is not None and num_actors < 1:
             raise ValueError(f"num_actors must be at least 1, got {num_actors}")
+        if batch_size is not None and batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         if max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
         self.address = address
@@ -96,6 +110,7 @@ class RayExecutor:
         self.num_actors = num_actors
         self.rate_limits = dict(rate_limits or {})
         self.max_attempts = max_attempts
+        self.batch_size = batch_size
         self.init_options = dict(init_options or {})
         self.actor_options = dict(actor_options or {})
         self.worker_pids: list[int] = []
@@ -104,6 +119,9 @@ class RayExecutor:
         """How many cases of the last run were sent again after their worker died."""
         self.limiter_name: str | None = None
         """The name of the current run's limiter actor (namespace :data:`NAMESPACE`), when limits are set."""
+        self.timings: dict[str, float] = {}
+        """Seconds the last run spent connecting to Ray, starting the actors, and dispatching the cases (first
+        case sent to last result received)."""
 
     def _connect(self) -> bool:
         """Connect to (or start) Ray; True when this call started the session (and must end it)."""
@@ -136,7 +154,9 @@ class RayExecutor:
             raise ValueError(
                 f"callbacks {', '.join(refused)} run in this process only; use the local executor for them"
             )
+        clock = time.perf_counter()
         started = self._connect()  # in the main thread: Ray installs its signal handlers there
+        self.timings = {"connect": time.perf_counter() - clock}
         limiter = None
         actors: list[Any] = []
         try:
@@ -160,78 +180,110 @@ class RayExecutor:
             worker_class = ray.remote(CaseWorker).options(max_concurrency=slots, max_restarts=-1, **options)
             actors = [worker_class.remote(agent, self.registry, job.timeout, limiter_spec) for _ in range(count)]
             self.worker_pids = list(await asyncio.gather(*(a.pid.remote() for a in actors)))
+            self.timings["actors"] = time.perf_counter() - clock - self.timings["connect"]
+            clock = time.perf_counter()
             await self._dispatch(job, actors, slots, items, emit)
+            self.timings["dispatch"] = time.perf_counter() - clock
         finally:
             await asyncio.shield(asyncio.to_thread(self._release, actors, limiter, started))
 
     async def _dispatch(
         self, job: ExecutionJob, actors: list[Any], slots: int, items: Iterable[WorkItem], emit: Emit
     ) -> None:
+        import ray
         from ray.exceptions import RayActorError
 
         if job.prepared is not None and not job.prepared.done():
             job.prepared.cancel()  # scoring happens in the workers; the driver needs no scorer
-        load = [0] * len(actors)
+        batch_size = self.batch_size or max(1, min(64, slots // 8))
+        load = [0] * len(actors)  # cases in flight per actor
         pending: dict[asyncio.Future[Any], _Pending] = {}
-        again: deque[tuple[WorkItem, int]] = deque()
+        again: deque[tuple[list[WorkItem], int]] = deque()
         source = iter(items)
+        held: list[WorkItem] = []  # an item pulled for the next batch (it belongs to another run)
         exhausted = False
-        done: set[int] = set()
+        done = bytearray()  # one flag per dispatch position: a million cases cost a megabyte
         self.retried = 0
-        requests: dict[int, EvaluateRequest] = {}
+        requests: dict[int, tuple[Any, Any]] = {}
 
-        def submit(item: WorkItem, attempt: int) -> None:
-            index = min(range(len(actors)), key=load.__getitem__)
-            run = item.run
-            request = requests.get(run.run_id)
-            if request is None:  # without the results a set-level callback may collect on this side
-                evaluate = run.evaluate_request
-                request = requests[run.run_id] = EvaluateRequest(
-                    evaluate.app_name, evaluate.eval_set_id, [], evaluate.evaluate_config
+        def next_batch(limit: int) -> tuple[list[WorkItem], int]:
+            nonlocal exhausted
+            if again:
+                return again.popleft()
+            batch = held[:]
+            held.clear()
+            while len(batch) < limit and not exhausted:
+                item = next(source, None)
+                if item is None:
+                    exhausted = True
+                elif batch and item.run is not batch[0].run:
+                    held.append(item)  # a batch holds one run's cases: they share its requests
+                    break
+                else:
+                    batch.append(item)
+            return batch, 1
+
+        def submit(batch: list[WorkItem], attempt: int, index: int) -> None:
+            run = batch[0].run
+            shipped = requests.get(run.run_id)
+            if shipped is None:
+                # Once per run, into the object store: the requests without their per-case lists (the case ids of
+                # the whole run, results a set-level callback collects), which would make every call carry O(N).
+                infer, evaluate = run.inference_request, run.evaluate_request
+                shipped = requests[run.run_id] = (
+                    ray.put(InferenceRequest(infer.app_name, infer.eval_set_id, [])),
+                    ray.put(EvaluateRequest(evaluate.app_name, evaluate.eval_set_id, [], evaluate.evaluate_config)),
                 )
-            ref = actors[index].run.remote(run.run_id, run.inference_request, request, item.case)
-            pending[asyncio.wrap_future(ref.future())] = _Pending(item, index, attempt, ref)
-            load[index] += 1
+            ref = actors[index].run.remote(run.run_id, shipped[0], shipped[1], [item.case for item in batch])
+            pending[asyncio.wrap_future(ref.future())] = _Pending(batch, index, attempt, ref)
+            load[index] += len(batch)
+
+        def finish(item: WorkItem, result: CompactResult | EvalCaseResult) -> None:
+            if len(done) <= item.seq:
+                done.extend(bytes(max(item.seq + 1 - len(done), len(done))))
+            if done[item.seq]:
+                return  # already delivered by an earlier attempt
+            done[item.seq] = 1
+            emit(item, result)
 
         try:
             while True:
-                while min(load) < slots:
-                    if again:
-                        submit(*again.popleft())
-                    elif not exhausted:
-                        item = next(source, None)
-                        if item is None:
-                            exhausted = True
-                            continue
-                        submit(item, 1)
-                    else:
+                while True:
+                    index = min(range(len(actors)), key=load.__getitem__)
+                    free = slots - load[index]
+                    if free <= 0:
                         break
+                    batch, attempt = next_batch(min(batch_size, free))
+                    if not batch:
+                        break
+                    submit(batch, attempt, index)
                 if not pending:
                     return
                 finished, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 for future in finished:
                     entry = pending.pop(future)
-                    load[entry.actor] -= 1
+                    load[entry.actor] -= len(entry.items)
                     try:
-                        result: CompactResult | EvalCaseResult = future.result()
-                    except RayActorError as exc:  # the worker process died: send the case again
+                        results: list[CompactResult] = future.result()
+                    except RayActorError as exc:  # the worker process died: send its cases again
                         if entry.attempt < self.max_attempts:
-                            self.retried += 1
-                            _log.warning("worker died running case %s; sending it again", entry.item.case.eval_id)
-                            again.append((entry.item, entry.attempt + 1))
+                            self.retried += len(entry.items)
+                            _log.warning("a worker died running %d case(s); sending them again", len(entry.items))
+                            again.append((entry.items, entry.attempt + 1))
                             continue
-                        result = _lost(entry.item, f"worker died {entry.attempt} times running this case: {exc}")
-                    except Exception as exc:  # an error of the worker machinery itself, not of the case
-                        result = _lost(entry.item, f"worker error: {type(exc).__name__}: {exc}")
-                    if entry.item.seq in done:
+                        message = f"worker died {entry.attempt} times running this case: {exc}"
+                        for item in entry.items:
+                            finish(item, _lost(item, message))
                         continue
-                    done.add(entry.item.seq)
-                    emit(entry.item, result)
+                    except Exception as exc:  # an error of the worker machinery itself, not of a case
+                        for item in entry.items:
+                            finish(item, _lost(item, f"worker error: {type(exc).__name__}: {exc}"))
+                        continue
+                    for item, result in zip(entry.items, results, strict=True):
+                        finish(item, result)
         except BaseException:
             for entry in pending.values():
                 with contextlib.suppress(Exception):
-                    import ray
-
                     ray.cancel(entry.ref)
             raise
 

@@ -3,6 +3,7 @@ and runs (case, run) pipelines -- inference, then scoring -- returning compact r
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable
 from typing import Any
@@ -68,9 +69,19 @@ class CaseWorker:
         self._service = LocalService(runner, eval_set_manager=_NoSets(), evaluators=evaluators, timeout=timeout)
 
     async def run(
+        self,
+        run_id: int,
+        inference_request: InferenceRequest,
+        evaluate_request: EvaluateRequest,
+        cases: list[EvalCase],
+    ) -> list[CompactResult]:
+        """Infer and score each case (concurrently), results in the order of ``cases``; problems of a case are a
+        failed result, never an exception."""
+        return list(await asyncio.gather(*(self._one(run_id, inference_request, evaluate_request, c) for c in cases)))
+
+    async def _one(
         self, run_id: int, inference_request: InferenceRequest, evaluate_request: EvaluateRequest, case: EvalCase
     ) -> CompactResult:
-        """Infer and score one case; problems of the case are a failed result, never an exception."""
         inference, _ = await self._service.infer(inference_request, case, {})
         result, _ = await self._service.score(evaluate_request, case, inference, {}, run_id=run_id)
         detail = orjson.dumps(result.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
