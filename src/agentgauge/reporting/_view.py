@@ -220,7 +220,7 @@ class MetricRow:
         return status_for_score(self.mean, self.threshold)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a view of a million-case run holds a million of these
 class CaseOutcome:
     """One eval case across its runs."""
 
@@ -277,10 +277,10 @@ class ResultView:
         return EvalStatus.NOT_EVALUATED
 
 
-@dataclass
+@dataclass(slots=True)
 class _CaseTally:
     statuses: list[EvalStatus] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    errors: list[str] | None = None  # most cases have none: no list for them
 
 
 class ViewBuilder:
@@ -302,6 +302,8 @@ class ViewBuilder:
             tally = self._cases[case.eval_id] = _CaseTally()
         tally.statuses.append(case.final_eval_status)
         if case.error_message:
+            if tally.errors is None:
+                tally.errors = []
             tally.errors.append(f"run {case.run_id}: {case.error_message}")
         for metric in case.overall_eval_metric_results:
             row = self._rows.get(metric.metric_name)
@@ -325,12 +327,12 @@ class ViewBuilder:
         A case's status comes from ``case_status``, else from the result's summary, else from its runs.
         """
         num_runs = result.summary.num_runs if result.summary else max(len(self._runs), 1)
-        statuses = dict(case_status or {})
+        statuses: Mapping[str, EvalStatus] = case_status or {}  # read only: no copy of a per-case mapping
         if not statuses and result.summary:
             statuses = {s.eval_id: s.overall_status for s in result.summary.eval_case_summaries}
         outcomes = []
         for eval_id, tally in self._cases.items():
-            errors = tuple(tally.errors)
+            errors = tuple(tally.errors) if tally.errors else ()
             known = statuses.get(eval_id)
             if known is not None:
                 status = known

@@ -147,6 +147,22 @@ class CaseRow:
         return self.metrics
 
 
+_SHARED_ROWS: dict[tuple[str, float | None, EvalStatus, float], MetricRow] = {}
+_SHARED_ROWS_MAX = 4096
+
+
+def _metric_row(name: str, score: float | None, status: EvalStatus, threshold: float) -> MetricRow:
+    # Rows are immutable, and many repeat (a trajectory score is mostly 0.0 or 1.0): a million-case run shares them
+    # instead of holding a million equal objects. Only the first few thousand distinct rows are remembered.
+    key = (name, score, status, threshold)
+    row = _SHARED_ROWS.get(key)
+    if row is None:
+        row = MetricRow(name, score, status, threshold)
+        if len(_SHARED_ROWS) < _SHARED_ROWS_MAX:
+            _SHARED_ROWS[key] = row
+    return row
+
+
 def case_row(result: EvalCaseResult) -> CaseRow:
     """The compact row of a case result."""
     return CaseRow(
@@ -155,7 +171,7 @@ def case_row(result: EvalCaseResult) -> CaseRow:
         result.final_eval_status,
         result.error_message,
         tuple(
-            MetricRow(m.metric_name, m.score, m.eval_status, m.threshold) for m in result.overall_eval_metric_results
+            _metric_row(m.metric_name, m.score, m.eval_status, m.threshold) for m in result.overall_eval_metric_results
         ),
     )
 
