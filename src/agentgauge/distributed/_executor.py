@@ -282,7 +282,8 @@ class RayExecutor:
                     for item, result in zip(entry.items, results, strict=True):
                         finish(item, result)
         except BaseException:
-            for entry in pending.values():
+            for future, entry in pending.items():
+                future.cancel()  # nobody awaits it any more: no "exception never retrieved" when Ray cancels it
                 with contextlib.suppress(Exception):
                     ray.cancel(entry.ref)
             raise
