@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -207,3 +208,37 @@ def test_rate_limiter_bounds_concurrent_calls_across_two_actors(ray_cluster: Any
         peak = max(peak, running)
     assert peak == 2  # 10 calls were ready at once; never more than 2 ran, on either actor
     assert max(end for _, _, end in calls) - min(start for _, start, _ in calls) >= 5 * 0.2 - 0.02
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_an_interrupted_run_keeps_finished_cases_and_stops_its_actors(ray_cluster: Any, bench: dict[str, Path]) -> None:
+    spec = _agent_file(bench["dir"], "replay_stop", REPLAY_AGENT.format(replay=str(bench["replay"]), latency=0.2))
+    executor = RayExecutor(agent_spec=spec, num_actors=2)
+    done: list[int] = []
+    evaluator = _evaluator(
+        bench["set"], bench["metrics"], None, executor, parallelism=4, progress=lambda d, t: done.append(d)
+    )
+
+    async def run() -> EvaluationResult:
+        task = asyncio.ensure_future(evaluator.evaluate(load_eval_set(bench["set"]).eval_set_id))
+        while len(done) < 4:  # (0, total) first, then three finished cases
+            await asyncio.sleep(0.02)
+        evaluator.interrupt()  # what Ctrl-C does on the command line
+        return await task
+
+    outcome = asyncio.run(run())
+    saved = outcome.eval_set_result.eval_case_results
+    assert outcome.interrupted and 3 <= len(saved) < 40
+    assert all(case.error_message is None for case in saved)
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in executor.worker_pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(pid) for pid in executor.worker_pids)  # the run's actors were stopped
+    assert ray_cluster.is_initialized()  # a session the run did not start is left running

@@ -238,6 +238,17 @@ class RayExecutor:
             pending[asyncio.wrap_future(ref.future())] = _Pending(batch, index, attempt, ref)
             load[index] += len(batch)
 
+        down = [False] * len(actors)  # restarting after its process died: no new work until it answers again
+        probes: dict[asyncio.Future[Any], int] = {}
+
+        async def probe(index: int) -> int:
+            while True:
+                try:
+                    pid: int = await asyncio.wrap_future(actors[index].pid.remote().future())
+                    return pid
+                except RayActorError:
+                    await asyncio.sleep(0.2)
+
         def finish(item: WorkItem, result: CompactResult | EvalCaseResult) -> None:
             if len(done) <= item.seq:
                 done.extend(bytes(max(item.seq + 1 - len(done), len(done))))
@@ -249,7 +260,10 @@ class RayExecutor:
         try:
             while True:
                 while True:
-                    index = min(range(len(actors)), key=load.__getitem__)
+                    up = [i for i in range(len(actors)) if not down[i]]
+                    if not up:
+                        break
+                    index = min(up, key=load.__getitem__)
                     free = slots - load[index]
                     if free <= 0:
                         break
@@ -257,15 +271,25 @@ class RayExecutor:
                     if not batch:
                         break
                     submit(batch, attempt, index)
-                if not pending:
+                if not pending and not (again and probes):
+                    for task in probes:
+                        task.cancel()  # an actor still restarting that no case waits for
                     return
-                finished, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                finished, _ = await asyncio.wait([*pending, *probes], return_when=asyncio.FIRST_COMPLETED)
                 for future in finished:
+                    if future in probes:
+                        index = probes.pop(future)
+                        down[index] = False
+                        self.worker_pids[index] = future.result()
+                        continue
                     entry = pending.pop(future)
                     load[entry.actor] -= len(entry.items)
                     try:
                         results: list[CompactResult] = future.result()
                     except RayActorError as exc:  # the worker process died: send its cases again
+                        if not down[entry.actor]:
+                            down[entry.actor] = True
+                            probes[asyncio.ensure_future(probe(entry.actor))] = entry.actor
                         if entry.attempt < self.max_attempts:
                             self.retried += len(entry.items)
                             _log.warning("a worker died running %d case(s); sending them again", len(entry.items))
@@ -282,6 +306,8 @@ class RayExecutor:
                     for item, result in zip(entry.items, results, strict=True):
                         finish(item, result)
         except BaseException:
+            for task in probes:
+                task.cancel()
             for future, entry in pending.items():
                 future.cancel()  # nobody awaits it any more: no "exception never retrieved" when Ray cancels it
                 with contextlib.suppress(Exception):
