@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._uuid import uuid4
+from ..errors import InputError
 from ..model import EvalCaseResult, EvalStatus
 from ..service import (
     CompactResult,
@@ -134,7 +135,11 @@ class RayExecutor:
         if self.address is None and not os.environ.get("RAY_ADDRESS"):
             options["include_dashboard"] = False
         options.update(self.init_options)
-        ray.init(address=self.address, namespace=NAMESPACE, **options)
+        try:
+            ray.init(address=self.address, namespace=NAMESPACE, **options)
+        except Exception as exc:  # an unreachable or misconfigured cluster: one line, not Ray's traceback
+            where = f" at {self.address}" if self.address else ""
+            raise InputError(f"cannot start or join the Ray cluster{where}: {type(exc).__name__}: {exc}") from None
         return True
 
     def _actor_count(self, parallelism: int) -> int:
@@ -179,7 +184,10 @@ class RayExecutor:
             options = {"num_cpus": 1, **self.actor_options}
             worker_class = ray.remote(CaseWorker).options(max_concurrency=slots, max_restarts=-1, **options)
             actors = [worker_class.remote(agent, self.registry, job.timeout, limiter_spec) for _ in range(count)]
-            self.worker_pids = list(await asyncio.gather(*(a.pid.remote() for a in actors)))
+            try:
+                self.worker_pids = list(await asyncio.gather(*(a.pid.remote() for a in actors)))
+            except ray.exceptions.RayActorError as exc:  # e.g. the agent cannot be loaded on the workers
+                raise InputError(f"the Ray workers could not start: {exc}") from None
             self.timings["actors"] = time.perf_counter() - clock - self.timings["connect"]
             clock = time.perf_counter()
             await self._dispatch(job, actors, slots, items, emit)
