@@ -41,7 +41,9 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     home = base / "home"
     home.mkdir()
     # Ray's unix sockets live under its temp dir, and their paths may not exceed ~107 bytes.
-    temp = base / "t" if len(str(base)) < 48 else Path(tempfile.mkdtemp(prefix="agr-"))
+    # A session adds ~70 bytes ("session_<date>_<time>_<pid>/sockets/plasma_store") below the temp dir, so a deep
+    # pytest directory (xdist workers add "popen-gwN") falls back to a short one under the system temp dir.
+    temp = base / "t" if len(str(base)) <= 32 else Path(tempfile.mkdtemp(prefix="agr-"))
     temp.mkdir(exist_ok=True)
     env = {
         "HOME": str(home),
