@@ -29,3 +29,11 @@ def test_bad_executor_options_exit_2(options: list[str], message: str, tmp_path:
     assert result.exit_code == 2, result.output
     assert f"error: {message}" in result.output
     assert not any(tmp_path.iterdir())  # nothing written
+
+
+def test_eval_help_lists_the_executor_options() -> None:
+    # Option help is rendered as rich markup: a "[/...]" in it once broke `eval --help` altogether.
+    result = CliRunner().invoke(app, ["eval", "--help"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    for option in ("--executor", "--ray-address", "--rate-limit", "ENDPOINT=RPM/CONCURRENT"):
+        assert option in result.output

@@ -218,7 +218,9 @@ def eval_command(
     ] = None,
     rate_limit: Annotated[
         list[str] | None,
-        typer.Option("--rate-limit", help="With --executor ray: ENDPOINT=RPM[/CONCURRENT], e.g. judge=600/8."),
+        typer.Option(
+            "--rate-limit", help="With --executor ray: ENDPOINT=RPM or ENDPOINT=RPM/CONCURRENT, e.g. judge=600/8."
+        ),
     ] = None,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
