@@ -16,6 +16,7 @@ from .errors import InputError, NotFoundError
 from .model import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult, EvalStatus
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._prices import PriceTable
     from .formats._result_writer import ResultWriter
     from .judges._settings import JudgeSettings
     from .service import (
@@ -82,6 +83,8 @@ class AgentEvaluator:
     - ``num_runs`` repeats every case; ``parallelism`` bounds how many (case, run) pipelines are in flight at
       once, across cases and runs alike. Each pipeline scores its case as soon as the case's inference is done.
     - ``timeout`` bounds each case's inference (seconds); ``case_ids`` restricts the cases.
+    - ``prices`` (a :class:`~agentgauge.PriceTable`-like table from ``agentgauge._prices``) sets the cost of the
+      token usage that live runs record; default: the built-in table.
     - ``progress(done, total)`` is called as cases finish.
     - A result manager with ``open_writer`` (the local file manager) gets the result streamed: each case result
       is written to the file as it finishes and dropped. Up to ``max_results_in_memory`` case results (cases x
@@ -112,6 +115,7 @@ class AgentEvaluator:
         judge_settings: JudgeSettings | None = None,
         progress: ProgressFn | None = None,
         max_results_in_memory: int | None = None,
+        prices: PriceTable | None = None,
     ) -> None:
         from .service import Callbacks
 
@@ -133,6 +137,7 @@ class AgentEvaluator:
             registry = Registry(judge_settings=judge_settings)
         self.app_name = app_name
         self.agent = agent
+        self.prices = prices
         self.eval_set_manager = eval_set_manager
         self.metric_manager = metric_manager
         self.result_manager = result_manager
@@ -243,6 +248,7 @@ class AgentEvaluator:
             callbacks=self.callbacks,
             parallelism=self.parallelism,
             timeout=self.timeout,
+            prices=self.prices,
         )
         # The id is chosen here so the saved file and the returned object agree.
         result_id = f"{self.app_name}_{eval_set_id}_{uuid4()}"

@@ -15,6 +15,7 @@ from ._events import (
 )
 from ._loader import load_agent, looks_like_agent_spec
 from ._openai import OpenAIAgent
+from ._timing import time_model, time_tool
 from ._tools import FunctionTool, parse_docstring
 from ._types import Agent, AgentError, AgentOutput, AgentRequest
 
@@ -38,6 +39,8 @@ __all__ = [
     "load_agent",
     "looks_like_agent_spec",
     "parse_docstring",
+    "time_model",
+    "time_tool",
     "to_output",
 ]
 

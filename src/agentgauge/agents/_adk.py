@@ -6,10 +6,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
+from collections.abc import Iterator
 from typing import Any
 
 from ..model import Message, Tool, new_tool_id
+from ..model._usage import usage_from_adk_events
+from ._timing import current_clock, measures
 from ._types import AgentError, AgentOutput, AgentRequest
 
 __all__ = ["AdkAgent", "adk_events_to_output"]
@@ -29,7 +33,8 @@ def adk_events_to_output(events: list[Any]) -> AgentOutput:
     the matching tool's ``result`` (by id, else the latest unanswered call of that name), the text of the last
     final-response event is the final response and the text of other non-partial agent events becomes
     intermediate responses (with the ADK ``author`` kept). An event carrying an error code raises
-    :class:`AgentError`.
+    :class:`AgentError`. ``usage`` sums the events' ``usage_metadata``; its ``model_calls`` counts the events with
+    usage metadata or a model version (ADK's inference calls).
     """
     tools: list[Tool] = []
     answered: set[int] = set()
@@ -60,7 +65,25 @@ def adk_events_to_output(events: list[Any]) -> AgentOutput:
             final = message
         else:
             intermediate.append(message)
-    return AgentOutput(final_response=final, tools=tools, intermediate_responses=intermediate)
+    usage = usage_from_adk_events(e for e in events if e.author != "user" and not e.partial)
+    return AgentOutput(final_response=final, tools=tools, intermediate_responses=intermediate, usage=usage)
+
+
+@contextlib.contextmanager
+def _busy_intervals() -> Iterator[None]:
+    """Hand the model and tool intervals ADK's telemetry collects during the block to the turn's clock."""
+    try:
+        from google.adk.telemetry._instrumentation import collect_busy_intervals
+    except ImportError:  # an ADK without interval collection: model and tool time stay unmeasured
+        yield
+        return
+    clock = current_clock()
+    with collect_busy_intervals() as busy:
+        yield
+    if clock is not None:
+        measures(models=True, tools=True)
+        clock.model.extend(busy.model)
+        clock.tools.extend(busy.tool)
 
 
 def _attach_result(tools: list[Tool], answered: set[int], response: Any) -> None:
@@ -165,10 +188,11 @@ class AdkAgent:
             )
         self._context[request.session_id] = list(request.context_messages)
         message = types.Content(role="user", parts=[types.Part(text=request.user_content.content)])
-        events = [
-            event
-            async for event in runtime.runner.run_async(
-                user_id=user_id, session_id=request.session_id, new_message=message
-            )
-        ]
+        with _busy_intervals():
+            events = [
+                event
+                async for event in runtime.runner.run_async(
+                    user_id=user_id, session_id=request.session_id, new_message=message
+                )
+            ]
         return adk_events_to_output(events)

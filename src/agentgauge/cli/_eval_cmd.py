@@ -209,6 +209,10 @@ def eval_command(
     plugin: Annotated[
         list[str] | None, typer.Option("--plugin", help="Import this module's register(registry) first (repeatable).")
     ] = None,
+    prices: Annotated[
+        Path | None,
+        typer.Option("--prices", help="JSON price table (USD per 1M tokens) for the cost of recorded token usage."),
+    ] = None,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 
@@ -264,6 +268,7 @@ def eval_command(
             judge_timeout=judge_timeout,
             default_judge=_default_judge(judge_model, judge_base_url),
             plugins=plugin or [],
+            prices=prices,
             console=console,
             progress_console=None if json_out else Console(stderr=True),
         )
@@ -329,6 +334,7 @@ def _run(
     progress_console: Console | None,
     default_judge: dict[str, str] | None = None,
     plugins: list[str] | None = None,
+    prices: Path | None = None,
 ) -> list[EvaluationResult]:
     """Validate every input, then evaluate each eval set in turn."""
     import asyncio
@@ -349,7 +355,10 @@ def _run(
             f"{misplaced[0]}: this looks like an agent, but the agent comes first: "
             "agentgauge eval AGENT EVAL_SET[:case1,case2]..."
         )
+    from .._prices import prices_for_run
+
     registry = make_registry(output_dir, no_cache, judge_timeout, default_judge, plugins)
+    price_table = prices_for_run(prices) if agent_spec is not None else None
     targets = [_split_case_filter(arg) for arg in set_args]
     for target in targets:
         loaded = open_eval_set(target.path)
@@ -401,6 +410,7 @@ def _run(
             timeout=timeout,
             case_ids=target.case_ids or None,
             progress=update,
+            prices=price_table,
         )
         if bar is not None:
             with bar:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from ..model import EvalMetric, EvalStatus, Invocation, RubricScore
 
@@ -20,7 +20,10 @@ class EvaluatorError(Exception):
 
 @dataclass(slots=True)
 class PerInvocationResult:
-    """One invocation's score for one metric, with the reason that reproduces it."""
+    """One invocation's score for one metric, with the reason that reproduces it.
+
+    ``token_usage_details`` / ``duration_details`` are the breakdowns of ADK's efficiency metrics.
+    """
 
     actual_invocation: Invocation
     expected_invocation: Invocation | None
@@ -28,6 +31,8 @@ class PerInvocationResult:
     status: EvalStatus
     reason: str = ""
     rubric_scores: list[RubricScore] = field(default_factory=list)
+    token_usage_details: dict[str, Any] | None = None
+    duration_details: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -39,6 +44,8 @@ class EvaluateResult:
     per_invocation_results: list[PerInvocationResult] = field(default_factory=list)
     reason: str = ""
     rubric_scores: list[RubricScore] = field(default_factory=list)
+    token_usage_details: dict[str, Any] | None = None
+    duration_details: dict[str, Any] | None = None
 
 
 @runtime_checkable

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,7 @@ from ..criteria import CompareRegistry
 from ..errors import InputError, NotFoundError
 from ..model import EvalMetric
 from ._base import Evaluator, EvaluatorError
+from ._efficiency import efficiency_evaluators
 from ._final_response import FinalResponseEvaluator
 from ._response_match import ResponseMatchEvaluator
 from ._trajectory import ToolTrajectoryEvaluator
@@ -55,6 +57,9 @@ class Registry:
                 evaluator,
                 info=MetricInfo(evaluator.name, evaluator.description, needs_expected=True, needs_judge=False),
             )
+        for efficiency in efficiency_evaluators():
+            info = MetricInfo(efficiency.name, efficiency.description, False, False, 0.0, math.inf)
+            self.register(efficiency, info=info)
         # The judge metrics are registered on first need (a lookup of a name not registered yet, or a listing):
         # importing them costs more than a whole short run that uses none. A name registered before that keeps its
         # evaluator, as if it had replaced the built-in one.

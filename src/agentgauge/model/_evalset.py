@@ -64,12 +64,19 @@ class TokenUsage(GaugeModel):
 
     ``model_calls`` counts model requests (ADK's inference calls); ``total_tokens`` is input + output when the
     agent gave no total; ``cost`` is in the price table's currency (USD by default) and absent when no price is
-    known for the model.
+    known for the model. The breakdown fields are ADK's (``token_usage_v1`` details): ``prompt_tokens`` and
+    ``tool_use_tokens`` make up the input, ``candidates_tokens`` and ``reasoning_tokens`` the output,
+    ``cached_tokens`` is the part of the input served from a cache. Absent means "not reported", never zero.
     """
 
     input_tokens: int | None = omit_empty()
     output_tokens: int | None = omit_empty()
     total_tokens: int | None = omit_empty()
+    prompt_tokens: int | None = omit_empty()
+    cached_tokens: int | None = omit_empty()
+    tool_use_tokens: int | None = omit_empty()
+    candidates_tokens: int | None = omit_empty()
+    reasoning_tokens: int | None = omit_empty()
     model_calls: int | None = omit_empty()
     model: str | None = omit_empty()
     cost: float | None = omit_empty()

@@ -27,8 +27,10 @@ _STYLE = {
 }
 
 
-def _status(status: EvalStatus) -> Text:
-    return Text(status.value, style=_STYLE[status])
+def _status(status: EvalStatus, *, short: bool = False) -> Text:
+    # The metric table says "info": "informational" would squeeze the numeric columns on 80 columns.
+    label = "info" if short and status is EvalStatus.INFORMATIONAL else status.value
+    return Text(label, style=_STYLE[status])
 
 
 def _metric_table(view: ResultView) -> Table:
@@ -41,14 +43,13 @@ def _metric_table(view: ResultView) -> Table:
     for name in ("Passed", "Failed", "Not eval."):
         table.add_column(name, justify="right", no_wrap=True)
     for row in view.metrics:
+        info = row.status is EvalStatus.INFORMATIONAL  # reported, never judged: no threshold, no counts
         table.add_row(
             row.metric_name,
             format_score(row.mean),
-            format_score(row.threshold),
-            _status(row.status),
-            str(row.passed),
-            str(row.failed),
-            str(row.not_evaluated),
+            "-" if info else format_score(row.threshold),
+            _status(row.status, short=True),
+            *(("-", "-", "-") if info else (str(row.passed), str(row.failed), str(row.not_evaluated))),
         )
     return table
 

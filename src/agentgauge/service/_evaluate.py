@@ -8,7 +8,7 @@ from typing import Protocol
 from pydantic import ValidationError
 
 from ..agents._safety import describe_exception
-from ..evaluators._base import EvaluateResult, Evaluator
+from ..evaluators._base import EvaluateResult, Evaluator, PerInvocationResult
 from ..model import (
     EvalCase,
     EvalCaseResult,
@@ -50,8 +50,16 @@ def _reason(exc: BaseException) -> str:
         return describe_exception(exc)
 
 
-def _details(reason: str, score: float | None, rubric_scores: list[RubricScore]) -> EvalMetricResultDetails:
-    return EvalMetricResultDetails(reason=reason or None, score=score, rubric_scores=rubric_scores)
+def _details(
+    reason: str, score: float | None, rubric_scores: list[RubricScore], item: PerInvocationResult | EvaluateResult
+) -> EvalMetricResultDetails:
+    return EvalMetricResultDetails(
+        reason=reason or None,
+        score=score,
+        rubric_scores=rubric_scores,
+        token_usage_details=item.token_usage_details,
+        duration_details=item.duration_details,
+    )
 
 
 def metric_results(metric: EvalMetric, result: EvaluateResult) -> tuple[EvalMetricResult, list[EvalMetricResult]]:
@@ -69,7 +77,7 @@ def metric_results(metric: EvalMetric, result: EvaluateResult) -> tuple[EvalMetr
             eval_status=item.status,
             threshold=metric.threshold,
             criterion=criterion,
-            details=_details(item.reason, item.score, list(item.rubric_scores)),
+            details=_details(item.reason, item.score, list(item.rubric_scores), item),
         )
         for item in result.per_invocation_results
     ]
@@ -83,7 +91,7 @@ def metric_results(metric: EvalMetric, result: EvaluateResult) -> tuple[EvalMetr
         eval_status=result.overall_status,
         threshold=metric.threshold,
         criterion=criterion,
-        details=_details(reason, result.overall_score, rubric_scores),
+        details=_details(reason, result.overall_score, rubric_scores, result),
     )
     return overall, per_invocation
 

@@ -6,14 +6,20 @@ import asyncio
 import copy
 import time
 
+from typing import TYPE_CHECKING
+
 from pydantic_core import PydanticSerializationError, to_json
 
 from .._uuid import uuid4
 from ..agents import Agent, AgentError, AgentOutput, AgentRequest
 from ..agents._safety import check_output_depth, describe_exception
+from ..agents._timing import TurnClock, turn_clock
 from ..agents._watchdog import AgentTimeout, Budget, active, arm, disarm
-from ..model import EvalCase, Invocation, Message
+from ..model import EvalCase, Invocation, Message, TokenUsage
 from ._types import InferenceResult
+
+if TYPE_CHECKING:
+    from .._prices import PriceTable
 
 __all__ = ["DEFAULT_USER_ID", "case_problem", "expected_invocations", "infer_case", "trace_invocations", "user_only"]
 
@@ -110,7 +116,53 @@ def _check_savable(output: AgentOutput) -> None:
         raise AgentError(f"agent output cannot be saved as JSON: {describe_exception(exc)}") from None
 
 
-async def _converse(agent: Agent, case: EvalCase, result: InferenceResult, budget: Budget | None) -> list[Invocation]:
+def _seconds(value: float | None) -> float | None:
+    # Milliseconds, as ADK records them: finer digits would be noise.
+    return None if value is None else round(max(value, 0.0), 3)
+
+
+def _usage(output: AgentOutput, prices: PriceTable | None) -> TokenUsage | None:
+    usage = output.usage
+    if usage is None:
+        return None
+    if usage.total_tokens is None and (usage.input_tokens is not None or usage.output_tokens is not None):
+        usage = usage.model_copy(update={"total_tokens": (usage.input_tokens or 0) + (usage.output_tokens or 0)})
+    if prices is None:
+        from .._prices import DEFAULT_PRICES
+
+        prices = DEFAULT_PRICES
+    return prices.with_cost(usage)
+
+
+def _record(
+    expected: Invocation,
+    context: list[Message],
+    output: AgentOutput,
+    clock: TurnClock,
+    wall: float,
+    prices: PriceTable | None,
+) -> Invocation:
+    """The actual invocation of one turn, with its wall time, model/tool time and usage."""
+    model = output.model_duration if output.model_duration is not None else clock.model_seconds()
+    tool = output.tool_duration if output.tool_duration is not None else clock.tool_seconds()
+    return Invocation(
+        invocation_id=str(uuid4()),
+        context_messages=context,
+        user_content=expected.user_content,
+        final_response=output.final_message(),
+        tools=output.tools,
+        intermediate_responses=output.intermediate_responses,
+        creation_timestamp=time.time(),
+        duration=_seconds(wall),
+        model_duration=_seconds(model),
+        tool_duration=_seconds(tool),
+        usage=_usage(output, prices),
+    )
+
+
+async def _converse(
+    agent: Agent, case: EvalCase, result: InferenceResult, budget: Budget | None, prices: PriceTable | None
+) -> list[Invocation]:
     session = case.session_input
     state = copy.deepcopy(session.state) if session is not None else {}
     conversation = case.conversation or []
@@ -129,7 +181,10 @@ async def _converse(agent: Agent, case: EvalCase, result: InferenceResult, budge
         # The budget marks code that runs on behalf of this case, where the watchdog may interrupt a blocked loop.
         token = active.set(budget)
         try:
-            output = await agent.run(request)
+            with turn_clock() as clock:
+                started = time.monotonic()
+                output = await agent.run(request)
+                wall = time.monotonic() - started
             _check_savable(output)
         except BaseException as exc:
             if not _contained(exc):
@@ -143,17 +198,7 @@ async def _converse(agent: Agent, case: EvalCase, result: InferenceResult, budge
             raise CaseError(f"agent failed on {where}: {describe_exception(exc)}") from None
         finally:
             active.reset(token)
-        actuals.append(
-            Invocation(
-                invocation_id=str(uuid4()),
-                context_messages=context,
-                user_content=expected.user_content,
-                final_response=output.final_message(),
-                tools=output.tools,
-                intermediate_responses=output.intermediate_responses,
-                creation_timestamp=time.time(),
-            )
-        )
+        actuals.append(_record(expected, context, output, clock, wall, prices))
     return actuals
 
 
@@ -165,6 +210,7 @@ async def infer_case(
     eval_set_id: str,
     session_id: str,
     timeout: float | None = None,
+    prices: PriceTable | None = None,
 ) -> InferenceResult:
     """Run ``case`` through ``agent`` (or read its trace) and return the inference result.
 
@@ -173,6 +219,10 @@ async def infer_case(
     case, enforced even on an async agent that blocks the event loop where the watchdog is available, see
     :mod:`agentgauge.agents._watchdog`) or unusable agent output gives a ``failed`` result with
     ``error_message``.
+
+    Each actual invocation records its wall time (``duration``), the time spent awaiting models and inside tools
+    where the agent lets them be measured, and the agent's token usage with its cost from ``prices`` (default:
+    the built-in table) when the model's price is known.
     """
     session = case.session_input
     result = InferenceResult(
@@ -191,7 +241,7 @@ async def infer_case(
     assert agent is not None  # guaranteed by case_problem
     budget = arm(timeout)
     try:
-        result.inferences = await asyncio.wait_for(_converse(agent, case, result, budget), timeout)
+        result.inferences = await asyncio.wait_for(_converse(agent, case, result, budget, prices), timeout)
     except CaseError as exc:
         return result.fail(str(exc))
     except (TimeoutError, AgentTimeout):  # AgentTimeout: the watchdog fired just as the agent call ended
