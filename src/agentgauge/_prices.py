@@ -18,7 +18,15 @@ from typing import Any
 from .errors import InputError
 from .model import TokenUsage
 
-__all__ = ["DEFAULT_PRICES", "PRICES_SOURCE", "ModelPrice", "PriceTable", "load_prices", "prices_for_run", "prices_from_data"]
+__all__ = [
+    "DEFAULT_PRICES",
+    "PRICES_SOURCE",
+    "ModelPrice",
+    "PriceTable",
+    "load_prices",
+    "prices_for_run",
+    "prices_from_data",
+]
 
 PRICES_SOURCE = (
     "list prices in USD per million tokens (standard tier, prompts up to 200k tokens) as published on "

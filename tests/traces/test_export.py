@@ -106,7 +106,7 @@ def test_export_posts_otlp_json_with_headers(
     assert path == "/v1/traces"
     assert headers["x-api"] == "secret" and headers["x-env"] == "1"
     assert headers["Content-Type"] == "application/json"
-    assert len(body["resourceSpans"][0]["scopeSpans"][0]["spans"]) == 42  # 18 + 24 for the four informational efficiency metrics
+    assert len(body["resourceSpans"][0]["scopeSpans"][0]["spans"]) == 42  # 18 + 24 for 4 informational metrics
 
 
 def test_endpoint_from_environment_and_errors(

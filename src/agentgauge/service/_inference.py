@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import time
-
 from typing import TYPE_CHECKING
 
 from pydantic_core import PydanticSerializationError, to_json
