@@ -159,7 +159,7 @@ def _native(rng: random.Random, k: int) -> Invocation:
         invocation_id=f"n{k}",
         user_content={"role": "user", "content": f"q{k}"},
         final_response={"role": "assistant", "content": "ok"},
-        tools=[Tool(id=f"t{k}{j}", name="lookup", arguments={"j": j}, result={"v": j}) for j in range(rng.randint(0, 3))],
+        tools=[Tool(id=f"t{k}{j}", name="f", arguments={"j": j}, result={"v": j}) for j in range(rng.randint(0, 3))],
         duration=round(rng.uniform(0.1, 3), 3),
         model_duration=round(rng.uniform(0, 0.1), 3),
         tool_duration=_maybe(rng, 0.05),
