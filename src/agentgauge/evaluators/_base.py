@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..model import EvalMetric, EvalStatus, Invocation, RubricScore
+from ..model import ConversationScenario, EvalCase, EvalMetric, EvalStatus, Invocation, RubricScore
 
-__all__ = ["EvaluateResult", "Evaluator", "EvaluatorError", "PerInvocationResult"]
+__all__ = ["CURRENT_CASE", "EvaluateResult", "Evaluator", "EvaluatorError", "PerInvocationResult", "current_scenario"]
+
+CURRENT_CASE: ContextVar[EvalCase | None] = ContextVar("agentgauge_current_case", default=None)
+"""The eval case being scored (set by the run engine while its metrics run)."""
+
+
+def current_scenario() -> ConversationScenario | None:
+    """The ``conversationScenario`` of the case being scored, for metrics that judge a simulated user."""
+    case = CURRENT_CASE.get()
+    return case.conversation_scenario if case is not None else None
 
 
 class EvaluatorError(Exception):

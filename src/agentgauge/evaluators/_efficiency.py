@@ -136,10 +136,10 @@ class EfficiencyEvaluator:
 
 
 EFFICIENCY_METRICS: dict[str, str] = {
-    "tool_call_count_v1": "informational (ADK): tool calls per invocation; overall = mean per turn",
-    "inference_call_count_v1": "informational (ADK): model calls per invocation; overall = mean per turn",
-    "token_usage_v1": "informational (ADK): tokens per invocation, with a breakdown by type; overall = mean",
-    "invocation_duration_v1": "informational (ADK): seconds per invocation (model / tool / framework split); "
+    "tool_call_count_v1": "Informational (ADK): tool calls per invocation; overall = mean per turn",
+    "inference_call_count_v1": "Informational (ADK): model calls per invocation; overall = mean per turn",
+    "token_usage_v1": "Informational (ADK): tokens per invocation, with a breakdown by type; overall = mean",
+    "invocation_duration_v1": "Informational (ADK): seconds per invocation (model / tool / framework split); "
     "overall = mean",
 }
 """The four metric names with their one-line descriptions (ADK appends them to every test_config.json)."""

@@ -8,7 +8,7 @@ from typing import Protocol
 from pydantic import ValidationError
 
 from ..agents._safety import describe_exception
-from ..evaluators._base import EvaluateResult, Evaluator, PerInvocationResult
+from ..evaluators._base import CURRENT_CASE, EvaluateResult, Evaluator, PerInvocationResult
 from ..model import (
     EvalCase,
     EvalCaseResult,
@@ -175,14 +175,17 @@ async def evaluate_case(
         return failed(str(exc))
     overall: list[EvalMetricResult] = []
     per_invocation: list[list[EvalMetricResult]] = [[] for _ in actuals]
-    for metric in case_metrics:
-        try:
+    token = CURRENT_CASE.set(case)  # metrics that judge a simulated user read its conversationScenario
+    try:
+        for metric in case_metrics:
             metric_overall, metric_per_invocation = await _score(evaluators, metric, actuals, expecteds)
-        except _MetricFailure as exc:
-            return failed(str(exc))
-        overall.append(metric_overall)
-        for bucket, item in zip(per_invocation, metric_per_invocation, strict=True):
-            bucket.append(item)
+            overall.append(metric_overall)
+            for bucket, item in zip(per_invocation, metric_per_invocation, strict=True):
+                bucket.append(item)
+    except _MetricFailure as exc:
+        return failed(str(exc))
+    finally:
+        CURRENT_CASE.reset(token)
     return base.model_copy(
         update={
             "final_eval_status": summarize_statuses(m.eval_status for m in overall),
