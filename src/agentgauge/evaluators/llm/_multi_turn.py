@@ -157,7 +157,6 @@ USER_SIMULATOR_QUALITY = JudgeMetric(
     "turns); first turn = starting prompt (1/0), later turns judged against the plan, stop signal checked",
     dialect="adk",
     needs_expected=False,
-    score=lambda answer, prompt: parse_user_turn_validity(answer),
     aggregate_samples=lambda samples, config: majority_vote(samples, lambda s: s.score == 1.0),
     aggregate_invocations=pooled_rubric_mean,  # not used: the evaluator aggregates turns itself
 )
@@ -187,6 +186,10 @@ class UserSimulatorQualityEvaluator(LLMJudgeEvaluator):
             return self._not_evaluated(actual, expected, exc.for_invocation(index + 1))
         except JudgeError as exc:
             return self._not_evaluated(actual, expected, f"judge failed: {exc}")
+
+    def score_answer(self, answer: str, prompt: Prompt, config: JudgeConfig) -> Sample:
+        """The judge's ``is_valid`` label as 1 / 0 (no score when missing or unknown)."""
+        return parse_user_turn_validity(answer)
 
     @staticmethod
     def _stop_signal(config: JudgeConfig) -> str:
