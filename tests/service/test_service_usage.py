@@ -139,3 +139,25 @@ def test_pyproject_prices_path_or_table(tmp_path: Path) -> None:
     assert prices_for_run(tmp_path / "p.json", start=tmp_path).price("b") is None  # --prices wins
     (tmp_path / "pyproject.toml").write_text("[tool.agentgauge]\n")
     assert prices_for_run(start=tmp_path) is DEFAULT_PRICES
+
+
+def test_eval_prices_option(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from agentgauge.cli import app
+
+    root = Path(__file__).resolve().parents[2]
+    agent, evalset = (
+        root / "examples" / "calculator" / "agent.py",
+        root / "examples" / "calculator" / "calculator.evalset.json",
+    )
+    bad = tmp_path / "prices.json"
+    bad.write_text('{"models": {"m": {"input": "cheap", "output": 1}}}')
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["eval", str(agent), str(evalset), "--prices", str(bad), "--output-dir", str(out)])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f'error: {bad}: models.m.input: expected a non-negative number (got "cheap")'
+    assert not out.exists()
+    bad.write_text('{"models": {"m": {"input": 1, "output": 1}}}')
+    result = CliRunner().invoke(app, ["eval", str(agent), str(evalset), "--prices", str(bad), "--output-dir", str(out)])
+    assert result.exit_code == 0, result.output
