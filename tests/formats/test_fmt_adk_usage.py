@@ -10,6 +10,7 @@ import pytest
 from agentgauge.formats import parse_eval_set, to_adk_eval_set
 from agentgauge.model import EvalCase, EvalSet, Invocation, Message, TokenUsage, Tool
 
+RESPONSE = {"id": "c1", "name": "w", "response": {"r": 1}}
 ADK_INVOCATION: dict[str, Any] = {
     "invocation_id": "i1",
     "user_content": {"role": "user", "parts": [{"text": "weather?"}]},
