@@ -134,6 +134,7 @@ class SqlEvalResultManager(EvalResultManager):
             "interrupted": result.interrupted,
             "num_cases": len(result.eval_case_results),
             "creation_timestamp": result.creation_timestamp,
+            "extra": dict(result.model_extra) if result.model_extra else None,
             "created_at": from_timestamp(result.creation_timestamp),
             "updated_at": from_timestamp(None),
         }
@@ -175,6 +176,7 @@ class SqlEvalResultManager(EvalResultManager):
         from ..formats._results import result_from_document
 
         doc: dict[str, Any] = {
+            **(header["extra"] or {}),
             "evalSetResultId": header["eval_set_result_id"],
             "evalSetResultName": header["eval_set_result_name"],
             "evalSetId": header["eval_set_id"],

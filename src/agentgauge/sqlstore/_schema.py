@@ -121,6 +121,7 @@ def build_tables(prefix: str = "") -> Tables:
         sa.Column("interrupted", sa.Boolean, nullable=False, server_default=sa.false()),
         sa.Column("num_cases", sa.Integer, nullable=False, server_default="0"),
         sa.Column("creation_timestamp", sa.Float, nullable=True),
+        sa.Column("extra", _JSON, nullable=True),  # unknown top-level keys of the result, kept as written
         sa.UniqueConstraint("app_name", "eval_set_result_id", name=f"{p}uniq_results_app_result_id"),
         sa.Index(f"{p}idx_results_app_created", "app_name", "created_at"),
         sa.Index(f"{p}idx_results_app_set_created", "app_name", "eval_set_id", "created_at"),
