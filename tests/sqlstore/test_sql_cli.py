@@ -142,3 +142,22 @@ def test_no_store_no_sqlalchemy_import(args: list[str], tmp_path: Path) -> None:
         [sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path
     )
     assert "SQLALCHEMY_LOADED=False" in proc.stderr, proc.stderr[-2000:]
+
+
+def test_results_lists_newest_first(store_url: str) -> None:
+    runner = CliRunner()
+    first = _saved_id(runner.invoke(app, ["eval", TRACES, "--store", store_url]).output)
+    second = _saved_id(runner.invoke(app, ["eval", AGENT, EVALSET, "--store", store_url]).output)
+    listed = runner.invoke(app, ["results", "--store", store_url, "--json"])
+    assert listed.exit_code == 0, listed.output
+    rows = json.loads(listed.stdout)
+    assert [(r["evalSetResultId"], r["status"]) for r in rows] == [(second, "completed"), (first, "completed")]
+    first_cases = parse_result(runner.invoke(app, ["show", first, "--store", store_url, "--json"]).stdout)
+    assert [r["numCases"] for r in rows] == [6, len(first_cases.eval_case_results)]
+    table = runner.invoke(app, ["results", "--store", store_url, "--eval-set", "calculator"]).output.splitlines()
+    assert table[0].split() == ["Created", "(UTC)", "App", "Eval", "set", "Status", "Case", "runs", "Result", "id"]
+    assert len(table) == 2 and table[1].endswith(second)
+    assert runner.invoke(app, ["results", "--store", store_url, "--app-name", "none"]).output == "no results stored\n"
+    missing = runner.invoke(app, ["results"], env={"AGENTGAUGE_STORE": ""})
+    assert missing.exit_code == 2
+    assert missing.output == "error: no store given: use --store URL or set AGENTGAUGE_STORE\n"
