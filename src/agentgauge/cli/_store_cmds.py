@@ -63,15 +63,15 @@ def results_command(
         typer.echo("no results stored")
         return
     header = ("Created (UTC)", "App", "Eval set", "Status", "Case runs", "Result id")
-    rows = [header]
+    table: list[tuple[str, ...]] = [header]
     for i in found:
         when = (
             ""
             if i.creation_timestamp is None
             else f"{datetime.fromtimestamp(i.creation_timestamp, UTC):%Y-%m-%d %H:%M:%S}"
         )
-        rows.append((when, i.app_name, i.eval_set_id, i.status, str(i.num_cases), i.eval_set_result_id))
+        table.append((when, i.app_name, i.eval_set_id, i.status, str(i.num_cases), i.eval_set_result_id))
     # Plain columns, never cut: ids are what users copy from this list.
-    widths = [max(len(row[n]) for row in rows) for n in range(len(header) - 1)]
-    for row in rows:
+    widths = [max(len(row[n]) for row in table) for n in range(len(header) - 1)]
+    for row in table:
         typer.echo("  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]]))
