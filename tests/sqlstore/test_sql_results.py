@@ -285,3 +285,71 @@ def test_trpc_rows_without_case_rows_are_read(sqlite_url: str) -> None:
     assert found.eval_case_results == original.eval_case_results
     assert found.creation_timestamp is not None  # rebuilt from created_at, as trpc-agent-go does
     assert not found.interrupted
+
+
+def test_registered_secrets_never_reach_the_database(store_url: str) -> None:
+    from agentgauge._redact import clear_secrets, register_secret
+
+    secret = "sk-test-registered-secret-123"
+    register_secret(secret)
+    try:
+        result = _tricky()
+        result.eval_case_results[0].error_message = f"judge said no (key {secret})"
+        result.eval_case_results[0].session_id = f"s-{secret}"
+        results = open_store(store_url).results()
+        results.save("app", result)
+        writer = results.open_writer("app", "s", "app_s_stream")
+        writer.add(result.eval_case_results[0])
+        writer.commit()
+        engine = sa.create_engine(store_url)
+        with engine.connect() as conn:
+            for table in ("evaluation_eval_set_results", "evaluation_case_results", "evaluation_metric_results"):
+                for row in conn.execute(sa.text(f"SELECT * FROM {table}")):
+                    assert secret not in repr(tuple(row)), table
+        engine.dispose()
+        assert results.get("app", "app_s_1").eval_case_results[0].error_message == "judge said no (key ***)"
+    finally:
+        clear_secrets()
+
+
+def test_a_new_sqlite_store_in_a_new_folder(tmp_path: Path) -> None:
+    results = open_store(str(tmp_path / "new" / "folder" / "r.db")).results()
+    results.save("app", _tricky())
+    assert (tmp_path / "new" / "folder" / "r.db").is_file()
+
+
+def test_large_run_reports_read_case_results_back_from_the_store(
+    sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above the in-memory limit the run keeps compact rows only; reports and --json read the store."""
+    import json
+    import xml.etree.ElementTree as ET
+
+    from typer.testing import CliRunner
+
+    import agentgauge.evaluator
+    from agentgauge.cli import app
+
+    monkeypatch.setattr(agentgauge.evaluator, "DEFAULT_MAX_RESULTS_IN_MEMORY", 2)
+    junit = tmp_path / "r.xml"
+    ran = CliRunner().invoke(
+        app,
+        [
+            "eval", str(EXAMPLES / "calculator" / "agent.py"), str(EXAMPLES / "calculator" / "calculator.evalset.json"),
+            "--store", sqlite_url, "--junit", str(junit), "--json", "--num-runs", "2",
+        ],
+    )  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    doc = json.loads(ran.stdout)
+    assert len(doc["evalCaseResults"]) == 12
+    from_file = tmp_path / "file.xml"
+    args = ["eval", str(EXAMPLES / "calculator" / "agent.py"), str(EXAMPLES / "calculator" / "calculator.evalset.json")]
+    args += ["--output-dir", str(tmp_path / "out"), "--junit", str(from_file), "--num-runs", "2"]
+    assert CliRunner().invoke(app, args).exit_code == 0
+
+    def names(path: Path) -> list[str | None]:
+        return [case.get("name") for case in ET.parse(path).getroot().iter("testcase")]
+
+    assert len(names(junit)) == 12 and names(junit) == names(from_file)  # the same report as from a result file
+    stored = open_store(sqlite_url).results().get("calculator", doc["evalSetResultId"])
+    assert stored.model_dump(mode="json") == doc

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -85,6 +86,9 @@ class Store:
         except (SQLAlchemyError, ImportError, ValueError) as exc:
             raise StoreError(self._message(exc)) from None
         if self.engine.dialect.name == "sqlite":
+            database = self.engine.url.database
+            if database and database != ":memory:" and not database.startswith("file:"):
+                Path(database).parent.mkdir(parents=True, exist_ok=True)  # a new store in a new folder just works
             self._sqlite_setup()
 
     def _message(self, error: BaseException) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from .._redact import redact
 from ..errors import InputError
 from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResult, EvalSetResultSummary
 from ..storage import EvalResultManager, check_segment
@@ -46,8 +47,9 @@ class ResultInfo:
 
 
 def _clean(text: str | None) -> str | None:
-    # PostgreSQL text columns cannot hold NUL; the JSON payload keeps the exact message (escaped).
-    return None if text is None else text.replace("\x00", "\ufffd")
+    """A plain-text column value: registered secrets masked (JSON columns are masked by the serializer) and NUL
+    replaced, which PostgreSQL text columns cannot hold (the JSON payload keeps the exact text, escaped)."""
+    return None if text is None else redact(text.replace("\x00", "\ufffd"))
 
 
 class SqlEvalResultManager(EvalResultManager):

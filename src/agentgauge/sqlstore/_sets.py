@@ -15,6 +15,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
+from .._redact import redact
 from ..errors import InputError, NotFoundError
 from ..model import EvalCase, EvalMetric, EvalSet
 from ..storage import EvalSetManager, MetricManager, check_segment
@@ -87,7 +88,7 @@ class SqlEvalSetManager(EvalSetManager):
             "app_name": app,
             "eval_set_id": eval_set.eval_set_id,
             "name": eval_set.name if eval_set.name is not None else eval_set.eval_set_id,
-            "description": eval_set.description,
+            "description": None if eval_set.description is None else redact(eval_set.description),
             "extra": header,
             "created_at": from_timestamp(eval_set.creation_timestamp),
             "updated_at": from_timestamp(None),
