@@ -161,3 +161,16 @@ def test_results_lists_newest_first(store_url: str) -> None:
     missing = runner.invoke(app, ["results"], env={"AGENTGAUGE_STORE": ""})
     assert missing.exit_code == 2
     assert missing.output == "error: no store given: use --store URL or set AGENTGAUGE_STORE\n"
+
+
+def test_scored_traces_go_to_the_store(sqlite_url: str, tmp_path: Path) -> None:
+    traces, eval_set = EXAMPLES / "traces", EXAMPLES / "traces" / "weather.evalset.json"
+    runner = CliRunner()
+    ran = runner.invoke(
+        app, ["eval", "--traces", str(traces), "--eval-set", str(eval_set), "--store", sqlite_url, "--output-dir",
+              str(tmp_path / "out")],
+    )  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    result_id = _saved_id(ran.output)
+    assert runner.invoke(app, ["show", result_id, "--store", sqlite_url]).exit_code == 0
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.evalset_result.json"))
