@@ -177,7 +177,7 @@ def test_unfinished_run_keeps_its_finished_cases(store_url: str) -> None:
     assert found.interrupted
     assert [c.eval_id for c in found.eval_case_results] == ["a", "b"]
     assert found.summary is not None and found.summary.overall_status is EvalStatus.FAILED
-    assert [(i.status, i.num_cases) for i in other.find("app_s_run")] == [("running", 0)]
+    assert [(i.status, i.num_cases) for i in other.find("app_s_run")] == [("running", 2)]
     assert other.scored("app", "app_s_run") == {("a", 1), ("b", 1)}
 
 

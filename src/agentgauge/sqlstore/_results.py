@@ -245,13 +245,20 @@ class SqlEvalResultManager(EvalResultManager):
         limit: int | None = None,
     ) -> builtins.list[ResultInfo]:
         """Stored results, newest first, optionally of one app, eval set or result id (any app)."""
-        t = self._t.eval_set_results
+        t, cr = self._t.eval_set_results, self._t.case_results
+        # A run that has not ended (or was killed) has no count in its header yet: count its stored case runs.
+        stored = (
+            sa.select(sa.func.count())
+            .where(cr.c.app_name == t.c.app_name, cr.c.eval_set_result_id == t.c.eval_set_result_id)
+            .scalar_subquery()
+        )
+        num_cases = sa.case((t.c.status.in_(("running", "aborted")), stored), else_=t.c.num_cases)
         query = sa.select(
             t.c.app_name,
             t.c.eval_set_result_id,
             t.c.eval_set_id,
             t.c.status,
-            t.c.num_cases,
+            num_cases.label("num_cases"),
             t.c.creation_timestamp,
             t.c.created_at,
         )
