@@ -353,3 +353,18 @@ def test_large_run_reports_read_case_results_back_from_the_store(
     assert len(names(junit)) == 12 and names(junit) == names(from_file)  # the same report as from a result file
     stored = open_store(sqlite_url).results().get("calculator", doc["evalSetResultId"])
     assert stored.model_dump(mode="json") == doc
+
+
+def test_a_case_run_written_again_keeps_only_its_new_metrics(store_url: str) -> None:
+    results = open_store(store_url).results()
+    writer = results.open_writer("app", "s", "app_s_m")
+    writer.add(_case("a"))
+    fewer = _case("a")
+    fewer.overall_eval_metric_results = fewer.overall_eval_metric_results[1:]
+    writer.add(fewer)
+    writer.commit()
+    engine = sa.create_engine(store_url)
+    with engine.connect() as conn:
+        names = conn.execute(sa.text("SELECT metric_name FROM evaluation_metric_results")).scalars().all()
+    engine.dispose()
+    assert names == ["m2"]

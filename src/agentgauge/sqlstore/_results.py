@@ -110,15 +110,23 @@ class SqlEvalResultManager(EvalResultManager):
             return 0
         t = self._t
         self.store.upsert(conn, t.case_results, case_rows, ("app_name", "eval_set_result_id", "eval_id", "run_id"))
-        # A case run written again may have other metrics: its metric rows are replaced as a whole.
-        runs = {(r["eval_id"], r["run_id"]) for r in case_rows}
+        # Metric rows are upserted too (two writers of one case run never collide on the key); a case run written
+        # again may have dropped a metric, whose row goes.
         mr = t.metric_results
-        for eval_id, run_id in runs:
+        keys = ("app_name", "eval_set_result_id", "eval_id", "run_id", "metric_name")
+        self.store.upsert(conn, mr, metric_rows, keys)
+        names: dict[tuple[str, int], list[str]] = {(r["eval_id"], r["run_id"]): [] for r in case_rows}
+        for m in metric_rows:
+            names[(m["eval_id"], m["run_id"])].append(m["metric_name"])
+        for (eval_id, run_id), kept in names.items():
             conn.execute(
-                sa.delete(mr).where(self._key(mr, app, result_id), mr.c.eval_id == eval_id, mr.c.run_id == run_id)
+                sa.delete(mr).where(
+                    self._key(mr, app, result_id),
+                    mr.c.eval_id == eval_id,
+                    mr.c.run_id == run_id,
+                    mr.c.metric_name.not_in(kept),
+                )
             )
-        if metric_rows:
-            conn.execute(sa.insert(mr), metric_rows)
         return len(case_rows)
 
     def _header(
