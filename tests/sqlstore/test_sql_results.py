@@ -368,3 +368,23 @@ def test_a_case_run_written_again_keeps_only_its_new_metrics(store_url: str) -> 
         names = conn.execute(sa.text("SELECT metric_name FROM evaluation_metric_results")).scalars().all()
     engine.dispose()
     assert names == ["m2"]
+
+
+def test_abort_keeps_the_cases_and_never_raises(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentgauge.sqlstore import StoreError
+
+    results = open_store(sqlite_url).results()
+    with results.open_writer("app", "s", "app_s_abort") as writer:
+        writer.add(_case("a"))
+    # Leaving the block without a commit aborts: the case stays, the result is marked.
+    assert [(i.status, i.num_cases) for i in results.find("app_s_abort")] == [("aborted", 1)]
+    assert results.get("app", "app_s_abort").interrupted
+
+    other = results.open_writer("app", "s", "app_s_abort2")
+
+    def broken() -> None:
+        raise StoreError("store down")
+
+    monkeypatch.setattr(results.store, "begin", broken)
+    other.abort()  # the store failing too must not replace the error being handled
+    assert other.closed

@@ -13,6 +13,7 @@ For trpc-agent-go readers the header's ``eval_case_results`` column holds the wh
 from __future__ import annotations
 
 import builtins
+import contextlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
@@ -382,7 +383,9 @@ class SqlResultWriter:
             return
         self.closed = True
         t = self.manager._t.eval_set_results
-        with self.manager.store.begin() as conn:
+        # Called while another error propagates (often the store itself failing): best effort, never a new error.
+        # Unmarked, the result still reads as an unfinished run with its stored cases.
+        with contextlib.suppress(InputError), self.manager.store.begin() as conn:
             conn.execute(
                 sa.update(t)
                 .where(self.manager._key(t, self.app, self.result_id))
