@@ -96,7 +96,7 @@ def test_password_never_shown() -> None:
     assert ran.output.startswith("error: store postgresql+psycopg://alice:***@127.0.0.1:1/evals: connection failed")
 
 
-def test_url_helpers(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_url_resolution_and_masking(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert redact_url("postgresql+psycopg://u:p@h/db") == "postgresql+psycopg://u:***@h/db"
     assert redact_url("postgresql+psycopg://h/db?password=p&sslmode=require") == (
         "postgresql+psycopg://h/db?password=***&sslmode=require"
