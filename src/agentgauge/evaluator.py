@@ -83,7 +83,7 @@ class AgentEvaluator:
     - ``num_runs`` repeats every case; ``parallelism`` bounds how many (case, run) pipelines are in flight at
       once, across cases and runs alike. Each pipeline scores its case as soon as the case's inference is done.
     - ``timeout`` bounds each case's inference (seconds); ``case_ids`` restricts the cases.
-    - ``prices`` (a :class:`~agentgauge.PriceTable`-like table from ``agentgauge._prices``) sets the cost of the
+    - ``prices`` (a price table, ``agentgauge._prices.PriceTable``) sets the cost of the
       token usage that live runs record; default: the built-in table.
     - ``progress(done, total)`` is called as cases finish.
     - A result manager with ``open_writer`` (the local file manager) gets the result streamed: each case result
@@ -93,6 +93,8 @@ class AgentEvaluator:
       demand. An eval-set manager with ``iter_cases`` (a
       :class:`~agentgauge.service.StreamedEvalSet`) hands out its cases one at a time.
     - :meth:`interrupt` stops a run early; the finished cases are saved, marked ``interrupted``.
+    - ``store`` (a URL such as ``sqlite:///results.db``) saves results in that SQL store when no
+      ``result_manager`` is given; each case result is committed as it finishes (see ``docs/store.md``).
 
     Set-level callbacks run once per run: ``BeforeInferenceSet`` then ``BeforeEvaluateSet`` before any case,
     ``AfterInferenceSet`` then ``AfterEvaluateSet`` after every case of every run.
@@ -116,6 +118,7 @@ class AgentEvaluator:
         progress: ProgressFn | None = None,
         max_results_in_memory: int | None = None,
         prices: PriceTable | None = None,
+        store: str | None = None,
     ) -> None:
         from .service import Callbacks
 
@@ -125,6 +128,10 @@ class AgentEvaluator:
             raise ValueError(f"parallelism must be at least 1, got {parallelism}")
         if timeout is not None and timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout}")
+        if store is not None and result_manager is None:
+            from .sqlstore import open_store
+
+            result_manager = open_store(store).results()
         if eval_set_manager is None or metric_manager is None or result_manager is None:
             from .storage import LocalEvalResultManager, LocalEvalSetManager, LocalMetricManager
 
