@@ -55,7 +55,8 @@ class OpenAIAgent:
     - ``model_settings``: extra chat-completions parameters (``temperature``, ``max_tokens``, ...);
     - ``client``: an ``openai.AsyncOpenAI`` to use instead of building one.
 
-    A tool that raises does not end the turn: the model receives ``{"error": "..."}`` as the tool result.
+    A tool that raises does not end the turn: the model receives ``{"error": "..."}`` as the tool result. Eval-set
+    tool mocks (``toolMock``) replace tool executions; a mocked tool without a matching rule fails the turn.
     """
 
     agentgauge_native = True
@@ -124,8 +125,12 @@ class OpenAIAgent:
             return arguments, {"error": f"unknown tool {name!r}; available: {sorted(self.tools)}"}
         if not isinstance(arguments, dict):
             return arguments, {"error": "arguments must be a JSON object"}
+        from ..mocks import ToolMockError
+
         try:
             return arguments, await tool.call(arguments)
+        except ToolMockError:
+            raise  # a mocked tool without a matching rule fails the turn
         except Exception as exc:  # the model sees the failure and may recover
             return arguments, {"error": describe_exception(exc)}
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import copy
 import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic_core import PydanticSerializationError, to_json
 
@@ -12,10 +14,24 @@ from .._uuid import uuid4
 from ..agents import Agent, AgentError, AgentOutput, AgentRequest
 from ..agents._safety import check_output_depth, describe_exception
 from ..agents._watchdog import AgentTimeout, Budget, active, arm, disarm
+from ..mocks import ActiveMocks, MockResultGenerator, mocks_for, use_mocks
 from ..model import EvalCase, Invocation, Message
 from ._types import InferenceResult
 
-__all__ = ["DEFAULT_USER_ID", "case_problem", "expected_invocations", "infer_case", "trace_invocations", "user_only"]
+if TYPE_CHECKING:  # pragma: no cover
+    from ..simulation import SimulationSettings
+
+__all__ = [
+    "DEFAULT_USER_ID",
+    "CaseError",
+    "StaticTurns",
+    "TurnSource",
+    "case_problem",
+    "expected_invocations",
+    "infer_case",
+    "trace_invocations",
+    "user_only",
+]
 
 DEFAULT_USER_ID = "user"
 """The user id of a session when the case has no ``sessionInput.userId``."""
@@ -76,9 +92,7 @@ def case_problem(case: EvalCase, *, has_agent: bool) -> str | None:
         return 'actualConversation is only allowed in trace mode (evalMode "trace")'
     if case.conversation is not None and case.conversation_scenario is not None:
         return "conversation and conversationScenario are mutually exclusive"
-    if case.conversation_scenario is not None:
-        return "conversationScenario (user simulation) is not supported by this run engine; use a conversation"
-    if case.conversation is None:
+    if case.conversation is None and case.conversation_scenario is None:
         return "case has neither conversation nor conversationScenario"
     if not has_agent:
         return "no agent to run this case (only trace-mode cases run without one)"
@@ -110,17 +124,69 @@ def _check_savable(output: AgentOutput) -> None:
         raise AgentError(f"agent output cannot be saved as JSON: {describe_exception(exc)}") from None
 
 
-async def _converse(agent: Agent, case: EvalCase, result: InferenceResult, budget: Budget | None) -> list[Invocation]:
+class TurnSource(Protocol):
+    """Where a session's user turns come from: a fixed conversation (:class:`StaticTurns`) or a simulated user."""
+
+    session_id: str
+
+    async def next(self, actuals: Sequence[Invocation]) -> Invocation | None:
+        """The next input invocation (its user content is sent) given the turns so far; ``None`` ends the session."""
+        ...
+
+    def mocks(self, invocation: Invocation) -> ActiveMocks | None:
+        """The tool mocks in force while the agent answers ``invocation``."""
+        ...
+
+    def where(self, index: int, invocation: Invocation) -> str:
+        """How error messages name turn ``index``."""
+        ...
+
+
+class StaticTurns:
+    """The turns of a fixed conversation, with their ``toolMock`` rules of one ``side`` (actual or expected)."""
+
+    def __init__(
+        self,
+        inputs: Sequence[Invocation],
+        session_id: str,
+        *,
+        side: str = "actual",
+        generator: MockResultGenerator | None = None,
+    ) -> None:
+        self.inputs = list(inputs)
+        self.session_id = session_id
+        self.side = side
+        self.generator = generator
+
+    async def next(self, actuals: Sequence[Invocation]) -> Invocation | None:
+        """The input after the ``len(actuals)`` answered ones."""
+        return self.inputs[len(actuals)] if len(actuals) < len(self.inputs) else None
+
+    def mocks(self, invocation: Invocation) -> ActiveMocks | None:
+        """The invocation's mocks for this side (see :func:`agentgauge.mocks.mocks_for`)."""
+        return mocks_for(invocation, "expected" if self.side == "expected" else "actual", self.generator)
+
+    def where(self, index: int, invocation: Invocation) -> str:
+        """``invocation i of n (id)``."""
+        label = f" ({invocation.invocation_id})" if invocation.invocation_id else ""
+        run = " of the expected agent's run" if self.side == "expected" else ""
+        return f"invocation {index + 1} of {len(self.inputs)}{label}{run}"
+
+
+async def _converse(
+    agent: Agent, case: EvalCase, result: InferenceResult, budget: Budget | None, source: TurnSource | None = None
+) -> list[Invocation]:
     session = case.session_input
     state = copy.deepcopy(session.state) if session is not None else {}
-    conversation = case.conversation or []
+    turns = source if source is not None else StaticTurns(case.conversation or [], result.session_id)
     actuals: list[Invocation] = []
-    for index, expected in enumerate(conversation):
+    index = 0
+    while (expected := await turns.next(actuals)) is not None:
         context: list[Message] = [*case.context_messages, *expected.context_messages]
         # model_construct: the same state dict must reach every turn (validation would copy it).
         request = AgentRequest.model_construct(
             user_content=expected.user_content.model_copy(),
-            session_id=result.session_id,
+            session_id=turns.session_id,
             user_id=result.user_id,
             state=state,
             context_messages=context,
@@ -129,13 +195,13 @@ async def _converse(agent: Agent, case: EvalCase, result: InferenceResult, budge
         # The budget marks code that runs on behalf of this case, where the watchdog may interrupt a blocked loop.
         token = active.set(budget)
         try:
-            output = await agent.run(request)
+            with use_mocks(turns.mocks(expected)):
+                output = await agent.run(request)
             _check_savable(output)
         except BaseException as exc:
             if not _contained(exc):
                 raise
-            label = f" ({expected.invocation_id})" if expected.invocation_id else ""
-            where = f"invocation {index + 1} of {len(conversation)}{label}"
+            where = turns.where(index, expected)
             if isinstance(exc, AgentTimeout) and budget is not None:
                 raise CaseError(
                     f"inference timed out after {budget.timeout:g} s: the agent blocked the event loop on {where}"
@@ -154,6 +220,7 @@ async def _converse(agent: Agent, case: EvalCase, result: InferenceResult, budge
                 creation_timestamp=time.time(),
             )
         )
+        index += 1
     return actuals
 
 
@@ -165,6 +232,7 @@ async def infer_case(
     eval_set_id: str,
     session_id: str,
     timeout: float | None = None,
+    simulation: SimulationSettings | None = None,
 ) -> InferenceResult:
     """Run ``case`` through ``agent`` (or read its trace) and return the inference result.
 
@@ -172,7 +240,8 @@ async def infer_case(
     ``KeyboardInterrupt`` included; only cancellation propagates), a timeout (``timeout`` seconds for the whole
     case, enforced even on an async agent that blocks the event loop where the watchdog is available, see
     :mod:`agentgauge.agents._watchdog`) or unusable agent output gives a ``failed`` result with
-    ``error_message``.
+    ``error_message``. Scenario cases and cases with ``expectedRunnerEnabled`` run through
+    :func:`agentgauge.simulation.infer_simulated` with ``simulation``'s user simulator and expected agent.
     """
     session = case.session_input
     result = InferenceResult(
@@ -185,13 +254,19 @@ async def infer_case(
     problem = case_problem(case, has_agent=agent is not None)
     if problem is not None:
         return result.fail(problem)
-    if case.is_trace:
+    simulated = case.conversation_scenario is not None or case.expected_runner_enabled
+    if case.is_trace and not simulated:
         result.inferences = trace_invocations(case)[0]
         return result
-    assert agent is not None  # guaranteed by case_problem
     budget = arm(timeout)
     try:
-        result.inferences = await asyncio.wait_for(_converse(agent, case, result, budget), timeout)
+        if simulated:
+            from ..simulation import infer_simulated
+
+            await asyncio.wait_for(infer_simulated(agent, case, result, budget, simulation, _converse), timeout)
+        else:
+            assert agent is not None  # guaranteed by case_problem
+            result.inferences = await asyncio.wait_for(_converse(agent, case, result, budget), timeout)
     except CaseError as exc:
         return result.fail(str(exc))
     except (TimeoutError, AgentTimeout):  # AgentTimeout: the watchdog fired just as the agent call ended
