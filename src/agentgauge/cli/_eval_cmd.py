@@ -19,6 +19,7 @@ from ._eval_run import (
     startup_gc_paused,
     stopped_by_ctrl_c,
 )
+from ._simulation_opts import SimulationOptions
 from ._stdout import stdout_reserved
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -209,6 +210,24 @@ def eval_command(
     plugin: Annotated[
         list[str] | None, typer.Option("--plugin", help="Import this module's register(registry) first (repeatable).")
     ] = None,
+    user_simulator: Annotated[
+        str | None,
+        typer.Option("--user-simulator", help="Simulated user for conversationScenario cases: file.py[:attribute]."),
+    ] = None,
+    simulator_model: Annotated[
+        str | None,
+        typer.Option("--simulator-model", help="Model playing the user and generating llmGenerator tool results."),
+    ] = None,
+    simulator_base_url: Annotated[
+        str | None, typer.Option("--simulator-base-url", help="OpenAI-compatible base URL of --simulator-model.")
+    ] = None,
+    expected_agent: Annotated[
+        str | None,
+        typer.Option("--expected-agent", help="Agent producing the expected invocations (expectedRunnerEnabled)."),
+    ] = None,
+    max_turns: Annotated[
+        int | None, typer.Option("--max-turns", help="User-turn limit of every scenario (0: unlimited).")
+    ] = None,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 
@@ -244,10 +263,16 @@ def eval_command(
     junit, html, markdown = (p.absolute() if p is not None else None for p in (junit, html, markdown))
     console = Console(stderr=json_out, soft_wrap=False)
     runner = _run
+    simulation = SimulationOptions(user_simulator, simulator_model, simulator_base_url, expected_agent, max_turns)
+    extra: dict[str, Any] = {"simulation": simulation}
     if traces is not None or eval_set is not None or by_session:
         from ._traces_cmds import trace_runner
 
-        runner = trace_runner(traces, eval_set, by_session)
+        if simulation.given:
+            fail_input(
+                "--user-simulator, --simulator-model, --expected-agent and --max-turns cannot be used with --traces"
+            )
+        runner, extra = trace_runner(traces, eval_set, by_session), {}
     with stopped_by_ctrl_c(console), stdout_reserved(json_out) as stdout, input_errors_exit_2(), startup_gc_paused():
         from .._fileio import check_output_targets
 
@@ -266,6 +291,7 @@ def eval_command(
             plugins=plugin or [],
             console=console,
             progress_console=None if json_out else Console(stderr=True),
+            **extra,
         )
         _report(
             outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown, start=start
@@ -329,6 +355,7 @@ def _run(
     progress_console: Console | None,
     default_judge: dict[str, str] | None = None,
     plugins: list[str] | None = None,
+    simulation: SimulationOptions | None = None,
 ) -> list[EvaluationResult]:
     """Validate every input, then evaluate each eval set in turn."""
     import asyncio
@@ -373,6 +400,7 @@ def _run(
     for target in targets:  # a result that cannot be saved must fail now, not after the run
         check_result_location(output_dir, app, target.eval_set.eval_set_id, str(target.path))  # type: ignore[union-attr]
     agent = load_agent(agent_spec) if agent_spec is not None else None
+    settings = _simulation(simulation, targets, default_judge, output_dir, no_cache, judge_timeout)
     run_phase_starts()
     results = LocalEvalResultManager(base_dir=output_dir)
     outcomes = []
@@ -401,6 +429,7 @@ def _run(
             timeout=timeout,
             case_ids=target.case_ids or None,
             progress=update,
+            simulation=settings,
         )
         if bar is not None:
             with bar:
@@ -411,6 +440,27 @@ def _run(
         if outcome.interrupted:
             break  # Ctrl-C stops the whole command, not just this eval set
     return outcomes
+
+
+def _simulation(
+    options: SimulationOptions | None,
+    targets: list[_Target],
+    default_judge: dict[str, str] | None,
+    output_dir: Path,
+    no_cache: bool,
+    judge_timeout: float | None,
+) -> Any:
+    """The run's simulation settings (user simulator, expected agent, tool-mock generator), see _simulation_opts."""
+    from ._simulation_opts import resolve_simulation
+
+    sets = [(t.eval_set, set(_select(t)), str(t.path), t.metrics_source) for t in targets if t.eval_set is not None]
+    return resolve_simulation(
+        options or SimulationOptions(),
+        sets,
+        judge_model=default_judge,
+        cache_dir=None if no_cache else output_dir / ".judge_cache",
+        judge_timeout=judge_timeout,
+    )
 
 
 def _report(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .._uuid import uuid4
 from ..agents import Agent, as_agent
@@ -27,6 +27,9 @@ from ._evaluate import EvaluatorSource, evaluate_case
 from ._inference import infer_case
 from ._pool import bounded_map
 from ._types import EvalSetRunResult, EvaluateRequest, InferenceRequest, InferenceResult
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..simulation import SimulationSettings
 
 __all__ = ["EvalSetSource", "LocalService", "select_cases"]
 
@@ -70,7 +73,8 @@ class LocalService:
       :class:`~agentgauge.evaluator.AgentEvaluator` is built from them.
 
     ``agent`` may be anything :func:`~agentgauge.agents.as_agent` accepts, or ``None`` when only trace-mode
-    cases run. ``timeout`` bounds each case's inference (seconds).
+    cases run. ``timeout`` bounds each case's inference (seconds). ``simulation`` holds the user simulator,
+    expected agent and tool-mock generator of scenario and ``expectedRunnerEnabled`` cases.
     """
 
     def __init__(
@@ -83,6 +87,7 @@ class LocalService:
         parallelism: int = 4,
         timeout: float | None = None,
         session_id_supplier: Callable[[], str] = _new_session_id,
+        simulation: SimulationSettings | None = None,
     ) -> None:
         if parallelism < 1:
             raise ValueError(f"parallelism must be at least 1, got {parallelism}")
@@ -95,6 +100,7 @@ class LocalService:
         self.parallelism = parallelism
         self.timeout = timeout
         self.session_id_supplier = session_id_supplier
+        self.simulation = simulation
 
     async def infer(
         self, request: InferenceRequest, case: EvalCase, context: CallbackContext
@@ -119,6 +125,7 @@ class LocalService:
             eval_set_id=request.eval_set_id,
             session_id=session_id,
             timeout=self.timeout,
+            simulation=self.simulation,
         )
         try:
             context = await self.callbacks.run(
