@@ -172,7 +172,7 @@ class EvalCase(GaugeModel):
     session_input: SessionInput | None = omit_empty()
     rubrics: list[CaseRubric] = omit_empty(factory=list)
     creation_timestamp: float | None = omit_empty()
-    expected_runner_enabled: bool = omit_empty(False)
+    expected_runner_enabled: bool = Field(False, exclude_if=lambda v: not v)
 
     @property
     def is_trace(self) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -37,10 +37,16 @@ Answer with one JSON object only: {{"scenarios": [{{"starting_prompt": "...", "c
 """
 
 
-def scenario_eval_id(scenario: ConversationScenario | Mapping[str, Any]) -> str:
-    """ADK's case id for a scenario: the first 8 hex digits of the SHA-256 of its sorted-keys JSON."""
-    data = scenario.model_dump(mode="json", by_alias=False) if isinstance(scenario, ConversationScenario) else scenario
-    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:8]
+def scenario_eval_id(scenario: ConversationScenario) -> str:
+    """ADK's case id for a scenario: the first 8 hex digits of the SHA-256 of the sorted-keys JSON of
+    ``{starting_prompt, conversation_plan, user_persona}`` (equal to ADK's id when no persona is set; ADK expands
+    a persona id into its own persona text first)."""
+    data = {
+        "starting_prompt": scenario.starting_prompt,
+        "conversation_plan": scenario.conversation_plan,
+        "user_persona": scenario.user_persona,
+    }
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode("utf-8")).hexdigest()[:8]
 
 
 def _scenario(raw: Any, source: str, where: str) -> ConversationScenario:
@@ -79,7 +85,7 @@ def scenarios_eval_set(
     cases = []
     for i, item in enumerate(raw):
         scenario = _scenario(item, source, f"scenarios[{i}]")
-        eval_id = scenario_eval_id(item)
+        eval_id = scenario_eval_id(scenario)
         if eval_id in seen:
             continue
         seen.add(eval_id)
