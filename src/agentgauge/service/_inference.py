@@ -266,7 +266,9 @@ async def infer_case(
             await asyncio.wait_for(infer_simulated(agent, case, result, budget, simulation, _converse), timeout)
         else:
             assert agent is not None  # guaranteed by case_problem
-            result.inferences = await asyncio.wait_for(_converse(agent, case, result, budget), timeout)
+            generator = simulation.mock_generator if simulation is not None else None
+            turns = StaticTurns(case.conversation or [], result.session_id, generator=generator)
+            result.inferences = await asyncio.wait_for(_converse(agent, case, result, budget, turns), timeout)
     except CaseError as exc:
         return result.fail(str(exc))
     except (TimeoutError, AgentTimeout):  # AgentTimeout: the watchdog fired just as the agent call ended
