@@ -54,17 +54,18 @@ def test_the_example_runs_offline(tmp_path: Path) -> None:
     assert response["tool_trajectory_avg_score"] == 1 and 0.8 < response["response_match_score"] < 1
 
 
-def test_missing_simulator_or_expected_agent_is_exit_2(tmp_path: Path) -> None:
+def test_missing_simulator_is_exit_2_missing_expected_agent_fails_the_cases(tmp_path: Path) -> None:
     args = ["eval", EXAMPLE / "agent.py", EXAMPLE / "trip.evalset.json", "--output-dir", tmp_path]
     done = _invoke(*args, "--expected-agent", EXAMPLE / "reference_agent.py")
     assert done.exit_code == 2
     assert "have a conversationScenario and need a simulated user: pass --simulator-model" in done.output
-    done = _invoke(*args, "--user-simulator", EXAMPLE / "simulator.py")
-    assert done.exit_code == 2
-    assert 'need an expected agent (expectedRunnerEnabled or driver "expected"): pass --expected-agent' in done.output
     assert not list(tmp_path.rglob("*.json"))  # nothing written
     done = _invoke(*args, "--user-simulator", tmp_path / "nope.py", "--expected-agent", EXAMPLE / "reference_agent.py")
     assert done.exit_code == 2 and "user simulator file not found" in done.output
+    done = _invoke(*args, "--user-simulator", EXAMPLE / "simulator.py")
+    assert done.exit_code == 1
+    cases = _saved(tmp_path)["evalCaseResults"]
+    assert all("no expected agent is configured" in c["errorMessage"] for c in cases)
     done = _invoke("eval", "--traces", tmp_path, "--expected-agent", EXAMPLE / "reference_agent.py")
     assert done.exit_code == 2 and "cannot be used with --traces" in done.output
 

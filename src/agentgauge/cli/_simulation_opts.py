@@ -94,7 +94,8 @@ def resolve_simulation(
     """The run's :class:`SimulationSettings`, or ``None`` when no case needs any.
 
     ``sets`` holds (eval set, selected ids, file, metrics source). Raises :class:`InputError` when a selected
-    scenario case has no simulator, or a case needs an expected agent and none is given.
+    scenario case has no simulated user (nothing could run it). A case that needs an expected agent when none is
+    given fails on its own, as in trpc-agent-go.
     """
     from ..agents import load_agent
     from ..errors import InputError
@@ -104,25 +105,21 @@ def resolve_simulation(
     expected_ids: list[str] = []
     llm_mocks = False
     adk_config: dict[str, Any] = {}
+    scenario_file = ""
     for eval_set, selected, file, metrics_source in sets:
         for case in eval_set.eval_cases:
             if case.eval_id not in selected:
                 continue
             scenario = case.conversation_scenario
-            if scenario is not None:
+            if scenario is not None and not case.is_trace:  # trace mode refuses scenarios on its own
                 scenario_ids.append(case.eval_id)
+                scenario_file = scenario_file or file
                 adk_config = adk_config or _adk_simulator_config(metrics_source)
             if case.expected_runner_enabled or (scenario is not None and scenario.driver == "expected"):
                 expected_ids.append(case.eval_id)
             mocks = [inv.tool_mock for inv in case.conversation or [] if inv.tool_mock is not None]
             rules = [rule for mock in mocks for rule in (*mock.actual, *mock.expected)]
             llm_mocks = llm_mocks or any(rule.llm_generator is not None for rule in rules)
-        if expected_ids and options.expected_agent is None:
-            raise InputError(
-                f"case(s) {', '.join(expected_ids)} need an expected agent (expectedRunnerEnabled or driver "
-                '"expected"): pass --expected-agent AGENT',
-                file=file,
-            )
     if not (scenario_ids or expected_ids or llm_mocks or options.given):
         return None
     settings = SimulationSettings(max_turns=options.max_turns)
@@ -154,6 +151,7 @@ def resolve_simulation(
         raise InputError(
             f"case(s) {', '.join(scenario_ids)} have a conversationScenario and need a simulated user: pass "
             "--simulator-model MODEL (any OpenAI-compatible model; --simulator-base-url URL), --judge-model, or "
-            "--user-simulator FILE"
+            "--user-simulator FILE",
+            file=scenario_file,
         )
     return settings
