@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
 
 from ..agents import Agent
 from ..agents._safety import describe_exception
@@ -19,6 +18,7 @@ from ._settings import SimulationSettings
 __all__ = ["SimulatedTurns", "infer_simulated"]
 
 Converse = Callable[[Agent, EvalCase, InferenceResult, "Budget | None", TurnSource], Awaitable[list[Invocation]]]
+"""The run engine's session runner: ``converse(agent, case, result, budget, turns)`` -> the agent's invocations."""
 
 
 class SimulatedTurns:
@@ -95,7 +95,7 @@ async def infer_simulated(
     result: InferenceResult,
     budget: Budget | None,
     settings: SimulationSettings | None,
-    converse: Any,
+    converse: Converse,
 ) -> None:
     """Fill ``result`` for a scenario case or a case with ``expectedRunnerEnabled``.
 
