@@ -275,3 +275,36 @@ async def test_generated_mock_through_the_run(chat_server: ChatServer) -> None:
     [turn] = results["c"].eval_metric_result_per_invocation
     assert turn.actual_invocation.tools[0].result == {"condition": "generated"}
     assert chat_server.requests[0].body["messages"][1]["content"] == '{"city": "Oslo"}'
+
+
+def test_legacy_mock_tool_output_runs_end_to_end(tmp_path: Any) -> None:
+    from typer.testing import CliRunner
+
+    from agentgauge.cli import app
+
+    legacy = tmp_path / "weather.test.json"
+    row = {
+        "query": "weather in Paris?",
+        "expected_tool_use": [
+            {"tool_name": "get_weather", "tool_input": {"city": "Paris"}, "mock_tool_output": {"condition": "mocked"}}
+        ],
+        "reference": "mocked",
+    }
+    legacy.write_text(json.dumps([row]))
+    agent = tmp_path / "agent.py"
+    agent.write_text(
+        "from agentgauge.agents import AgentOutput, mockable\n"
+        "from agentgauge.model import Tool\n"
+        "@mockable\n"
+        "def get_weather(city: str) -> dict:\n"
+        "    return {'condition': 'real'}\n"
+        "def root_agent(request):\n"
+        "    r = get_weather(city='Paris')\n"
+        "    call = Tool(name='get_weather', arguments={'city': 'Paris'}, result=r)\n"
+        "    return AgentOutput(final_response=r['condition'], tools=[call])\n"
+    )
+    done = CliRunner().invoke(app, ["eval", str(agent), str(legacy), "--output-dir", str(tmp_path / "out")])
+    assert done.exit_code == 0, done.output  # response_match_score 1: the agent answered with the mocked output
+    [saved] = sorted((tmp_path / "out").rglob("*.evalset_result.json"))
+    case = json.loads(saved.read_text())["evalCaseResults"][0]
+    assert case["evalMetricResultPerInvocation"][0]["actualInvocation"]["tools"][0]["result"] == {"condition": "mocked"}
