@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from pydantic_core import PydanticSerializationError, to_json
 
@@ -14,8 +13,9 @@ from .._uuid import uuid4
 from ..agents import Agent, AgentError, AgentOutput, AgentRequest
 from ..agents._safety import check_output_depth, describe_exception
 from ..agents._watchdog import AgentTimeout, Budget, active, arm, disarm
-from ..mocks import ActiveMocks, MockResultGenerator, mocks_for, use_mocks
+from ..mocks import use_mocks
 from ..model import EvalCase, Invocation, Message
+from ._turns import StaticTurns, TurnSource
 from ._types import InferenceResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -24,8 +24,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "DEFAULT_USER_ID",
     "CaseError",
-    "StaticTurns",
-    "TurnSource",
     "case_problem",
     "expected_invocations",
     "infer_case",
@@ -122,55 +120,6 @@ def _check_savable(output: AgentOutput) -> None:
         to_json(output)
     except (PydanticSerializationError, RecursionError, ValueError) as exc:
         raise AgentError(f"agent output cannot be saved as JSON: {describe_exception(exc)}") from None
-
-
-class TurnSource(Protocol):
-    """Where a session's user turns come from: a fixed conversation (:class:`StaticTurns`) or a simulated user."""
-
-    session_id: str
-
-    async def next(self, actuals: Sequence[Invocation]) -> Invocation | None:
-        """The next input invocation (its user content is sent) given the turns so far; ``None`` ends the session."""
-        ...
-
-    def mocks(self, invocation: Invocation) -> ActiveMocks | None:
-        """The tool mocks in force while the agent answers ``invocation``."""
-        ...
-
-    def where(self, index: int, invocation: Invocation) -> str:
-        """How error messages name turn ``index``."""
-        ...
-
-
-class StaticTurns:
-    """The turns of a fixed conversation, with their ``toolMock`` rules of one ``side`` (actual or expected)."""
-
-    def __init__(
-        self,
-        inputs: Sequence[Invocation],
-        session_id: str,
-        *,
-        side: str = "actual",
-        generator: MockResultGenerator | None = None,
-    ) -> None:
-        self.inputs = list(inputs)
-        self.session_id = session_id
-        self.side = side
-        self.generator = generator
-
-    async def next(self, actuals: Sequence[Invocation]) -> Invocation | None:
-        """The input after the ``len(actuals)`` answered ones."""
-        return self.inputs[len(actuals)] if len(actuals) < len(self.inputs) else None
-
-    def mocks(self, invocation: Invocation) -> ActiveMocks | None:
-        """The invocation's mocks for this side (see :func:`agentgauge.mocks.mocks_for`)."""
-        return mocks_for(invocation, "expected" if self.side == "expected" else "actual", self.generator)
-
-    def where(self, index: int, invocation: Invocation) -> str:
-        """``invocation i of n (id)``."""
-        label = f" ({invocation.invocation_id})" if invocation.invocation_id else ""
-        run = " of the expected agent's run" if self.side == "expected" else ""
-        return f"invocation {index + 1} of {len(self.inputs)}{label}{run}"
 
 
 async def _converse(

@@ -9,7 +9,8 @@ from ..agents._safety import describe_exception
 from ..agents._watchdog import Budget
 from ..mocks import ActiveMocks
 from ..model import EvalCase, Invocation, Message, SimulationSummary
-from ..service._inference import CaseError, StaticTurns, TurnSource, trace_invocations, user_only
+from ..service._inference import CaseError, trace_invocations, user_only
+from ..service._turns import StaticTurns, TurnSource
 from ..service._types import InferenceResult
 from ._protocol import SimulatedUser, SimulationContext, SimulationError, UserTurn
 from ._rules import ScenarioRules, scenario_rules
