@@ -172,3 +172,19 @@ def test_generate_checks_its_options(tmp_path: Path) -> None:
     done = _invoke("generate", out, "--scenarios", bad)
     assert done.exit_code == 2 and "scenarios[0].startingPrompt" in done.output
     assert not out.exists()
+
+
+def test_adk_simulator_config_is_checked(tmp_path: Path) -> None:
+    eval_set = tmp_path / "s.evalset.json"
+    case = {"evalId": "c", "conversation_scenario": {"starting_prompt": "hi", "conversation_plan": "p"}}
+    eval_set.write_text(json.dumps({"evalSetId": "s", "evalCases": [case]}))
+    config = tmp_path / "test_config.json"
+    config.write_text(
+        json.dumps({"criteria": {}, "user_simulator_config": {"custom_instructions": "{{ stop_signal }}"}})
+    )
+    done = _invoke(
+        "eval", EXAMPLE / "agent.py", eval_set, "--user-simulator", EXAMPLE / "simulator.py", "--output-dir", tmp_path
+    )
+    assert done.exit_code == 2
+    assert "user_simulator_config.custom_instructions" in done.output
+    assert "{{ conversation_plan }}, {{ conversation_history }}" in done.output

@@ -73,3 +73,31 @@ def test_drivers_and_personas() -> None:
     assert custom is not None and custom.id == "RUSHED" and custom.behaviors[0].name == "Short"
     text = BUILTIN_PERSONAS["EXPERT"].render("</finished>")
     assert "</finished>" in text and "{{" not in text
+
+
+def test_adk_prompt_history_and_custom_instructions() -> None:
+    from agentgauge.model import Invocation
+    from agentgauge.simulation import adk_prompt, render_history, trpc_system_prompt
+
+    inv = Invocation.model_validate(
+        {
+            "userContent": {"content": "roll"},
+            "finalResponse": {"role": "assistant", "content": "7", "author": "dice"},
+            "tools": [{"id": "t", "name": "roll_die", "arguments": {"sides": 20}, "result": 7}],
+        }
+    )
+    assert render_history([inv]) == "user: roll\n\ndice: 7"
+    with_tools = render_history([inv], include_function_calls=True)
+    assert (
+        "agent called tool 'roll_die' with args: {\"sides\": 20}" in with_tools
+        and "Tool 'roll_die' returned: 7" in with_tools
+    )
+    rules = scenario_rules(_adk(user_persona="EXPERT"))
+    custom = adk_prompt(
+        rules, "H", "Plan={{conversation_plan}} History={{ conversation_history }} Stop={{ stop_signal }}"
+    )
+    assert custom == "Plan=plan History=H Stop=</finished>"
+    default = adk_prompt(rules, "H")
+    assert "# Persona" in default and "experienced user" in default and default.rstrip().endswith("H")
+    trpc = trpc_system_prompt(scenario_rules(_trpc(stopSignal="DONE", startingPrompt="hello")))
+    assert "fixed first user message:\nhello" in trpc and trpc.endswith("Conversation plan:\nplan")

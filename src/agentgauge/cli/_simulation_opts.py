@@ -83,6 +83,31 @@ def _adk_simulator_config(metrics_source: str) -> dict[str, Any]:
     return config if isinstance(config, dict) else {}
 
 
+def _check_adk_config(config: dict[str, Any], source: str) -> None:
+    # ADK refuses custom instructions without its three placeholders; so do we, before anything runs.
+    from ..errors import InputError
+
+    text = config.get("custom_instructions")
+    if text is None:
+        return
+    where = "user_simulator_config.custom_instructions"
+    if not isinstance(text, str):
+        raise InputError("expected a string", file=source, location=where)
+    missing = [k for k in ("stop_signal", "conversation_plan", "conversation_history") if not _has_placeholder(text, k)]
+    if missing:
+        names = ", ".join("{{ " + k + " }}" for k in missing)
+        raise InputError(f"custom instructions must contain {names}", file=source, location=where)
+    limit = config.get("max_allowed_invocations")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool)):
+        raise InputError("expected an integer", file=source, location="user_simulator_config.max_allowed_invocations")
+
+
+def _has_placeholder(text: str, name: str) -> bool:
+    import re
+
+    return re.search(r"\{\{\s*" + name + r"\s*\}\}", text) is not None
+
+
 def resolve_simulation(
     options: SimulationOptions,
     sets: list[tuple[EvalSet, set[str], str, str]],
@@ -114,7 +139,9 @@ def resolve_simulation(
             if scenario is not None and not case.is_trace:  # trace mode refuses scenarios on its own
                 scenario_ids.append(case.eval_id)
                 scenario_file = scenario_file or file
-                adk_config = adk_config or _adk_simulator_config(metrics_source)
+                if not adk_config:
+                    adk_config = _adk_simulator_config(metrics_source)
+                    _check_adk_config(adk_config, metrics_source)
             if case.expected_runner_enabled or (scenario is not None and scenario.driver == "expected"):
                 expected_ids.append(case.eval_id)
             mocks = [inv.tool_mock for inv in case.conversation or [] if inv.tool_mock is not None]

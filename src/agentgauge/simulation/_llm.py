@@ -7,6 +7,7 @@ concurrency limits and masking of registered secrets are the judges' own.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -77,10 +78,12 @@ def adk_prompt(rules: ScenarioRules, history: str, custom_instructions: str | No
             "conversation_history": history,
             "persona": persona,
         }
-        text = custom_instructions
-        for key, value in values.items():
-            text = text.replace("{{ " + key + " }}", value).replace("{{" + key + "}}", value)
-        return text
+        # ADK renders these with Jinja; the four placeholders are all it documents, so they are substituted here.
+        return re.sub(
+            r"\{\{\s*(stop_signal|conversation_plan|conversation_history|persona)\s*\}\}",
+            lambda m: values[m.group(1)],
+            custom_instructions,
+        )
     block = f"\n# Persona\n\n{persona}\n" if persona else ""
     return _ADK_PROMPT.format(stop_signal=rules.stop_signal, persona=block, plan=rules.plan, history=history)
 
