@@ -94,6 +94,8 @@ class AgentEvaluator:
     - ``user_simulator`` plays the user of ``conversationScenario`` cases (see :mod:`agentgauge.simulation`);
       ``expected_agent`` produces the expected invocations of ``expectedRunnerEnabled`` cases and drives
       ``driver: "expected"`` scenarios; ``simulation`` sets the rest (tool-mock generator, turn limits).
+    - ``store`` (a URL such as ``sqlite:///results.db``) saves results in that SQL store when no
+      ``result_manager`` is given; each case result is committed as it finishes (see ``docs/store.md``).
 
     Set-level callbacks run once per run: ``BeforeInferenceSet`` then ``BeforeEvaluateSet`` before any case,
     ``AfterInferenceSet`` then ``AfterEvaluateSet`` after every case of every run.
@@ -119,6 +121,7 @@ class AgentEvaluator:
         user_simulator: object | None = None,
         expected_agent: object | None = None,
         simulation: SimulationSettings | None = None,
+        store: str | None = None,
     ) -> None:
         from .service import Callbacks
 
@@ -128,6 +131,10 @@ class AgentEvaluator:
             raise ValueError(f"parallelism must be at least 1, got {parallelism}")
         if timeout is not None and timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout}")
+        if store is not None and result_manager is None:
+            from .sqlstore import open_store
+
+            result_manager = open_store(store).results()
         if eval_set_manager is None or metric_manager is None or result_manager is None:
             from .storage import LocalEvalResultManager, LocalEvalSetManager, LocalMetricManager
 

@@ -210,6 +210,16 @@ def eval_command(
     plugin: Annotated[
         list[str] | None, typer.Option("--plugin", help="Import this module's register(registry) first (repeatable).")
     ] = None,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store",
+            envvar="AGENTGAUGE_STORE",
+            show_envvar=True,
+            help="Save the result in this SQL store instead of --output-dir (sqlite:///file.db, "
+            "postgresql+psycopg://user@host/db, or a .db path); see docs/store.md.",
+        ),
+    ] = None,
     user_simulator: Annotated[
         str | None,
         typer.Option("--user-simulator", help="Simulated user for conversationScenario cases: file.py[:attribute]."),
@@ -277,6 +287,7 @@ def eval_command(
         from .._fileio import check_output_targets
 
         check_output_targets(junit, html, markdown)  # refused before anything runs (FIFO, device, directory, ...)
+        result_store = _open_store(store)  # unreachable or too new: refused before anything runs
         outcomes = runner(
             targets or [],
             config=config,
@@ -291,10 +302,18 @@ def eval_command(
             plugins=plugin or [],
             console=console,
             progress_console=None if json_out else Console(stderr=True),
+            result_store=result_store,
             **extra,
         )
         _report(
-            outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown, start=start
+            outcomes,
+            console,
+            detailed=print_detailed_results,
+            junit=junit,
+            html=html,
+            markdown=markdown,
+            start=start,
+            result_store=result_store,
         )
         if json_out:  # stdout carries only this document; anything else printed during the run went to stderr
             print_json(outcomes, stdout)
@@ -310,6 +329,18 @@ def eval_command(
     ]
     passed = bool(statuses) and all(status is EvalStatus.PASSED for status in statuses)
     raise typer.Exit(EXIT_OK if passed else EXIT_FAILED)
+
+
+def _open_store(option: str | None) -> Any:
+    """The result manager of ``--store`` / ``$AGENTGAUGE_STORE`` (``None``: results go to files)."""
+    from ..sqlstore import resolve_store_url
+
+    url = resolve_store_url(option)
+    if url is None:
+        return None
+    from ..sqlstore._cli import open_result_store
+
+    return open_result_store(url)
 
 
 def _default_judge(model: str | None, base_url: str | None) -> dict[str, str] | None:
@@ -356,8 +387,9 @@ def _run(
     default_judge: dict[str, str] | None = None,
     plugins: list[str] | None = None,
     simulation: SimulationOptions | None = None,
+    result_store: Any = None,
 ) -> list[EvaluationResult]:
-    """Validate every input, then evaluate each eval set in turn."""
+    """Validate every input, then evaluate each eval set in turn (results go to ``result_store`` when given)."""
     import asyncio
 
     from ..agents import load_agent, looks_like_agent_spec
@@ -398,11 +430,17 @@ def _run(
                 )
     app = _app_name(app_name, targets)
     for target in targets:  # a result that cannot be saved must fail now, not after the run
-        check_result_location(output_dir, app, target.eval_set.eval_set_id, str(target.path))  # type: ignore[union-attr]
+        assert target.eval_set is not None
+        if result_store is not None:
+            from ..sqlstore._cli import check_result_id
+
+            check_result_id(app, target.eval_set.eval_set_id, str(target.path))
+        else:
+            check_result_location(output_dir, app, target.eval_set.eval_set_id, str(target.path))
     agent = load_agent(agent_spec) if agent_spec is not None else None
     settings = _simulation(simulation, targets, default_judge, output_dir, no_cache, judge_timeout)
     run_phase_starts()
-    results = LocalEvalResultManager(base_dir=output_dir)
+    results = result_store if result_store is not None else LocalEvalResultManager(base_dir=output_dir)
     outcomes = []
     for target in targets:
         assert target.eval_set is not None
@@ -472,6 +510,7 @@ def _report(
     html: Path | None,
     markdown: Path | None,
     start: Path,
+    result_store: Any = None,
 ) -> None:
     from ..reporting import print_summary, write_report
 
@@ -488,10 +527,15 @@ def _report(
             for target, fmt in reports:
                 write_report(result, target, fmt)  # type: ignore[arg-type]
         else:
-            report_streamed(outcome, console, detailed=detailed, reports=reports)
+            cases = None
+            if result_store is not None:  # read back from the store, one page of case results at a time
+                cases = result_store.iter_case_results(outcome.app_name, _result_id(outcome))
+            report_streamed(outcome, console, detailed=detailed, reports=reports, cases=cases)
         for target, fmt in reports:
             console.print(f"{fmt} report written to {_shown(target, start)}", highlight=False, soft_wrap=True)
         saved = _shown(outcome.result_path, start)
+        if result_store is not None:
+            saved = f"store {result_store.store.shown_url} as {_result_id(outcome)}"
         if outcome.interrupted:
             console.print(
                 f"Interrupted: the cases finished before the stop were saved to {saved}",
@@ -500,3 +544,9 @@ def _report(
             )
         else:
             console.print(f"Results saved to {saved}", highlight=False, soft_wrap=True)
+
+
+def _result_id(outcome: EvaluationResult) -> str:
+    if outcome.result_header is not None:
+        return outcome.result_header.eval_set_result_id
+    return outcome.eval_set_result.eval_set_result_id
