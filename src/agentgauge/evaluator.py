@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
         InferenceRequest,
         InferenceResult,
     )
+    from .simulation import SimulationSettings
 
 __all__ = [
     "DEFAULT_MAX_RESULTS_IN_MEMORY",
@@ -93,6 +94,9 @@ class AgentEvaluator:
       demand. An eval-set manager with ``iter_cases`` (a
       :class:`~agentgauge.service.StreamedEvalSet`) hands out its cases one at a time.
     - :meth:`interrupt` stops a run early; the finished cases are saved, marked ``interrupted``.
+    - ``user_simulator`` plays the user of ``conversationScenario`` cases (see :mod:`agentgauge.simulation`);
+      ``expected_agent`` produces the expected invocations of ``expectedRunnerEnabled`` cases and drives
+      ``driver: "expected"`` scenarios; ``simulation`` sets the rest (tool-mock generator, turn limits).
     - ``store`` (a URL such as ``sqlite:///results.db``) saves results in that SQL store when no
       ``result_manager`` is given; each case result is committed as it finishes (see ``docs/store.md``).
 
@@ -118,6 +122,9 @@ class AgentEvaluator:
         progress: ProgressFn | None = None,
         max_results_in_memory: int | None = None,
         prices: PriceTable | None = None,
+        user_simulator: object | None = None,
+        expected_agent: object | None = None,
+        simulation: SimulationSettings | None = None,
         store: str | None = None,
     ) -> None:
         from .service import Callbacks
@@ -160,6 +167,7 @@ class AgentEvaluator:
         )
         self._interrupt_requested = False
         self._pool_task: asyncio.Future[None] | None = None
+        self.simulation = _simulation_settings(simulation, user_simulator, expected_agent)
 
     def _metrics(self, eval_set_id: str) -> list[EvalMetric]:
         try:
@@ -256,6 +264,7 @@ class AgentEvaluator:
             parallelism=self.parallelism,
             timeout=self.timeout,
             prices=self.prices,
+            simulation=self.simulation,
         )
         # The id is chosen here so the saved file and the returned object agree.
         result_id = f"{self.app_name}_{eval_set_id}_{uuid4()}"
@@ -480,3 +489,24 @@ class AgentEvaluator:
         except RuntimeError:
             return asyncio.run(self.evaluate(eval_set_id))
         raise RuntimeError("evaluate_sync() cannot run inside a running event loop; use `await evaluate()`")
+
+
+def _simulation_settings(
+    settings: SimulationSettings | None, user_simulator: object | None, expected_agent: object | None
+) -> SimulationSettings | None:
+    """``settings`` with the ``user_simulator`` / ``expected_agent`` shortcuts filled in (``None`` when none)."""
+    if settings is None and user_simulator is None and expected_agent is None:
+        return None
+    import dataclasses
+
+    from .agents import as_agent
+    from .simulation import SimulationSettings, as_user_simulator
+
+    out = dataclasses.replace(settings) if settings is not None else SimulationSettings()
+    if user_simulator is not None:
+        out.user_simulator = as_user_simulator(user_simulator)
+    if expected_agent is not None:
+        out.expected_agent = as_agent(expected_agent)
+    elif out.expected_agent is not None:
+        out.expected_agent = as_agent(out.expected_agent)
+    return out

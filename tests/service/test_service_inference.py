@@ -128,7 +128,8 @@ async def test_agent_that_hangs_forever_is_cut_off() -> None:
             True,
             "conversation and conversationScenario are mutually exclusive",
         ),
-        ({"conversation_scenario": {"conversationPlan": "p"}}, True, "conversationScenario (user simulation)"),
+        ({"conversation_scenario": {"conversationPlan": "p"}}, True, None),  # scenario rules are checked at run time
+        ({"conversation_scenario": {"conversationPlan": "p"}}, False, "no agent to run this case"),
         ({"conversation": [inv("a")], "actual_conversation": [inv("a")]}, True, "only allowed in trace mode"),
         ({"eval_mode": "trace", "conversation": [inv("a", "b")]}, False, None),
         ({"eval_mode": "trace"}, False, "trace-mode case has neither conversation nor actualConversation"),

@@ -88,7 +88,8 @@ class OpenAIAgent:
     - ``model_settings``: extra chat-completions parameters (``temperature``, ``max_tokens``, ...);
     - ``client``: an ``openai.AsyncOpenAI`` to use instead of building one.
 
-    A tool that raises does not end the turn: the model receives ``{"error": "..."}`` as the tool result.
+    A tool that raises does not end the turn: the model receives ``{"error": "..."}`` as the tool result. Eval-set
+    tool mocks (``toolMock``) replace tool executions; a mocked tool without a matching rule fails the turn.
 
     Each turn's output carries its token usage (summed over the turn's model calls, from ``response.usage``) and
     the run engine records the time spent in model requests and in tools.
@@ -160,8 +161,12 @@ class OpenAIAgent:
             return arguments, {"error": f"unknown tool {name!r}; available: {sorted(self.tools)}"}
         if not isinstance(arguments, dict):
             return arguments, {"error": "arguments must be a JSON object"}
+        from ..mocks import ToolMockError
+
         try:
             return arguments, await tool.call(arguments)
+        except ToolMockError:
+            raise  # a mocked tool without a matching rule fails the turn
         except Exception as exc:  # the model sees the failure and may recover
             return arguments, {"error": describe_exception(exc)}
 

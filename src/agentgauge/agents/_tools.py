@@ -110,8 +110,17 @@ class FunctionTool:
         """Validate ``arguments`` against the signature and call the function (sync functions in a thread).
 
         Raises ``ValueError`` with a readable message when the arguments do not fit the signature. The call's time
-        counts as the running invocation's tool time (``toolDuration``).
+        counts as the running invocation's tool time (``toolDuration``). While an eval-set tool mock is active for
+        this tool (see :mod:`agentgauge.mocks`), its result replaces the call; a mocked tool without a matching rule
+        raises :class:`~agentgauge.mocks.ToolMockError`.
         """
+        from ..mocks import active_mocks
+
+        mocks = active_mocks()
+        if mocks is not None and mocks.mocks(self.name):
+            hit, result = await mocks.resolve(self.name, arguments)
+            if hit:
+                return result
         try:
             validated = self.arguments_model.model_validate(arguments)
         except ValidationError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 # Each command module attaches its commands to ``app`` on import (keep these imports cheap).
 from . import _eval_cmd as _eval_cmd
 from . import _formats_cmds as _formats_cmds
+from . import _generate_cmd as _generate_cmd
 from . import _metrics_cmds as _metrics_cmds
 from . import _show_cmd as _show_cmd
 from . import _store_cmds as _store_cmds

@@ -19,6 +19,7 @@ from ._eval_run import (
     startup_gc_paused,
     stopped_by_ctrl_c,
 )
+from ._simulation_opts import SimulationOptions
 from ._stdout import stdout_reserved
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -223,6 +224,24 @@ def eval_command(
             "postgresql+psycopg://user@host/db, or a .db path); see docs/store.md.",
         ),
     ] = None,
+    user_simulator: Annotated[
+        str | None,
+        typer.Option("--user-simulator", help="Simulated user for conversationScenario cases: file.py[:attribute]."),
+    ] = None,
+    simulator_model: Annotated[
+        str | None,
+        typer.Option("--simulator-model", help="Model playing the user and generating llmGenerator tool results."),
+    ] = None,
+    simulator_base_url: Annotated[
+        str | None, typer.Option("--simulator-base-url", help="OpenAI-compatible base URL of --simulator-model.")
+    ] = None,
+    expected_agent: Annotated[
+        str | None,
+        typer.Option("--expected-agent", help="Agent producing the expected invocations (expectedRunnerEnabled)."),
+    ] = None,
+    max_turns: Annotated[
+        int | None, typer.Option("--max-turns", help="User-turn limit of every scenario (0: unlimited).")
+    ] = None,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 
@@ -258,10 +277,16 @@ def eval_command(
     junit, html, markdown = (p.absolute() if p is not None else None for p in (junit, html, markdown))
     console = Console(stderr=json_out, soft_wrap=False)
     runner = _run
+    simulation = SimulationOptions(user_simulator, simulator_model, simulator_base_url, expected_agent, max_turns)
+    extra: dict[str, Any] = {"simulation": simulation}
     if traces is not None or eval_set is not None or by_session:
         from ._traces_cmds import trace_runner
 
-        runner = trace_runner(traces, eval_set, by_session)
+        if simulation.given:
+            fail_input(
+                "--user-simulator, --simulator-model, --expected-agent and --max-turns cannot be used with --traces"
+            )
+        runner, extra = trace_runner(traces, eval_set, by_session), {}
     with stopped_by_ctrl_c(console), stdout_reserved(json_out) as stdout, input_errors_exit_2(), startup_gc_paused():
         from .._fileio import check_output_targets
 
@@ -283,6 +308,7 @@ def eval_command(
             console=console,
             progress_console=None if json_out else Console(stderr=True),
             result_store=result_store,
+            **extra,
         )
         _report(
             outcomes,
@@ -366,6 +392,7 @@ def _run(
     default_judge: dict[str, str] | None = None,
     plugins: list[str] | None = None,
     prices: Path | None = None,
+    simulation: SimulationOptions | None = None,
     result_store: Any = None,
 ) -> list[EvaluationResult]:
     """Validate every input, then evaluate each eval set in turn (results go to ``result_store`` when given)."""
@@ -420,6 +447,7 @@ def _run(
         else:
             check_result_location(output_dir, app, target.eval_set.eval_set_id, str(target.path))
     agent = load_agent(agent_spec) if agent_spec is not None else None
+    settings = _simulation(simulation, targets, default_judge, output_dir, no_cache, judge_timeout)
     run_phase_starts()
     results = result_store if result_store is not None else LocalEvalResultManager(base_dir=output_dir)
     outcomes = []
@@ -449,6 +477,7 @@ def _run(
             case_ids=target.case_ids or None,
             progress=update,
             prices=price_table,
+            simulation=settings,
         )
         if bar is not None:
             with bar:
@@ -459,6 +488,27 @@ def _run(
         if outcome.interrupted:
             break  # Ctrl-C stops the whole command, not just this eval set
     return outcomes
+
+
+def _simulation(
+    options: SimulationOptions | None,
+    targets: list[_Target],
+    default_judge: dict[str, str] | None,
+    output_dir: Path,
+    no_cache: bool,
+    judge_timeout: float | None,
+) -> Any:
+    """The run's simulation settings (user simulator, expected agent, tool-mock generator), see _simulation_opts."""
+    from ._simulation_opts import resolve_simulation
+
+    sets = [(t.eval_set, set(_select(t)), str(t.path), t.metrics_source) for t in targets if t.eval_set is not None]
+    return resolve_simulation(
+        options or SimulationOptions(),
+        sets,
+        judge_model=default_judge,
+        cache_dir=None if no_cache else output_dir / ".judge_cache",
+        judge_timeout=judge_timeout,
+    )
 
 
 def _report(

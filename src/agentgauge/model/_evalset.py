@@ -8,6 +8,7 @@ from pydantic import Field
 
 from .._uuid import uuid4
 from ._base import GaugeModel, omit_empty
+from ._toolmock import ToolMock
 
 __all__ = [
     "CaseRubric",
@@ -85,6 +86,8 @@ class TokenUsage(GaugeModel):
 class Invocation(GaugeModel):
     """One user turn and the agent's answer to it: final response, tool calls, intermediate messages.
 
+    ``tool_mock`` (trpc ``toolMock``) holds the rules that replace tool executions during this turn.
+
     ``duration`` (seconds, wall time of the turn), ``model_duration``/``tool_duration`` (time inside model and
     tool calls) and ``usage`` are recorded by live runs when known; expected invocations leave them out.
     """
@@ -100,6 +103,7 @@ class Invocation(GaugeModel):
     model_duration: float | None = omit_empty()
     tool_duration: float | None = omit_empty()
     usage: TokenUsage | None = omit_empty()
+    tool_mock: ToolMock | None = omit_empty()
 
 
 class SessionInput(GaugeModel):
@@ -111,7 +115,14 @@ class SessionInput(GaugeModel):
 
 
 class ConversationScenario(GaugeModel):
-    """A user-simulation plan instead of a fixed conversation (trpc and ADK fields; unknown keys kept)."""
+    """A user-simulation plan instead of a fixed conversation (trpc and ADK fields; unknown keys kept).
+
+    The dialect decides the semantics (see :attr:`dialect`): trpc scenarios (``driver``, ``stopSignal`` or
+    ``maxAllowedInvocations`` set) end when the simulated user's whole message equals ``stopSignal`` and allow
+    ``maxAllowedInvocations`` user turns (0: unlimited); ADK scenarios end when a message contains
+    ``</finished>`` and allow 20 user turns by default (the simulator configuration's ``max_allowed_invocations``).
+    ``user_persona`` is a persona id (``NOVICE``, ``EXPERT``, ``EVALUATOR``) or an ADK ``UserPersona`` object.
+    """
 
     driver: str | None = omit_empty()
     starting_prompt: str | None = omit_empty()
@@ -119,6 +130,16 @@ class ConversationScenario(GaugeModel):
     stop_signal: str | None = omit_empty()
     max_allowed_invocations: int | None = omit_empty()
     user_persona: Any = omit_empty()
+
+    @property
+    def dialect(self) -> Literal["adk", "trpc"]:
+        """``trpc`` when a trpc-only field is set, else ``adk``.
+
+        A trpc scenario must set ``stopSignal`` or ``maxAllowedInvocations``, so a scenario with neither (nor a
+        ``driver``) can only be an ADK one.
+        """
+        trpc = self.driver is not None or self.stop_signal is not None or self.max_allowed_invocations is not None
+        return "trpc" if trpc else "adk"
 
 
 class RubricContent(GaugeModel):
@@ -145,7 +166,8 @@ class EvalCase(GaugeModel):
     """One session to evaluate: a conversation of invocations (or a scenario) plus how the session starts.
 
     ``eval_mode="trace"`` means ``conversation`` (and/or ``actual_conversation``) is a recorded trace and the
-    agent is never called. Unknown keys are preserved on round trip.
+    agent is never called. ``expected_runner_enabled`` (trpc ``expectedRunnerEnabled``) takes the expected
+    invocations from an expected agent run on the same user turns. Unknown keys are preserved on round trip.
     """
 
     eval_id: str
@@ -157,6 +179,7 @@ class EvalCase(GaugeModel):
     session_input: SessionInput | None = omit_empty()
     rubrics: list[CaseRubric] = omit_empty(factory=list)
     creation_timestamp: float | None = omit_empty()
+    expected_runner_enabled: bool = Field(False, exclude_if=lambda v: not v)
 
     @property
     def is_trace(self) -> bool:

@@ -156,6 +156,7 @@ async def evaluate_case(
         run_id=run_id,
         session_id=inference.session_id,
         user_id=inference.user_id,
+        simulation=inference.simulation,
     )
 
     def failed(message: str) -> EvalCaseResult:
@@ -163,7 +164,9 @@ async def evaluate_case(
 
     if inference.status is not EvalStatus.PASSED:
         return failed(inference.error_message or "inference failed")
-    expecteds = expected_invocations(case)
+    expecteds = inference.expected_inferences
+    if expecteds is None:
+        expecteds = expected_invocations(case)
     if len(inference.inferences) != len(expecteds):
         return failed(
             f"inference count {len(inference.inferences)} does not match expected conversation length {len(expecteds)}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import time
 from typing import TYPE_CHECKING
 
@@ -14,13 +15,24 @@ from ..agents import Agent, AgentError, AgentOutput, AgentRequest
 from ..agents._safety import check_output_depth, describe_exception
 from ..agents._timing import TurnClock, turn_clock
 from ..agents._watchdog import AgentTimeout, Budget, active, arm, disarm
+from ..mocks import use_mocks
 from ..model import EvalCase, Invocation, Message, TokenUsage
+from ._turns import StaticTurns, TurnSource
 from ._types import InferenceResult
 
 if TYPE_CHECKING:
     from .._prices import PriceTable
+    from ..simulation import SimulationSettings
 
-__all__ = ["DEFAULT_USER_ID", "case_problem", "expected_invocations", "infer_case", "trace_invocations", "user_only"]
+__all__ = [
+    "DEFAULT_USER_ID",
+    "CaseError",
+    "case_problem",
+    "expected_invocations",
+    "infer_case",
+    "trace_invocations",
+    "user_only",
+]
 
 DEFAULT_USER_ID = "user"
 """The user id of a session when the case has no ``sessionInput.userId``."""
@@ -81,9 +93,7 @@ def case_problem(case: EvalCase, *, has_agent: bool) -> str | None:
         return 'actualConversation is only allowed in trace mode (evalMode "trace")'
     if case.conversation is not None and case.conversation_scenario is not None:
         return "conversation and conversationScenario are mutually exclusive"
-    if case.conversation_scenario is not None:
-        return "conversationScenario (user simulation) is not supported by this run engine; use a conversation"
-    if case.conversation is None:
+    if case.conversation is None and case.conversation_scenario is None:
         return "case has neither conversation nor conversationScenario"
     if not has_agent:
         return "no agent to run this case (only trace-mode cases run without one)"
@@ -160,18 +170,24 @@ def _record(
 
 
 async def _converse(
-    agent: Agent, case: EvalCase, result: InferenceResult, budget: Budget | None, prices: PriceTable | None
+    agent: Agent,
+    case: EvalCase,
+    result: InferenceResult,
+    budget: Budget | None,
+    source: TurnSource | None = None,
+    prices: PriceTable | None = None,
 ) -> list[Invocation]:
     session = case.session_input
     state = copy.deepcopy(session.state) if session is not None else {}
-    conversation = case.conversation or []
+    turns = source if source is not None else StaticTurns(case.conversation or [], result.session_id)
     actuals: list[Invocation] = []
-    for index, expected in enumerate(conversation):
+    index = 0
+    while (expected := await turns.next(actuals)) is not None:
         context: list[Message] = [*case.context_messages, *expected.context_messages]
         # model_construct: the same state dict must reach every turn (validation would copy it).
         request = AgentRequest.model_construct(
             user_content=expected.user_content.model_copy(),
-            session_id=result.session_id,
+            session_id=turns.session_id,
             user_id=result.user_id,
             state=state,
             context_messages=context,
@@ -180,7 +196,7 @@ async def _converse(
         # The budget marks code that runs on behalf of this case, where the watchdog may interrupt a blocked loop.
         token = active.set(budget)
         try:
-            with turn_clock() as clock:
+            with use_mocks(turns.mocks(expected)), turn_clock() as clock:
                 started = time.monotonic()
                 output = await agent.run(request)
                 wall = time.monotonic() - started
@@ -188,8 +204,7 @@ async def _converse(
         except BaseException as exc:
             if not _contained(exc):
                 raise
-            label = f" ({expected.invocation_id})" if expected.invocation_id else ""
-            where = f"invocation {index + 1} of {len(conversation)}{label}"
+            where = turns.where(index, expected)
             if isinstance(exc, AgentTimeout) and budget is not None:
                 raise CaseError(
                     f"inference timed out after {budget.timeout:g} s: the agent blocked the event loop on {where}"
@@ -198,6 +213,7 @@ async def _converse(
         finally:
             active.reset(token)
         actuals.append(_record(expected, context, output, clock, wall, prices))
+        index += 1
     return actuals
 
 
@@ -210,6 +226,7 @@ async def infer_case(
     session_id: str,
     timeout: float | None = None,
     prices: PriceTable | None = None,
+    simulation: SimulationSettings | None = None,
 ) -> InferenceResult:
     """Run ``case`` through ``agent`` (or read its trace) and return the inference result.
 
@@ -217,7 +234,8 @@ async def infer_case(
     ``KeyboardInterrupt`` included; only cancellation propagates), a timeout (``timeout`` seconds for the whole
     case, enforced even on an async agent that blocks the event loop where the watchdog is available, see
     :mod:`agentgauge.agents._watchdog`) or unusable agent output gives a ``failed`` result with
-    ``error_message``.
+    ``error_message``. Scenario cases and cases with ``expectedRunnerEnabled`` run through
+    :func:`agentgauge.simulation.infer_simulated` with ``simulation``'s user simulator and expected agent.
 
     Each actual invocation records its wall time (``duration``), the time spent awaiting models and inside tools
     where the agent lets them be measured, and the agent's token usage with its cost from ``prices`` (default:
@@ -234,13 +252,22 @@ async def infer_case(
     problem = case_problem(case, has_agent=agent is not None)
     if problem is not None:
         return result.fail(problem)
-    if case.is_trace:
+    simulated = case.conversation_scenario is not None or case.expected_runner_enabled
+    if case.is_trace and not simulated:
         result.inferences = trace_invocations(case)[0]
         return result
-    assert agent is not None  # guaranteed by case_problem
     budget = arm(timeout)
     try:
-        result.inferences = await asyncio.wait_for(_converse(agent, case, result, budget, prices), timeout)
+        converse = functools.partial(_converse, prices=prices)
+        if simulated:
+            from ..simulation import infer_simulated
+
+            await asyncio.wait_for(infer_simulated(agent, case, result, budget, simulation, converse), timeout)
+        else:
+            assert agent is not None  # guaranteed by case_problem
+            generator = simulation.mock_generator if simulation is not None else None
+            turns = StaticTurns(case.conversation or [], result.session_id, generator=generator)
+            result.inferences = await asyncio.wait_for(converse(agent, case, result, budget, turns), timeout)
     except CaseError as exc:
         return result.fail(str(exc))
     except (TimeoutError, AgentTimeout):  # AgentTimeout: the watchdog fired just as the agent call ended

@@ -30,6 +30,7 @@ from ._types import EvalSetRunResult, EvaluateRequest, InferenceRequest, Inferen
 
 if TYPE_CHECKING:
     from .._prices import PriceTable
+    from ..simulation import SimulationSettings
 
 __all__ = ["EvalSetSource", "LocalService", "select_cases"]
 
@@ -74,7 +75,8 @@ class LocalService:
 
     ``agent`` may be anything :func:`~agentgauge.agents.as_agent` accepts, or ``None`` when only trace-mode
     cases run. ``timeout`` bounds each case's inference (seconds); ``prices`` sets the cost of recorded token
-    usage (default: the built-in price table).
+    usage (default: the built-in price table). ``simulation`` holds the user simulator, expected agent and
+    tool-mock generator of scenario and ``expectedRunnerEnabled`` cases.
     """
 
     def __init__(
@@ -88,6 +90,7 @@ class LocalService:
         timeout: float | None = None,
         session_id_supplier: Callable[[], str] = _new_session_id,
         prices: PriceTable | None = None,
+        simulation: SimulationSettings | None = None,
     ) -> None:
         if parallelism < 1:
             raise ValueError(f"parallelism must be at least 1, got {parallelism}")
@@ -101,6 +104,7 @@ class LocalService:
         self.timeout = timeout
         self.session_id_supplier = session_id_supplier
         self.prices = prices
+        self.simulation = simulation
 
     async def infer(
         self, request: InferenceRequest, case: EvalCase, context: CallbackContext
@@ -126,6 +130,7 @@ class LocalService:
             session_id=session_id,
             timeout=self.timeout,
             prices=self.prices,
+            simulation=self.simulation,
         )
         try:
             context = await self.callbacks.run(
