@@ -6,6 +6,7 @@ from __future__ import annotations
 from . import _eval_cmd as _eval_cmd
 from . import _formats_cmds as _formats_cmds
 from . import _metrics_cmds as _metrics_cmds
+from . import _serve_cmd as _serve_cmd
 from . import _show_cmd as _show_cmd
 from . import _traces_cmds as _traces_cmds
 from ._app import app

@@ -1,0 +1,170 @@
+"""Request guards: bearer token, loopback-only writes, request size limit."""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import os
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+from urllib.parse import parse_qs
+
+__all__ = ["TOKEN_COOKIE", "SafetyMiddleware", "is_loopback"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+TOKEN_COOKIE = "agentgauge_token"
+_WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+_REMOTE_ENV = "ADK_ALLOW_REMOTE_AGENT_BUILDER"
+# POSTs that change nothing, so a remote caller may use them like any read.
+_READ_ONLY_POSTS = ("/api/validate/",)
+
+
+def is_loopback(host: str | None) -> bool:
+    """Whether the peer address is a loopback address (``testclient`` counts: it is in-process)."""
+    if not host:
+        return False
+    if host in ("localhost", "testclient"):
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+async def _reply(send: Send, status: int, detail: str, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    body = json.dumps({"detail": detail, "error": detail}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+            + (headers or []),
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class SafetyMiddleware:
+    """Checks every HTTP request before the app sees it.
+
+    - With a ``token``: ``Authorization: Bearer <token>`` or the UI's cookie, else 401. ``GET /?token=<token>``
+      sets the cookie, so a browser can open the UI from a link.
+    - Writes (POST/PUT/PATCH/DELETE) from a non-loopback peer: 403 unless ``allow_remote_writes`` or ADK's
+      ``ADK_ALLOW_REMOTE_AGENT_BUILDER=1`` (as ADK's dev server) or a token is configured (its holder is trusted).
+    - Bodies over ``max_body`` bytes: 413, whether announced by ``Content-Length`` or streamed.
+    """
+
+    def __init__(self, app: ASGIApp, *, token: str | None, allow_remote_writes: bool, max_body: int) -> None:
+        self.app = app
+        self.token = token
+        # A caller who holds the token is trusted like a local one; without a token only an explicit opt-in lets
+        # remote clients write.
+        self.allow_remote_writes = (
+            allow_remote_writes
+            or token is not None
+            or os.environ.get(_REMOTE_ENV, "").lower()
+            in (
+                "1",
+                "true",
+                "yes",
+            )
+        )
+        self.max_body = max_body
+
+    def _authorized(self, scope: Scope) -> tuple[bool, bool]:
+        """(authorized, came with ``?token=``)."""
+        assert self.token is not None
+        expected = self.token.encode()
+        for name, value in scope.get("headers", []):
+            if (
+                name == b"authorization"
+                and value.startswith(b"Bearer ")
+                and hmac.compare_digest(value[7:].strip(), expected)
+            ):
+                return True, False
+            if name == b"cookie":
+                for part in value.split(b";"):
+                    key, _, val = part.strip().partition(b"=")
+                    if key == TOKEN_COOKIE.encode() and hmac.compare_digest(val, expected):
+                        return True, False
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        given = query.get("token", [""])[0].encode()
+        if given and hmac.compare_digest(given, expected):
+            return True, True
+        return False, False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        method = scope.get("method", "GET")
+        path = scope.get("path", "")
+        if self.token is not None and method != "OPTIONS":
+            ok, from_query = self._authorized(scope)
+            if not ok:
+                await _reply(send, 401, "missing or wrong bearer token", [(b"www-authenticate", b"Bearer")])
+                return
+            if from_query and method == "GET":
+                cookie = f"{TOKEN_COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/".encode()
+                await send({"type": "http.response.start", "status": 303,
+                            "headers": [(b"location", path.encode() or b"/"), (b"set-cookie", cookie),
+                                        (b"content-length", b"0")]})  # fmt: skip
+                await send({"type": "http.response.body", "body": b""})
+                return
+        client = scope.get("client")
+        peer = client[0] if client else None
+        if (
+            method in _WRITE_METHODS
+            and not self.allow_remote_writes
+            and not is_loopback(peer)
+            and not path.startswith(_READ_ONLY_POSTS)
+        ):
+            await _reply(
+                send,
+                403,
+                "this route changes files or runs agents and is only served to local clients; start the server "
+                f"with --allow-remote-writes (or {_REMOTE_ENV}=1) to allow remote access",
+            )
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    announced = int(value)
+                except ValueError:
+                    announced = 0
+                if announced > self.max_body:
+                    await _reply(send, 413, f"request body too large: limit is {self.max_body} bytes")
+                    return
+        received = 0
+        started = False
+
+        async def counted_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body:
+                    raise _TooLarge
+            return message
+
+        async def tracked_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counted_receive, tracked_send)
+        except _TooLarge:
+            if not started:
+                await _reply(send, 413, f"request body too large: limit is {self.max_body} bytes")
