@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ pytest.importorskip("fastapi")
 import httpx
 
 from agentgauge.server import ServerConfig, create_app
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the _browser helpers
 
 ROOT = Path(__file__).resolve().parents[2]
 CALCULATOR = ROOT / "examples" / "calculator"
@@ -40,3 +43,15 @@ async def client(config: ServerConfig) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=create_app(config), client=("127.0.0.1", 50000))
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
         yield http
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """One uvicorn server for the whole session on 127.0.0.1 and a free port, over an empty data directory,
+    serving the calculator agent and ADK Web; yields (base URL, data directory)."""
+    from _browser import running_server
+
+    data = tmp_path_factory.mktemp("live-data")
+    app = create_app(ServerConfig(data_dir=data, agents={"calculator": str(CALCULATOR / "agent.py")}, adk_web=True))
+    with running_server(app) as url:
+        yield url, data
