@@ -44,16 +44,19 @@ def _drop_none(value: Any) -> Any:
 
 
 def adk_eval_set(eval_set: EvalSet) -> dict[str, Any]:
-    """An eval set as ADK serves it."""
+    """An eval set as ADK serves it: ADK's ``EvalSet`` has no aliases, so its own keys stay snake_case, while its
+    cases (``EvalBaseModel``) are camelCase."""
     from ..formats import to_adk_eval_set
 
-    return _drop_none(camelize(to_adk_eval_set(eval_set)))  # type: ignore[no-any-return]
+    out: dict[str, Any] = _drop_none(to_adk_eval_set(eval_set))
+    out["eval_cases"] = [_drop_none(camelize(case)) for case in out.get("eval_cases", [])]
+    return out
 
 
 def adk_case(eval_set: EvalSet, case: EvalCase) -> dict[str, Any]:
     """One eval case as ADK serves it."""
     single = eval_set.model_copy(update={"eval_cases": [case]})
-    cases: list[dict[str, Any]] = adk_eval_set(single)["evalCases"]
+    cases: list[dict[str, Any]] = adk_eval_set(single)["eval_cases"]
     return cases[0]
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 
 from ..errors import InputError, NotFoundError
@@ -54,11 +55,18 @@ def _version() -> str:
         return "0"
 
 
+def _operation_id(route: APIRoute) -> str:
+    # ADK's current and legacy spellings differ only in '-' / '_', which FastAPI's default ids fold together.
+    methods = "_".join(sorted(route.methods or ()))
+    return f"{route.name}:{methods.lower()}:{route.path_format}"
+
+
 def create_app(config: ServerConfig) -> FastAPI:
     """The application: ADK-compatible routes, agentgauge's ``/api``, the web UI at ``/`` and (with
     ``config.adk_web``) ADK Web at ``/dev-ui/``. Guards: see :class:`~agentgauge.server.SafetyMiddleware`."""
     state = ServerState(config)
     app = FastAPI(
+        generate_unique_id_function=_operation_id,
         title="agentgauge",
         version=_version(),
         description="Evaluate LLM agents: ADK-compatible evaluation API, background runs and a web UI.",

@@ -149,8 +149,8 @@ def native_router(state: ServerState) -> APIRouter:
         raw = body.get("metrics")
         metrics = None if raw is None else parse_metrics(json.dumps(raw), source="metrics")
         try:
-            num_runs = int(body.get("numRuns") or 1)
-            parallelism = int(body.get("parallelism") or state.config.default_parallelism)
+            num_runs = int(body.get("numRuns", 1))
+            parallelism = int(body.get("parallelism", state.config.default_parallelism))
         except (TypeError, ValueError):
             raise InputError("numRuns and parallelism must be integers") from None
         case_ids = body.get("caseIds") or []

@@ -50,10 +50,6 @@ async def _reply(send: Send, status: int, detail: str, headers: list[tuple[bytes
     await send({"type": "http.response.body", "body": body})
 
 
-class _TooLarge(Exception):
-    pass
-
-
 class SafetyMiddleware:
     """Checks every HTTP request before the app sees it.
 
@@ -136,35 +132,37 @@ class SafetyMiddleware:
                 f"with --allow-remote-writes (or {_REMOTE_ENV}=1) to allow remote access",
             )
             return
+        announced: int | None = None
         for name, value in scope.get("headers", []):
             if name == b"content-length":
                 try:
                     announced = int(value)
                 except ValueError:
-                    announced = 0
-                if announced > self.max_body:
+                    announced = None
+        if announced is not None and announced > self.max_body:
+            await _reply(send, 413, f"request body too large: limit is {self.max_body} bytes")
+            return
+        if announced is None and method in _WRITE_METHODS:
+            # A streamed body of unknown length is read here, up to the limit, then handed over whole: frameworks
+            # turn errors raised while they read a body into 400s, so the limit must be enforced before.
+            chunks: list[bytes] = []
+            size = 0
+            while True:
+                message = await receive()
+                if message["type"] != "http.request":
+                    break
+                size += len(message.get("body", b""))
+                if size > self.max_body:
                     await _reply(send, 413, f"request body too large: limit is {self.max_body} bytes")
                     return
-        received = 0
-        started = False
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    break
+            replay: list[Message] = [{"type": "http.request", "body": b"".join(chunks), "more_body": False}]
 
-        async def counted_receive() -> Message:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_body:
-                    raise _TooLarge
-            return message
+            async def replayed() -> Message:
+                return replay.pop() if replay else await receive()
 
-        async def tracked_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, counted_receive, tracked_send)
-        except _TooLarge:
-            if not started:
-                await _reply(send, 413, f"request body too large: limit is {self.max_body} bytes")
+            await self.app(scope, replayed, send)
+            return
+        await self.app(scope, receive, send)
