@@ -111,7 +111,9 @@ def test_eval_tab_flow_in_chromium(browser: Any, live_server: tuple[str, Path]) 
 
     # Edit the case: invalid JSON shapes are reported inline with their path, nothing is saved.
     ui.css('.case-row[data-case="add_case"] .case-edit').click()
+    ui.text_in("#editor-case", "add_case")
     editor = ui.css("#case-editor")
+    ui.wait.until(lambda d: '"evalId": "add_case"' in (editor.get_attribute("value") or ""))
     case = json.loads(editor.get_attribute("value"))
     browser.execute_script("arguments[0].value = arguments[1]", editor, json.dumps({"conversation": 5}))
     ui.click("#case-save")
@@ -159,11 +161,20 @@ def test_eval_tab_flow_in_chromium(browser: Any, live_server: tuple[str, Path]) 
     _shot(browser, "compare")
 
 
-def test_adk_web_front_end_lists_our_apps(browser: Any, live_server: tuple[str, Path]) -> None:
+def test_adk_web_front_end_chats_with_our_agent(browser: Any, live_server: tuple[str, Path]) -> None:
+    """--adk-web: google-adk's own UI lists our app and its eval sets and chats with the calculator agent."""
+    from selenium.webdriver.common.keys import Keys
+
     url, _ = live_server
     browser.get(url + "/dev-ui/")
     ui = UI(browser)
     ui.wait.until(lambda d: "calculator" in d.find_element("tag name", "body").text)
     config = browser.execute_script("return fetch('/dev-ui/assets/config/runtime-config.json').then(r => r.json())")
     assert config["backendUrl"] == ""
+    ui.wait.until(lambda d: d.find_element("xpath", "//*[normalize-space(text())='Evals']")).click()
+    ui.wait.until(lambda d: "browser_set" in d.find_element("tag name", "body").text)  # the Evals tab: our sets
+    box = ui.css("textarea")
+    box.send_keys("calc mul 6 7")
+    box.send_keys(Keys.ENTER)
+    ui.wait.until(lambda d: "calc result: 42" in d.find_element("tag name", "body").text)
     _shot(browser, "adk-web")

@@ -175,6 +175,10 @@ def _mount_adk_web(app: FastAPI) -> None:
         # Served before the static mount, as ADK does: an empty backendUrl makes the UI call this server.
         return JSONResponse({"backendUrl": "", "telemetry": False}, headers={"Cache-Control": "no-store"})
 
+    @app.get("/config/telemetry", include_in_schema=False)
+    async def telemetry() -> dict[str, bool]:
+        return {"telemetry": False}  # agentgauge sends no telemetry; ADK Web asks before it starts
+
     @app.get("/dev-ui", include_in_schema=False)
     async def dev_ui() -> RedirectResponse:
         return RedirectResponse("/dev-ui/")

@@ -177,8 +177,8 @@ function setCaseStatus(id, value) {
 async function openEditor(id) {
   const data = await api("GET", `/api/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}/cases/${enc(id)}`);
   ui.editing = id;
-  $("editor-case").textContent = id;
   $("case-editor").value = JSON.stringify(data, null, 2);
+  $("editor-case").textContent = id;
   showError("case-error", null);
   $("editor-box").hidden = false;
   $("case-editor").focus();
