@@ -154,7 +154,16 @@ function renderMetricPicker(fileMetrics) {
       el("input", { type: "number", class: "metric-threshold", step: "0.05", min: m.minValue, max: m.maxValue,
         value: threshold, dataset: { metric: m.name } })));
   }
-  box.hidden = $("use-file-metrics").checked;
+  $("metric-details").hidden = $("use-file-metrics").checked;
+  summarizeMetrics();
+}
+
+function summarizeMetrics() {
+  const chosen = [...document.querySelectorAll(".metric-check:checked")].map((box) => {
+    const input = document.querySelector(`.metric-threshold[data-metric="${CSS.escape(box.value)}"]`);
+    return `${box.value} ≥ ${input.value}`;
+  });
+  $("metric-summary").textContent = chosen.join(", ") || "none chosen";
 }
 
 async function refreshLastStatuses() {
@@ -417,7 +426,8 @@ async function start() {
   $("check-all").addEventListener("change", (e) => {
     for (const box of document.querySelectorAll(".case-check")) box.checked = e.target.checked;
   });
-  $("use-file-metrics").addEventListener("change", (e) => { $("run-metrics").hidden = e.target.checked; });
+  $("use-file-metrics").addEventListener("change", (e) => { $("metric-details").hidden = e.target.checked; });
+  $("run-metrics").addEventListener("change", summarizeMetrics);
   $("chat-new").addEventListener("click", newSession);
   $("chat-form").addEventListener("submit", sendMessage);
   $("save-form").addEventListener("submit", saveSession);
