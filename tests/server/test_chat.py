@@ -79,3 +79,25 @@ async def test_run_errors(client: httpx.AsyncClient) -> None:
     await client.post("/apps/other/users/u/sessions", json={"sessionId": "s"})
     no_agent = await client.post("/run", json={**body, "appName": "other", "sessionId": "s"})
     assert no_agent.status_code == 404 and "no agent is served for app 'other'" in no_agent.json()["detail"]
+
+
+async def test_agent_failures(tmp_path: Path) -> None:
+    from agentgauge.server import ServerConfig, create_app
+
+    (tmp_path / "broken.py").write_text("raise RuntimeError('cannot import me')\n")
+    (tmp_path / "crash.py").write_text("def root_agent(request):\n    raise ValueError('boom')\n")
+    config = ServerConfig(data_dir=tmp_path, agents={"broken": str(tmp_path / "broken.py"),
+                                                     "crash": str(tmp_path / "crash.py")})  # fmt: skip
+    transport = httpx.ASGITransport(app=create_app(config), client=("127.0.0.1", 1))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        for app in ("broken", "crash"):
+            await client.post(f"/apps/{app}/users/u/sessions", json={"sessionId": "s"})
+        body = {"userId": "u", "sessionId": "s", "newMessage": {"parts": [{"text": "hi"}]}}
+        broken = await client.post("/run", json={**body, "appName": "broken"})
+        assert broken.status_code == 400 and "cannot import the agent" in broken.json()["detail"]
+        crash = await client.post("/run", json={**body, "appName": "crash"})
+        assert crash.status_code == 500 and "agent failed: boom" in crash.json()["detail"]
+        streamed = await client.post("/run_sse", json={**body, "appName": "crash"})
+        assert streamed.text.strip() == 'data: {"error": "boom"}'
+        # A failed turn is not stored.
+        assert (await client.get("/apps/crash/users/u/sessions/s")).json()["events"] == []

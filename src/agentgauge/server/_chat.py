@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
 from .._uuid import uuid4
+from ..errors import InputError
 from ..model import Invocation, Message
 from ._sessions import StoredSession, invocation_events, session_to_adk
 from ._state import ServerState
@@ -147,8 +148,8 @@ def chat_router(state: ServerState) -> APIRouter:
         app, session, text = _resolve(req)
         try:
             invocation = await run_turn(state, app, session, text)
-        except LookupError:
-            raise
+        except (LookupError, InputError):
+            raise  # no such agent (404) or an agent that cannot be imported (400)
         except Exception as exc:
             raise HTTPException(500, f"agent failed: {exc}") from None
         return JSONResponse(invocation_events(invocation, app, include_user=False))
