@@ -101,3 +101,57 @@ async def test_agent_failures(tmp_path: Path) -> None:
         assert streamed.text.strip() == 'data: {"error": "boom"}'
         # A failed turn is not stored.
         assert (await client.get("/apps/crash/users/u/sessions/s")).json()["events"] == []
+
+
+ADK_AGENT = """
+from google.adk.agents import BaseAgent
+from google.adk.events import Event
+from google.genai import types
+
+
+class Lookup(BaseAgent):
+    async def _run_async_impl(self, ctx):
+        text = ctx.user_content.parts[0].text
+        call = types.FunctionCall(id="fc", name="lookup", args={"q": text})
+        yield Event(author=self.name, invocation_id=ctx.invocation_id,
+                    content=types.Content(role="model", parts=[types.Part(function_call=call)]))
+        response = types.FunctionResponse(id="fc", name="lookup", response={"hits": 3})
+        yield Event(author=self.name, invocation_id=ctx.invocation_id,
+                    content=types.Content(role="user", parts=[types.Part(function_response=response)]))
+        yield Event(author=self.name, invocation_id=ctx.invocation_id,
+                    content=types.Content(role="model", parts=[types.Part(text=f"{text}: 3 hits")]))
+
+
+root_agent = Lookup(name="lookup_agent")
+"""
+
+
+async def test_an_adk_agent_chats_and_its_session_becomes_a_passing_case(tmp_path: Path) -> None:
+    from agentgauge.server import ServerConfig, create_app, discover_apps
+
+    agent_dir = tmp_path / "agents" / "lookup"
+    agent_dir.mkdir(parents=True)
+    (agent_dir / "__init__.py").write_text("from . import agent\n")
+    (agent_dir / "agent.py").write_text(ADK_AGENT)
+    apps = discover_apps([str(tmp_path / "agents")])
+    assert apps == {"lookup": str(agent_dir)}
+    transport = httpx.ASGITransport(app=create_app(ServerConfig(data_dir=tmp_path / "data", agents=apps)))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        await client.post("/apps/lookup/users/u/sessions", json={"sessionId": "s"})
+        body = {"appName": "lookup", "userId": "u", "sessionId": "s",
+                "newMessage": {"role": "user", "parts": [{"text": "paris"}]}}  # fmt: skip
+        events = (await client.post("/run", json=body)).json()
+        assert events[0]["content"]["parts"][0]["functionCall"] == {
+            "id": "fc",
+            "name": "lookup",
+            "args": {"q": "paris"},
+        }
+        assert events[-1]["content"]["parts"][0]["text"] == "paris: 3 hits"
+        await client.post("/dev/apps/lookup/eval_sets/cities")
+        added = {"evalId": "paris", "sessionId": "s", "userId": "u"}
+        assert (await client.post("/dev/apps/lookup/eval-sets/cities/add-session", json=added)).status_code == 200
+        metrics = [{"metricName": "tool_trajectory_avg_score", "threshold": 1.0},
+                   {"metricName": "response_match_score", "threshold": 0.8}]  # fmt: skip
+        ran = await client.post("/dev/apps/lookup/eval-sets/cities/run", json={"evalMetrics": metrics})
+        (result,) = ran.json()["runEvalResults"]
+        assert result["finalEvalStatus"] == 1, result
