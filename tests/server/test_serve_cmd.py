@@ -53,8 +53,9 @@ def test_discovery_and_default_data_dir(tmp_path: Path) -> None:
     assert sorted(discover_apps([str(tmp_path)])) == ["one", "two"]
     assert default_data_dir([str(tmp_path)]) == tmp_path.resolve()
     assert discover_apps(["examples.calculator.agent:root_agent"]) == {
-        "root_agent": "examples.calculator.agent:root_agent"
+        "calculator": "examples.calculator.agent:root_agent"
     }
+    assert discover_apps(["pkg.tools:weather_agent"]) == {"weather_agent": "pkg.tools:weather_agent"}
 
 
 def test_help_lists_the_options() -> None:

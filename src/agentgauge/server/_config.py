@@ -55,13 +55,24 @@ def _app_name(name: str, spec: str) -> str:
     return name
 
 
+def _module_app_name(spec: str) -> str:
+    # ``pkg.calculator.agent:root_agent`` is the calculator app; ``pkg.tools:weather_agent`` the weather_agent app.
+    module, _, attribute = spec.partition(":")
+    attribute = attribute.rpartition(".")[2]
+    if attribute not in ("root_agent", "agent"):
+        return attribute
+    parts = module.split(".")
+    return parts[-2] if parts[-1] == "agent" and len(parts) > 1 else parts[-1]
+
+
 def discover_apps(specs: list[str]) -> dict[str, str]:
     """App name → agent spec for the ``AGENT_OR_DIR`` arguments.
 
     - a directory holding ``agent.py`` or ``__init__.py`` is one app named after the directory;
     - another directory is a folder of apps (as ``adk web AGENTS_DIR``): every subdirectory with an agent;
     - ``path/agent.py`` is named after its directory, ``path/other.py`` after the file;
-    - ``package.module:attr`` is named after the attribute.
+    - ``package.module:attr`` is named after the attribute, or after the module when the attribute is
+      ``root_agent`` / ``agent`` (``pkg.calculator.agent:root_agent`` → ``calculator``).
     """
     apps: dict[str, str] = {}
 
@@ -91,7 +102,7 @@ def discover_apps(specs: list[str]) -> dict[str, str]:
             add(resolved.parent.name if resolved.stem == "agent" else resolved.stem, spec)
             continue
         if ":" in spec:
-            add(spec.rpartition(":")[2].rpartition(".")[2], spec)
+            add(_module_app_name(spec), spec)
             continue
         raise InputError(
             "not an agent or a directory: expected path/to/agent.py, a directory or module:attr", file=spec

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ..errors import InputError, NotFoundError
 from ..storage import LocalEvalResultManager, LocalEvalSetManager, LocalMetricManager, check_segment
 from ._config import ServerConfig
-from ._sessions import SESSION_DIR, SessionStore
+from ._sessions import SessionStore
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..agents import Agent
@@ -65,8 +65,8 @@ class ServerState:
     def check_app(self, app: str) -> str:
         """``app`` when it is a valid path segment (any name: a new app gets its folder on first write)."""
         check_segment(app, "app name")
-        if app == SESSION_DIR:
-            raise InputError(f"invalid app name {app!r}")
+        if app.startswith("."):  # hidden folders hold sessions and locks, never an app
+            raise InputError(f"invalid app name {app!r}: must not start with '.'")
         return app
 
     def has_agent(self, app: str) -> bool:
