@@ -161,20 +161,57 @@ def test_eval_tab_flow_in_chromium(browser: Any, live_server: tuple[str, Path]) 
     _shot(browser, "compare")
 
 
-def test_adk_web_front_end_chats_with_our_agent(browser: Any, live_server: tuple[str, Path]) -> None:
-    """--adk-web: google-adk's own UI lists our app and its eval sets and chats with the calculator agent."""
+def _click_text(ui: UI, text: str) -> None:
+    """Click the first visible element whose own text is ``text`` (ADK Web's buttons have no stable ids)."""
+
+    def attempt(driver: Any) -> bool:
+        for node in driver.find_elements("xpath", f"//*[normalize-space(text())='{text}']"):
+            try:
+                node.click()
+                return True
+            except Exception:  # covered or not interactable yet: try the next one, then again
+                continue
+        return False
+
+    ui.wait.until(attempt)
+
+
+def test_adk_web_eval_tab_flow_with_our_agent(browser: Any, live_server: tuple[str, Path]) -> None:
+    """--adk-web: google-adk's own UI, unchanged, against agentgauge: chat with the calculator agent, add the
+    session to an eval set from the Evals tab, run it, see it pass."""
+    import urllib.request
+
     from selenium.webdriver.common.keys import Keys
 
-    url, _ = live_server
+    url, data = live_server
+    urllib.request.urlopen(urllib.request.Request(url + "/dev/apps/calculator/eval_sets/adk_web_set", method="POST"))
     browser.get(url + "/dev-ui/")
     ui = UI(browser)
     ui.wait.until(lambda d: "calculator" in d.find_element("tag name", "body").text)
     config = browser.execute_script("return fetch('/dev-ui/assets/config/runtime-config.json').then(r => r.json())")
     assert config["backendUrl"] == ""
-    ui.wait.until(lambda d: d.find_element("xpath", "//*[normalize-space(text())='Evals']")).click()
-    ui.wait.until(lambda d: "browser_set" in d.find_element("tag name", "body").text)  # the Evals tab: our sets
     box = ui.css("textarea")
     box.send_keys("calc mul 6 7")
     box.send_keys(Keys.ENTER)
     ui.wait.until(lambda d: "calc result: 42" in d.find_element("tag name", "body").text)
+    _click_text(ui, "Evals")
+    _click_text(ui, "adk_web_set")
+    _click_text(ui, "From Current Session")
+    name = ui.css("mat-dialog-container input")
+    name.clear()
+    name.send_keys("adk_web_case")
+    _click_text(ui, "Create")
+    ui.wait.until(lambda d: "adk_web_case" in d.find_element("tag name", "body").text)
+    stored = json.loads((data / "calculator" / "adk_web_set.evalset.json").read_text())
+    assert [c["evalId"] for c in stored["evalCases"]] == ["adk_web_case"]
+    assert stored["evalCases"][0]["conversation"][0]["finalResponse"]["content"] == "calc result: 42"
+    _click_text(ui, "Run All")
+    run = ui.wait.until(
+        lambda d: next((b for b in d.find_elements("css selector", "mat-dialog-container button")
+                        if b.text.strip().endswith("Run")), None)
+    )  # fmt: skip
+    run.click()
+    ui.wait.until(lambda d: "PASS" in d.find_element("tag name", "body").text)
+    results = list((data / "calculator").glob("calculator_adk_web_set_*.evalset_result.json"))
+    assert len(results) == 1
     _shot(browser, "adk-web")
