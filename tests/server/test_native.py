@@ -193,3 +193,29 @@ async def test_ui_assets_are_served(client: httpx.AsyncClient) -> None:
     for asset in ("/static/app.js", "/static/style.css", "/static/favicon.svg"):
         assert (await client.get(asset)).status_code == 200
     assert "http" not in "".join(line for line in page.text.splitlines() if "src=" in line or "href=" in line)
+
+
+async def test_concurrent_writes_lose_nothing(client: httpx.AsyncClient, data_dir: Path) -> None:
+    """Requests run in parallel threads; the managers' file locks keep every change."""
+    await client.post("/api/apps/calculator/eval-sets", json={"evalSetId": "busy"})
+    sessions = []
+    for i in range(12):
+        created = await client.post("/apps/calculator/users/u/sessions", json={"sessionId": f"s{i}"})
+        sessions.append(created.json()["id"])
+    adds = [
+        client.post(
+            "/dev/apps/calculator/eval-sets/busy/add-session", json={"evalId": f"c{i}", "sessionId": s, "userId": "u"}
+        )
+        for i, s in enumerate(sessions)
+    ]
+    case = (await client.get("/api/apps/calculator/eval-sets/calculator/cases/calc_add")).json()
+    edits = [
+        client.put("/api/apps/calculator/eval-sets/calculator/cases/calc_add", json={**case, "note": i})
+        for i in range(8)
+    ]
+    responses = await asyncio.gather(*adds, *edits)
+    assert all(r.status_code == 200 for r in responses), [r.text for r in responses if r.status_code != 200]
+    stored = json.loads((data_dir / "calculator" / "busy.evalset.json").read_text())
+    assert sorted(c["evalId"] for c in stored["evalCases"]) == sorted(f"c{i}" for i in range(12))
+    calculator = json.loads((data_dir / "calculator" / "calculator.evalset.json").read_text())
+    assert len(calculator["evalCases"]) == 6

@@ -37,17 +37,17 @@ def adk_eval_router(state: ServerState, prefix: str) -> APIRouter:
         return state.eval_sets.list(app_name)
 
     @router.get("/eval-sets")
-    async def list_eval_sets(app_name: str) -> JSONResponse:
+    def list_eval_sets(app_name: str) -> JSONResponse:
         """``{"evalSetIds": [...]}``."""
         return JSONResponse({"evalSetIds": _ids(app_name)})
 
     @router.get("/eval_sets")
-    async def list_eval_sets_legacy(app_name: str) -> JSONResponse:
+    def list_eval_sets_legacy(app_name: str) -> JSONResponse:
         """The eval set ids as a bare list."""
         return JSONResponse(_ids(app_name))
 
     @router.post("/eval-sets")
-    async def create_eval_set(app_name: str, body: Annotated[dict[str, Any], Body()]) -> JSONResponse:
+    def create_eval_set(app_name: str, body: Annotated[dict[str, Any], Body()]) -> JSONResponse:
         """Body ``{"evalSet": {"evalSetId": ...}}`` (only the id is used); the created eval set."""
         state.check_app(app_name)
         wanted = _pick(body, "eval_set", "evalSet")
@@ -58,27 +58,27 @@ def adk_eval_router(state: ServerState, prefix: str) -> APIRouter:
         return JSONResponse(adk_eval_set(created))
 
     @router.post("/eval_sets/{eval_set_id}")
-    async def create_eval_set_legacy(app_name: str, eval_set_id: str) -> None:
+    def create_eval_set_legacy(app_name: str, eval_set_id: str) -> None:
         """Create an empty eval set (no body; answers ``null``)."""
         state.check_app(app_name)
         state.eval_sets.create(app_name, eval_set_id)
 
     @router.get("/eval-sets/{eval_set_id}")
-    async def get_eval_set(app_name: str, eval_set_id: str) -> JSONResponse:
+    def get_eval_set(app_name: str, eval_set_id: str) -> JSONResponse:
         """The whole eval set (called by ADK Web, not served by ADK 2.13 itself)."""
         state.check_app(app_name)
         return JSONResponse(adk_eval_set(state.eval_sets.get(app_name, eval_set_id)))
 
     @router.delete("/eval-sets/{eval_set_id}")
     @router.delete("/eval_sets/{eval_set_id}")
-    async def delete_eval_set(app_name: str, eval_set_id: str) -> None:
+    def delete_eval_set(app_name: str, eval_set_id: str) -> None:
         """Delete an eval set (called by ADK Web, not served by ADK 2.13 itself)."""
         state.check_app(app_name)
         state.eval_sets.delete(app_name, eval_set_id)
 
     @router.post("/eval-sets/{eval_set_id}/add-session")
     @router.post("/eval_sets/{eval_set_id}/add_session")
-    async def add_session(app_name: str, eval_set_id: str, body: Annotated[dict[str, Any], Body()]) -> None:
+    def add_session(app_name: str, eval_set_id: str, body: Annotated[dict[str, Any], Body()]) -> None:
         """Turn a chat session into an eval case: body ``{evalId, sessionId, userId}``."""
         state.check_app(app_name)
         eval_id = _pick(body, "eval_id", "evalId")
@@ -95,7 +95,7 @@ def adk_eval_router(state: ServerState, prefix: str) -> APIRouter:
         state.eval_sets.add_case(app_name, eval_set_id, session_to_case(session, eval_id))
 
     @router.get("/eval_sets/{eval_set_id}/evals")
-    async def list_evals(app_name: str, eval_set_id: str) -> JSONResponse:
+    def list_evals(app_name: str, eval_set_id: str) -> JSONResponse:
         """The case ids, sorted; a missing set is 400 (as in ADK)."""
         state.check_app(app_name)
         try:
@@ -117,13 +117,13 @@ def adk_eval_router(state: ServerState, prefix: str) -> APIRouter:
 
     @router.get("/eval-sets/{eval_set_id}/eval-cases/{eval_case_id}")
     @router.get("/eval_sets/{eval_set_id}/evals/{eval_case_id}")
-    async def get_eval(app_name: str, eval_set_id: str, eval_case_id: str) -> JSONResponse:
+    def get_eval(app_name: str, eval_set_id: str, eval_case_id: str) -> JSONResponse:
         """One case (ADK camelCase)."""
         return _case(app_name, eval_set_id, eval_case_id)
 
     @router.put("/eval-sets/{eval_set_id}/eval-cases/{eval_case_id}")
     @router.put("/eval_sets/{eval_set_id}/evals/{eval_case_id}")
-    async def update_eval(
+    def update_eval(
         app_name: str, eval_set_id: str, eval_case_id: str, body: Annotated[dict[str, Any], Body()]
     ) -> None:
         """Replace a case; the body's ``evalId`` must be empty or equal the path's."""
@@ -139,7 +139,7 @@ def adk_eval_router(state: ServerState, prefix: str) -> APIRouter:
 
     @router.delete("/eval-sets/{eval_set_id}/eval-cases/{eval_case_id}")
     @router.delete("/eval_sets/{eval_set_id}/evals/{eval_case_id}")
-    async def delete_eval(app_name: str, eval_set_id: str, eval_case_id: str) -> None:
+    def delete_eval(app_name: str, eval_set_id: str, eval_case_id: str) -> None:
         """Delete a case."""
         state.check_app(app_name)
         try:
@@ -188,24 +188,24 @@ def adk_eval_router(state: ServerState, prefix: str) -> APIRouter:
 
     @router.get("/eval-results/{eval_result_id}")
     @router.get("/eval_results/{eval_result_id}")
-    async def get_eval_result(app_name: str, eval_result_id: str) -> JSONResponse:
+    def get_eval_result(app_name: str, eval_result_id: str) -> JSONResponse:
         """A stored result as ADK's ``EvalSetResult`` (integer statuses)."""
         return _result(app_name, eval_result_id)
 
     @router.get("/eval-results")
-    async def list_eval_results(app_name: str) -> JSONResponse:
+    def list_eval_results(app_name: str) -> JSONResponse:
         """``{"evalResultIds": [...]}``."""
         state.check_app(app_name)
         return JSONResponse({"evalResultIds": state.results.list(app_name)})
 
     @router.get("/eval_results")
-    async def list_eval_results_legacy(app_name: str) -> JSONResponse:
+    def list_eval_results_legacy(app_name: str) -> JSONResponse:
         """The result ids as a bare list."""
         state.check_app(app_name)
         return JSONResponse(state.results.list(app_name))
 
     @router.get("/metrics-info")
-    async def get_metrics_info(app_name: str) -> JSONResponse:
+    def get_metrics_info(app_name: str) -> JSONResponse:
         """Every registered metric with its value interval (``{"metricsInfo": [...]}``)."""
         return JSONResponse({"metricsInfo": metrics_info(state.registry.infos())})
 

@@ -72,6 +72,8 @@ def create_app(config: ServerConfig) -> FastAPI:
         description="Evaluate LLM agents: ADK-compatible evaluation API, background runs and a web UI.",
     )
     app.state.agentgauge = state
+    # Routes that only read or write files are plain functions: FastAPI runs them in its thread pool, so a large eval
+    # set or report never stalls the event loop that runs evaluations and streams their progress.
 
     @app.exception_handler(InputError)
     async def _input_error(_: Request, exc: InputError) -> JSONResponse:
@@ -102,7 +104,7 @@ def create_app(config: ServerConfig) -> FastAPI:
         }
 
     @app.get("/list-apps", tags=["ADK"])
-    async def list_apps(detailed: bool = False) -> Any:
+    def list_apps(detailed: bool = False) -> Any:
         """The apps (``?detailed=true``: ``{"apps": [{name, rootAgentName, description, language}]}``)."""
         names = state.app_names()
         if not detailed:
@@ -110,7 +112,7 @@ def create_app(config: ServerConfig) -> FastAPI:
         return {"apps": [{"name": n, "rootAgentName": n, "description": "", "language": "python"} for n in names]}
 
     @app.get("/apps/{app_name}/app-info", tags=["ADK"])
-    async def app_info(app_name: str) -> JSONResponse:
+    def app_info(app_name: str) -> JSONResponse:
         """What is known of an app: its name, agent and eval sets."""
         state.check_app(app_name)
         if app_name not in state.app_names():

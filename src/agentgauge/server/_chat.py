@@ -83,7 +83,7 @@ def chat_router(state: ServerState) -> APIRouter:
     router = APIRouter(tags=["ADK sessions and chat"])
 
     @router.post("/apps/{app_name}/users/{user_id}/sessions")
-    async def create_session(
+    def create_session(
         app_name: str, user_id: str, body: Annotated[dict[str, Any] | None, Body()] = None
     ) -> JSONResponse:
         """Create a session (body ``{sessionId?, state?}``)."""
@@ -95,7 +95,7 @@ def chat_router(state: ServerState) -> APIRouter:
         return JSONResponse(session_to_adk(session))
 
     @router.post("/apps/{app_name}/users/{user_id}/sessions/{session_id}")
-    async def create_session_with_id(
+    def create_session_with_id(
         app_name: str, user_id: str, session_id: str, body: Annotated[dict[str, Any] | None, Body()] = None
     ) -> JSONResponse:
         """Create a session with a given id (ADK's deprecated form; the body is the initial state)."""
@@ -104,13 +104,13 @@ def chat_router(state: ServerState) -> APIRouter:
         return JSONResponse(session_to_adk(session))
 
     @router.get("/apps/{app_name}/users/{user_id}/sessions/{session_id}")
-    async def get_session(app_name: str, user_id: str, session_id: str) -> JSONResponse:
+    def get_session(app_name: str, user_id: str, session_id: str) -> JSONResponse:
         """One session with its events (chat sessions and the sessions of eval case runs)."""
         state.check_app(app_name)
         return JSONResponse(session_to_adk(state.sessions.get(app_name, user_id, session_id)))
 
     @router.get("/apps/{app_name}/users/{user_id}/sessions")
-    async def list_sessions(app_name: str, user_id: str) -> JSONResponse:
+    def list_sessions(app_name: str, user_id: str) -> JSONResponse:
         """The user's chat sessions (sessions of eval runs are left out, as ADK does)."""
         state.check_app(app_name)
         sessions = [
@@ -121,7 +121,7 @@ def chat_router(state: ServerState) -> APIRouter:
         return JSONResponse(sessions)
 
     @router.delete("/apps/{app_name}/users/{user_id}/sessions/{session_id}")
-    async def delete_session(app_name: str, user_id: str, session_id: str) -> None:
+    def delete_session(app_name: str, user_id: str, session_id: str) -> None:
         """Delete a session."""
         state.check_app(app_name)
         state.sessions.delete(app_name, user_id, session_id)

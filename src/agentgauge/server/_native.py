@@ -3,6 +3,7 @@ progress, result details and comparison, validation)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
@@ -27,7 +28,7 @@ def native_router(state: ServerState) -> APIRouter:
     router = APIRouter(prefix="/api", tags=["agentgauge"])
 
     @router.get("/apps")
-    async def apps() -> JSONResponse:
+    def apps() -> JSONResponse:
         """Every app: name, whether an agent is served for it, its eval set ids."""
         return JSONResponse(
             [
@@ -37,7 +38,7 @@ def native_router(state: ServerState) -> APIRouter:
         )
 
     @router.get("/metrics")
-    async def metrics() -> JSONResponse:
+    def metrics() -> JSONResponse:
         """The registered metrics: name, description, value range, whether a judge model is needed."""
         return JSONResponse(
             [
@@ -54,7 +55,7 @@ def native_router(state: ServerState) -> APIRouter:
         )
 
     @router.get("/apps/{app}/eval-sets")
-    async def list_sets(app: str) -> JSONResponse:
+    def list_sets(app: str) -> JSONResponse:
         """The app's eval sets with their case counts."""
         state.check_app(app)
         out = []
@@ -74,7 +75,7 @@ def native_router(state: ServerState) -> APIRouter:
         return JSONResponse(out)
 
     @router.post("/apps/{app}/eval-sets", status_code=201)
-    async def create_set(app: str, body: Annotated[dict[str, Any], Body()]) -> JSONResponse:
+    def create_set(app: str, body: Annotated[dict[str, Any], Body()]) -> JSONResponse:
         """Create an empty eval set: body ``{"evalSetId": ...}``."""
         state.check_app(app)
         set_id = body.get("evalSetId") or body.get("eval_set_id")
@@ -83,25 +84,25 @@ def native_router(state: ServerState) -> APIRouter:
         return JSONResponse(_dump(state.eval_sets.create(app, set_id)), status_code=201)
 
     @router.get("/apps/{app}/eval-sets/{set_id}")
-    async def get_set(app: str, set_id: str) -> JSONResponse:
+    def get_set(app: str, set_id: str) -> JSONResponse:
         """The eval set (native JSON)."""
         state.check_app(app)
         return JSONResponse(_dump(state.eval_sets.get(app, set_id)))
 
     @router.delete("/apps/{app}/eval-sets/{set_id}", status_code=204)
-    async def delete_set(app: str, set_id: str) -> None:
+    def delete_set(app: str, set_id: str) -> None:
         """Delete an eval set."""
         state.check_app(app)
         state.eval_sets.delete(app, set_id)
 
     @router.get("/apps/{app}/eval-sets/{set_id}/cases/{case_id}")
-    async def get_case(app: str, set_id: str, case_id: str) -> JSONResponse:
+    def get_case(app: str, set_id: str, case_id: str) -> JSONResponse:
         """One case (native JSON)."""
         state.check_app(app)
         return JSONResponse(_dump(state.eval_sets.get_case(app, set_id, case_id)))
 
     @router.put("/apps/{app}/eval-sets/{set_id}/cases/{case_id}")
-    async def put_case(app: str, set_id: str, case_id: str, body: Annotated[Any, Body()]) -> JSONResponse:
+    def put_case(app: str, set_id: str, case_id: str, body: Annotated[Any, Body()]) -> JSONResponse:
         """Replace a case with the JSON sent (native or ADK); invalid JSON answers 400 with the JSON path."""
         state.check_app(app)
         if isinstance(body, dict) and body.get("evalId", case_id) != case_id:
@@ -111,13 +112,13 @@ def native_router(state: ServerState) -> APIRouter:
         return JSONResponse(_dump(state.eval_sets.get_case(app, set_id, case_id)))
 
     @router.delete("/apps/{app}/eval-sets/{set_id}/cases/{case_id}", status_code=204)
-    async def delete_case(app: str, set_id: str, case_id: str) -> None:
+    def delete_case(app: str, set_id: str, case_id: str) -> None:
         """Delete a case."""
         state.check_app(app)
         state.eval_sets.delete_case(app, set_id, case_id)
 
     @router.get("/apps/{app}/eval-sets/{set_id}/metrics")
-    async def get_metrics(app: str, set_id: str) -> JSONResponse:
+    def get_metrics(app: str, set_id: str) -> JSONResponse:
         """The eval set's metrics file (``[]`` when there is none)."""
         state.check_app(app)
         try:
@@ -127,7 +128,7 @@ def native_router(state: ServerState) -> APIRouter:
         return JSONResponse([_dump(m) for m in found])
 
     @router.put("/apps/{app}/eval-sets/{set_id}/metrics")
-    async def put_metrics(app: str, set_id: str, body: Annotated[Any, Body()]) -> JSONResponse:
+    def put_metrics(app: str, set_id: str, body: Annotated[Any, Body()]) -> JSONResponse:
         """Replace the eval set's metrics file; names and criteria are checked first."""
         from ..formats import parse_metrics
 
@@ -160,7 +161,7 @@ def native_router(state: ServerState) -> APIRouter:
         return JSONResponse(run.snapshot(), status_code=202)
 
     @router.get("/runs/{run_id}")
-    async def get_run(run_id: str) -> JSONResponse:
+    def get_run(run_id: str) -> JSONResponse:
         """A run's progress: status, done/total, per-case status, result id once finished."""
         return JSONResponse(state.runs.get(run_id).snapshot())
 
@@ -177,9 +178,7 @@ def native_router(state: ServerState) -> APIRouter:
         return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 
     @router.get("/apps/{app}/results")
-    async def list_results(
-        app: str, eval_set_id: Annotated[str | None, Query(alias="evalSetId")] = None
-    ) -> JSONResponse:
+    def list_results(app: str, eval_set_id: Annotated[str | None, Query(alias="evalSetId")] = None) -> JSONResponse:
         """The app's results, newest first: id, eval set, time, status and counts."""
         state.check_app(app)
         rows = []
@@ -194,13 +193,13 @@ def native_router(state: ServerState) -> APIRouter:
         return JSONResponse(rows)
 
     @router.get("/apps/{app}/results/{result_id}")
-    async def get_result(app: str, result_id: str) -> JSONResponse:
+    def get_result(app: str, result_id: str) -> JSONResponse:
         """A stored result (native JSON)."""
         state.check_app(app)
         return JSONResponse(_dump(state.results.get(app, result_id)))
 
     @router.get("/apps/{app}/results/{result_id}/report.html", response_class=HTMLResponse)
-    async def result_report(app: str, result_id: str) -> HTMLResponse:
+    def result_report(app: str, result_id: str) -> HTMLResponse:
         """The result as the HTML report (``agentgauge eval --report html``)."""
         from ..reporting import render
 
@@ -208,7 +207,7 @@ def native_router(state: ServerState) -> APIRouter:
         return HTMLResponse(render(state.results.get(app, result_id), "html"))
 
     @router.get("/apps/{app}/compare")
-    async def compare(app: str, base: Annotated[str, Query()], head: Annotated[str, Query()]) -> JSONResponse:
+    def compare(app: str, base: Annotated[str, Query()], head: Annotated[str, Query()]) -> JSONResponse:
         """Per-case status and metric score changes from result ``base`` to result ``head``."""
         state.check_app(app)
         return JSONResponse(compare_results(state.results.get(app, base), state.results.get(app, head)))
@@ -222,7 +221,7 @@ def native_router(state: ServerState) -> APIRouter:
         data = await eval_set_file.read()
         source = eval_set_file.filename or "eval_set_file"
         try:
-            parsed = parse_eval_set(data, source=source)
+            parsed = await asyncio.to_thread(parse_eval_set, data, source=source)
         except InputError as exc:
             body: dict[str, Any] = {"valid": False, "evalSetId": None, "numCases": 0, "errors": [str(exc)]}
             return JSONResponse({"data": body, "error": None})
