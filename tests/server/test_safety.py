@@ -110,3 +110,18 @@ async def test_cors_off_unless_configured(config: ServerConfig) -> None:
     async with _client(config) as client:
         response = await client.options("/list-apps", headers=headers)
         assert response.headers["access-control-allow-origin"] == "http://elsewhere.example"
+
+
+async def test_cross_site_writes_are_refused(config: ServerConfig, data_dir: Path) -> None:
+    async with _client(config) as client:
+        evil = {"Origin": "http://evil.example"}
+        refused = await client.post("/dev/apps/calculator/eval_sets/csrf", headers=evil)
+        assert refused.status_code == 403 and "cross-origin" in refused.json()["detail"]
+        assert not (data_dir / "calculator" / "csrf.evalset.json").exists()
+        assert (await client.get("/list-apps", headers=evil)).status_code == 200  # reads are not refused
+        same = await client.post("/dev/apps/calculator/eval_sets/ok", headers={"Origin": "http://test"})
+        assert same.status_code == 200
+    config.cors_origins = ["http://evil.example"]
+    async with _client(config) as client:
+        allowed = await client.post("/dev/apps/calculator/eval_sets/csrf", headers={"Origin": "http://evil.example"})
+        assert allowed.status_code == 200

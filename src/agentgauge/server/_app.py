@@ -160,6 +160,7 @@ def create_app(config: ServerConfig) -> FastAPI:
         token=config.token,
         allow_remote_writes=config.allow_remote_writes,
         max_body=config.max_upload_bytes,
+        allowed_origins=config.cors_origins,
     )
     return app
 

@@ -57,10 +57,19 @@ class SafetyMiddleware:
       sets the cookie, so a browser can open the UI from a link.
     - Writes (POST/PUT/PATCH/DELETE) from a non-loopback peer: 403 unless ``allow_remote_writes`` or ADK's
       ``ADK_ALLOW_REMOTE_AGENT_BUILDER=1`` (as ADK's dev server) or a token is configured (its holder is trusted).
+    - Writes whose ``Origin`` is neither this server nor one of ``allowed_origins``: 403 (cross-site requests).
     - Bodies over ``max_body`` bytes: 413, whether announced by ``Content-Length`` or streamed.
     """
 
-    def __init__(self, app: ASGIApp, *, token: str | None, allow_remote_writes: bool, max_body: int) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        token: str | None,
+        allow_remote_writes: bool,
+        max_body: int,
+        allowed_origins: list[str] | None = None,
+    ) -> None:
         self.app = app
         self.token = token
         # A caller who holds the token is trusted like a local one; without a token only an explicit opt-in lets
@@ -76,6 +85,7 @@ class SafetyMiddleware:
             )
         )
         self.max_body = max_body
+        self.allowed_origins = {o.rstrip("/") for o in allowed_origins or []}
 
     def _authorized(self, scope: Scope) -> tuple[bool, bool]:
         """(authorized, came with ``?token=``)."""
@@ -99,6 +109,18 @@ class SafetyMiddleware:
             return True, True
         return False, False
 
+    def _same_origin(self, scope: Scope) -> bool:
+        """No ``Origin`` header (not a browser), the server's own origin, or one allowed with ``--cors``."""
+        headers = dict(scope.get("headers", []))
+        origin = headers.get(b"origin")
+        if origin is None:
+            return True
+        text = origin.decode("latin-1").rstrip("/")
+        if text in self.allowed_origins:
+            return True
+        host = headers.get(b"host", b"").decode("latin-1")
+        return text.partition("://")[2] == host and bool(host)
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
@@ -117,6 +139,11 @@ class SafetyMiddleware:
                                         (b"content-length", b"0")]})  # fmt: skip
                 await send({"type": "http.response.body", "body": b""})
                 return
+        if method in _WRITE_METHODS and not self._same_origin(scope):
+            # A page of another site must not make the user's browser change files or run agents here (a form
+            # POST needs no CORS preflight); ADK's dev server refuses these too.
+            await _reply(send, 403, "cross-origin request refused: start the server with --cors ORIGIN to allow it")
+            return
         client = scope.get("client")
         peer = client[0] if client else None
         if (
