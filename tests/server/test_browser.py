@@ -160,6 +160,13 @@ def test_eval_tab_flow_in_chromium(browser: Any, live_server: tuple[str, Path]) 
     assert "1 regressed" in ui.css("#compare-summary").text
     _shot(browser, "compare")
 
+    # Delete the eval set (after confirming).
+    ui.click("#tab-cases")
+    ui.click("#delete-set")
+    browser.switch_to.alert.accept()
+    ui.wait.until(lambda d: not ui.all('.set-item[data-set="browser_set"]'))
+    assert not (data / "calculator" / "browser_set.evalset.json").exists()
+
 
 def _click_text(ui: UI, text: str) -> None:
     """Click the first visible element whose own text is ``text`` (ADK Web's buttons have no stable ids)."""

@@ -13,11 +13,19 @@ FastAPI is installed.
 from typing import TYPE_CHECKING
 
 from ._config import DEFAULT_MAX_UPLOAD_BYTES, ServerConfig, default_data_dir, discover_apps
+from ._safety import SafetyMiddleware
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._app import create_app
 
-__all__ = ["DEFAULT_MAX_UPLOAD_BYTES", "ServerConfig", "create_app", "default_data_dir", "discover_apps"]
+__all__ = [
+    "DEFAULT_MAX_UPLOAD_BYTES",
+    "SafetyMiddleware",
+    "ServerConfig",
+    "create_app",
+    "default_data_dir",
+    "discover_apps",
+]
 
 
 def __getattr__(name: str) -> object:

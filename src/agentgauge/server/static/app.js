@@ -224,6 +224,15 @@ async function deleteCase() {
   await showSet();
 }
 
+async function deleteSet() {
+  if (!ui.set || !confirm(`Delete eval set ${ui.set} and all its cases?`)) return;
+  await api("DELETE", `/api/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}`);
+  ui.set = null;
+  closeEditor();
+  await loadSets();
+  await showSet();
+}
+
 // ---- runs ----
 
 function selectedMetrics() {
@@ -422,6 +431,7 @@ async function start() {
   $("case-save").addEventListener("click", saveCase);
   $("case-close").addEventListener("click", closeEditor);
   $("case-delete").addEventListener("click", deleteCase);
+  $("delete-set").addEventListener("click", deleteSet);
   $("run-selected").addEventListener("click", runSelected);
   $("check-all").addEventListener("change", (e) => {
     for (const box of document.querySelectorAll(".case-check")) box.checked = e.target.checked;
