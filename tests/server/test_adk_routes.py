@@ -225,3 +225,17 @@ async def test_metrics_info(client: httpx.AsyncClient, prefix: str) -> None:
     assert by_name["tool_trajectory_avg_score"]["metricValueInfo"]["interval"] == {
         "minValue": 0.0, "openAtMin": False, "maxValue": 1.0, "openAtMax": False,
     }  # fmt: skip
+
+
+async def test_shell_routes(client: httpx.AsyncClient) -> None:
+    from google.adk.cli.api_server import ListAppsResponse
+
+    assert (await client.get("/health")).json() == {"status": "ok"}
+    version = (await client.get("/version")).json()
+    assert version["language"] == "python" and version["version"]
+    assert (await client.get("/list-apps")).json() == ["calculator"]
+    detailed = (await client.get("/list-apps?detailed=true")).json()
+    assert ListAppsResponse.model_validate(detailed).apps[0].name == "calculator"
+    info = (await client.get("/apps/calculator/app-info")).json()
+    assert (info["name"], info["hasAgent"], info["evalSets"]) == ("calculator", True, ["calculator"])
+    assert (await client.get("/apps/nope/app-info")).status_code == 404
