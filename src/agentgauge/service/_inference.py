@@ -22,7 +22,34 @@ DEFAULT_USER_ID = "user"
 
 
 class CaseError(ValueError):
-    """A case cannot be run as written (reported as the case's ``errorMessage``)."""
+    """A case cannot be run as written (reported as the case's ``errorMessage``).
+
+    ``traceback`` is the formatted traceback of the agent exception behind it (secrets masked), if any.
+    """
+
+    def __init__(self, message: str, traceback: str | None = None) -> None:
+        super().__init__(message)
+        self.traceback = traceback
+
+
+MAX_TRACEBACK_CHARS = 20_000
+"""A stored traceback keeps at most this many characters (its end, where the failing frame is)."""
+
+
+def format_traceback(exc: BaseException) -> str | None:
+    """The traceback of ``exc`` as text with registered secrets masked, at most :data:`MAX_TRACEBACK_CHARS` long
+    (``None`` if it cannot be formatted)."""
+    import traceback
+
+    from .._redact import redact
+
+    try:
+        text = "".join(traceback.format_exception(exc)).rstrip("\n")
+    except Exception:  # a broken exception object must not take the case down a second time
+        return None
+    if len(text) > MAX_TRACEBACK_CHARS:
+        text = "…" + text[-MAX_TRACEBACK_CHARS:]
+    return redact(text)
 
 
 def user_only(invocation: Invocation) -> Invocation:
@@ -110,11 +137,13 @@ def _check_savable(output: AgentOutput) -> None:
         raise AgentError(f"agent output cannot be saved as JSON: {describe_exception(exc)}") from None
 
 
-async def _converse(agent: Agent, case: EvalCase, result: InferenceResult, budget: Budget | None) -> list[Invocation]:
+async def _converse(
+    agent: Agent, case: EvalCase, result: InferenceResult, budget: Budget | None, actuals: list[Invocation]
+) -> list[Invocation]:
+    """Run the conversation, appending each finished turn to ``actuals`` (so a failure or timeout keeps them)."""
     session = case.session_input
     state = copy.deepcopy(session.state) if session is not None else {}
     conversation = case.conversation or []
-    actuals: list[Invocation] = []
     for index, expected in enumerate(conversation):
         context: list[Message] = [*case.context_messages, *expected.context_messages]
         # model_construct: the same state dict must reach every turn (validation would copy it).
@@ -140,7 +169,7 @@ async def _converse(agent: Agent, case: EvalCase, result: InferenceResult, budge
                 raise CaseError(
                     f"inference timed out after {budget.timeout:g} s: the agent blocked the event loop on {where}"
                 ) from None
-            raise CaseError(f"agent failed on {where}: {describe_exception(exc)}") from None
+            raise CaseError(f"agent failed on {where}: {describe_exception(exc)}", format_traceback(exc)) from None
         finally:
             active.reset(token)
         actuals.append(
@@ -190,12 +219,13 @@ async def infer_case(
         return result
     assert agent is not None  # guaranteed by case_problem
     budget = arm(timeout)
+    finished: list[Invocation] = []
     try:
-        result.inferences = await asyncio.wait_for(_converse(agent, case, result, budget), timeout)
+        result.inferences = await asyncio.wait_for(_converse(agent, case, result, budget, finished), timeout)
     except CaseError as exc:
-        return result.fail(str(exc))
+        return result.fail(str(exc), partial=finished, traceback=exc.traceback)
     except (TimeoutError, AgentTimeout):  # AgentTimeout: the watchdog fired just as the agent call ended
-        return result.fail(f"inference timed out after {timeout:g} s")
+        return result.fail(f"inference timed out after {timeout:g} s", partial=finished)
     finally:
         disarm(budget)
     return result
