@@ -35,6 +35,7 @@ from ._result import (
     StatusCounts,
 )
 from ._status import EvalStatus, StatusField, parse_status, status_for_score, summarize_statuses
+from ._usage import UsageTotals
 
 __all__ = [
     "CaseMetricRunResult",
@@ -65,6 +66,7 @@ __all__ = [
     "StatusField",
     "TokenUsage",
     "Tool",
+    "UsageTotals",
     "is_empty",
     "new_tool_id",
     "omit_empty",
