@@ -268,8 +268,9 @@ def eval_command(
             progress_console=None if json_out else Console(stderr=True),
         )
         _report(
-            outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown, start=start
-        )
+            outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown, start=start,
+            sources=[*(targets or []), *([eval_set] if eval_set else [])],
+        )  # fmt: skip
         if json_out:  # stdout carries only this document; anything else printed during the run went to stderr
             print_json(outcomes, stdout)
     from ..model import EvalStatus
@@ -422,8 +423,10 @@ def _report(
     html: Path | None,
     markdown: Path | None,
     start: Path,
+    sources: list[str] = [],  # noqa: B006 - never modified
 ) -> None:
     from ..reporting import print_summary, write_report
+    from ._github import github_actions, publish_outcome, source_files
 
     several = len(outcomes) > 1
     for outcome in outcomes:
@@ -450,3 +453,6 @@ def _report(
             )
         else:
             console.print(f"Results saved to {saved}", highlight=False, soft_wrap=True)
+        if github_actions():  # job summary and annotations; the exit code stays the same
+            full = _shown(reports[0][0], start) if reports else saved
+            publish_outcome(outcome, console, sources=source_files(sources), full_report=full)

@@ -14,6 +14,8 @@ from ._common import EXIT_FAILED, EXIT_OK, input_errors_exit_2
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
+    from ..model import EvalSetResult
+
 __all__ = ["show"]
 
 
@@ -70,11 +72,32 @@ def show(
     if streamed is None:
         print_summary(result, console=console, detailed=print_detailed_results)
     _print_written(reports, console)
+    _github(result_file, reports, console, None if streamed is not None else result)
     if streamed is None and json_out:
         sys.stdout.write(render(result, "json"))
         sys.stdout.flush()
     passed = streamed if streamed is not None else build_view(result).overall_status is EvalStatus.PASSED
     raise typer.Exit(EXIT_OK if passed else EXIT_FAILED)
+
+
+def _github(result_file: Path, reports: list[tuple[Path, str]], console: Console, result: EvalSetResult | None) -> None:
+    """In GitHub Actions: annotations and the job summary (a large file is read case by case once more)."""
+    from ._github import github_actions, publish
+
+    if not github_actions():
+        return
+    full = str(reports[0][0]) if reports else str(result_file)
+    if result is not None:
+        from ..reporting import build_view
+
+        publish(build_view(result), result.eval_case_results, console, sources=[result_file], full_report=full)
+        return
+    from ..reporting._stream import scan_result_file
+
+    scanned = scan_result_file(result_file)
+    if scanned is not None:
+        stream, view = scanned
+        publish(view, stream.cases(), console, sources=[result_file], full_report=full)
 
 
 def _print_written(reports: list[tuple[Path, str]], console: Console) -> None:

@@ -255,7 +255,8 @@ class CaseOutcome:
     """One eval case across its runs.
 
     ``reason`` is the first reason a run did not pass (``reason_run`` is that run's id); ``usage`` sums the
-    durations, tokens and costs of every run's invocations; ``index`` is the case's position in the result.
+    durations, tokens and costs of every run's invocations; ``index`` is the case's position in the result and
+    ``first_run`` its lowest run id.
     """
 
     eval_id: str
@@ -267,6 +268,7 @@ class CaseOutcome:
     reason_run: int | None = None
     usage: UsageTotals = field(default_factory=UsageTotals)
     index: int = 0
+    first_run: int = 1
 
     @property
     def runs_text(self) -> str:
@@ -311,6 +313,13 @@ class ResultView:
         """Cases that failed or were not evaluated, and (with several runs) cases with a run that did not pass."""
         return [c for c in self.cases if c.status is not EvalStatus.PASSED or c.runs_passed < c.runs or c.errors]
 
+    def outcome(self, eval_id: str) -> CaseOutcome | None:
+        """The outcome of the case ``eval_id`` (``None`` when the view has no such case)."""
+        index = self.__dict__.get("_by_id")
+        if index is None:  # built once; the view is frozen, so its case list never changes
+            index = self.__dict__["_by_id"] = {c.eval_id: c for c in self.cases}
+        return index.get(eval_id)
+
     def count(self, status: EvalStatus) -> int:
         """How many cases ended with ``status``."""
         return sum(1 for c in self.cases if c.status is status)
@@ -336,6 +345,7 @@ class ResultView:
 @dataclass
 class _CaseTally:
     index: int
+    first_run: int
     statuses: list[EvalStatus] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     usage: UsageTotals = field(default_factory=UsageTotals)
@@ -359,7 +369,8 @@ class ViewBuilder:
         self._runs.add(case.run_id)
         tally = self._cases.get(case.eval_id)
         if tally is None:
-            tally = self._cases[case.eval_id] = _CaseTally(len(self._cases))
+            tally = self._cases[case.eval_id] = _CaseTally(len(self._cases), case.run_id)
+        tally.first_run = min(tally.first_run, case.run_id)
         tally.statuses.append(case.final_eval_status)
         if case.error_message:
             tally.errors.append(f"run {case.run_id}: {case.error_message}")
@@ -368,7 +379,7 @@ class ViewBuilder:
             reason = first_reason(case)
         else:
             usage, reason = getattr(case, "usage", None), getattr(case, "reason", None)
-        if usage is not None:
+        if usage is not None and usage.known:  # compact rows keep only known usage: both give the same view
             tally.usage.merge(usage)
         if reason is not None and (tally.reason_run is None or case.run_id < tally.reason_run):
             tally.reason, tally.reason_run = reason, case.run_id
@@ -419,6 +430,7 @@ class ViewBuilder:
                     reason_run=tally.reason_run,
                     usage=tally.usage,
                     index=tally.index,
+                    first_run=tally.first_run,
                 )
             )
         return ResultView(
