@@ -75,7 +75,7 @@ def _rubric_item(score: RubricScore, texts: dict[str, str]) -> str:
     text = texts.get(score.id)
     about = f' <span class="rubric-text">{escape(text)}</span>' if text else ""
     reason = f" — {escape(score.reason)}" if score.reason else ""
-    return f"<li><b>{escape(score.id or '?')}</b>{about}: score {format_score(score.score)}{reason}</li>"
+    return f"<li><b>{escape(score.id or '?')}</b>{about} — score {format_score(score.score)}{reason}</li>"
 
 
 def _detail(metric: EvalMetricResult, hide_reasons: set[str], hide_rubrics: set[tuple[str, str, Any]]) -> str:

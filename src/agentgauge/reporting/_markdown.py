@@ -92,7 +92,7 @@ def _not_passing_table(view: ResultView) -> list[str]:
     align = ["---", "---", *(["---:"] if view.multi_run else []), *("---:" for _ in cols), "---"]
     rows = [f"| {' | '.join(head)} |", f"|{'|'.join(align)}|"]
     for case in cases:
-        cells = [_code(case.eval_id), _ICON[case.status]]
+        cells = [_code(case.eval_id).replace("|", "\\|"), _ICON[case.status]]  # GFM: a pipe ends a cell even in code
         if view.multi_run:
             cells.append(f"{case.runs_passed}/{case.runs}")
         for _, attr in cols:
