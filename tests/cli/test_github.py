@@ -117,7 +117,9 @@ def test_summary_stays_under_the_limit_and_points_to_the_full_report(github: Pat
     assert len(data) < STEP_SUMMARY_LIMIT
     text = data.decode("utf-8")
     assert "**Truncated:**" in text and "did not fit GitHub's 1 MiB step summary limit" in text
-    assert text.rstrip().endswith("Full report: `reports/big.html` · [workflow run](https://github.com/acme/agents/actions/runs/42) (artifacts)")
+    assert text.rstrip().endswith(
+        "Full report: `reports/big.html` · [workflow run](https://github.com/acme/agents/actions/runs/42) (artifacts)"
+    )
     errors = out.getvalue().splitlines()
     assert len(errors) == MAX_ANNOTATIONS + 1
     assert errors[-1] == "::warning title=agentgauge::2950 more case(s) of big did not pass"

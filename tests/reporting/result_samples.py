@@ -147,7 +147,9 @@ def multi_run_result() -> EvalSetResult:
     return EvalSetResult(eval_set_result_id="calc_multi", eval_set_id="calc", eval_case_results=cases, summary=summary)
 
 
-def timed(inv: Invocation, duration: float, tokens: tuple[int, int] | None = None, cost: float | None = None) -> Invocation:
+def timed(
+    inv: Invocation, duration: float, tokens: tuple[int, int] | None = None, cost: float | None = None
+) -> Invocation:
     """``inv`` with a recorded duration and, optionally, token usage ``(input, output)`` and cost."""
     usage = None
     if tokens is not None:

@@ -120,7 +120,7 @@ def test_a_distinct_overall_reason_is_kept() -> None:
     case = failing_case()
     case.overall_eval_metric_results[0].details = EvalMetricResultDetails(reason="1/2 invocations matched")
     block = _case(_doc(EvalSetResult(eval_set_id="s", eval_case_results=[case])), "multiply_pipe|<tag>")
-    assert [d.text for d in block.find_all("div", "reason")][0] == "1/2 invocations matched"
+    assert next(d.text for d in block.find_all("div", "reason")) == "1/2 invocations matched"
 
 
 def test_runs_are_grouped_per_case() -> None:

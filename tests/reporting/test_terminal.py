@@ -113,7 +113,9 @@ def test_inline_diff_marks_only_what_the_failed_metric_compared() -> None:
 
 def test_usage_per_case_invocation_and_in_total() -> None:
     out = _output(usage_result(), detailed=True)
-    assert "Case weather  failed  1.50 s (model 0.75 s) · 150 tokens (120 in / 30 out) · 1 model call · cost 0.002" in out
+    assert (
+        "Case weather  failed  1.50 s (model 0.75 s) · 150 tokens (120 in / 30 out) · 1 model call · cost 0.002" in out
+    )
     assert "  Invocation 1: 2.00 s (model 1.00 s) · 60 tokens (50 in / 10 out) · 1 model call" in out
     assert "Case fine  passed\n" in out  # nothing recorded: nothing shown
     # The crash recorded tokens without a price: the total cost is a lower bound.

@@ -102,4 +102,3 @@ def inline_text(segments: Iterable[Segment]) -> str:
     """Segments as plain text in ``git diff --word-diff`` style: ``[-removed-]{+added+}``."""
     marks = {"=": ("", ""), "-": ("[-", "-]"), "+": ("{+", "+}")}
     return "".join(marks[op][0] + text + marks[op][1] for op, text in segments)
-

@@ -127,11 +127,11 @@ def _tool_lists(expected: Invocation | None, actual: Invocation, mark: bool) -> 
     """The expected and actual tool calls with their results; calls marked changed only when ``mark``."""
     act_calls = [format_tool_call(t) for t in actual.tools]
     if expected is None:
-        right = "".join(
+        only = "".join(
             f'<div class="call"><code>{escape(c)}</code>{_result_html(t, False)}</div>'
             for c, t in zip(act_calls, actual.tools, strict=True)
         )
-        return "", right or _NONE
+        return "", only or _NONE
     exp_calls = [format_tool_call(t) for t in expected.tools]
     left: list[str] = []
     right: list[str] = []
@@ -143,7 +143,8 @@ def _tool_lists(expected: Invocation | None, actual: Invocation, mark: bool) -> 
         return a.result is not None and b.result is not None and a.result != b.result
 
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, exp_calls, act_calls, autojunk=False).get_opcodes():
-        old, new = list(zip(exp_calls[i1:i2], expected.tools[i1:i2])), list(zip(act_calls[j1:j2], actual.tools[j1:j2]))
+        old = list(zip(exp_calls[i1:i2], expected.tools[i1:i2], strict=True))
+        new = list(zip(act_calls[j1:j2], actual.tools[j1:j2], strict=True))
         if op == "equal" or not mark:
             css = "call same" if op == "equal" and mark else "call"
             for call, tool in old:
@@ -276,7 +277,8 @@ def _cases_table(view: ResultView) -> str:
         cells = f'<td><a href="#c{case.index}r{case.reason_run or case.first_run}">{escape(case.eval_id)}</a></td>'
         cells += f'<td data-sort="{_RANK[case.status]}">{_status(case.status)}</td>'
         if view.multi_run:
-            cells += f'<td class=num data-sort="{case.runs_passed / max(case.runs, 1)!r}">{case.runs_passed}/{case.runs}</td>'
+            share = case.runs_passed / max(case.runs, 1)
+            cells += f'<td class=num data-sort="{share!r}">{case.runs_passed}/{case.runs}</td>'
         for _, attr in usage_cols:
             value = getattr(case.usage, attr)
             shown = {"duration": format_duration, "total_tokens": format_tokens}.get(attr)
@@ -377,4 +379,3 @@ def render_html(result: EvalSetResult) -> str:
     view = build_view(result)
     cases = "".join(html_case(c, view, i) for i, c in enumerate(result.eval_case_results))
     return html_head(view) + cases + HTML_TAIL
-

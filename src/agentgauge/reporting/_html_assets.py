@@ -86,7 +86,9 @@ JS = """
     var key = sort.value;
     var items = Array.prototype.slice.call(list.querySelectorAll(':scope > details.case'));
     items.sort(function (a, b) {
-      if (key === 'id') { return a.dataset.caseId.localeCompare(b.dataset.caseId) || num(a, 'order') - num(b, 'order'); }
+      if (key === 'id') {
+        return a.dataset.caseId.localeCompare(b.dataset.caseId) || num(a, 'order') - num(b, 'order');
+      }
       if (key === 'order' || key === 'status') {
         return (num(a, key) - num(b, key)) || (num(a, 'order') - num(b, 'order'));
       }
