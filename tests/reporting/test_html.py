@@ -5,7 +5,7 @@ from __future__ import annotations
 from html_dom import Node, parse
 from result_samples import failing_case, multi_run_result, usage_result
 
-from agentgauge.model import EvalMetricResultDetails, EvalSetResult, EvalStatus
+from agentgauge.model import Criterion, EvalMetricResultDetails, EvalSetResult, EvalStatus
 from agentgauge.reporting import render
 from agentgauge.reporting._stream import stream_reports
 from agentgauge.reporting._view import build_view
@@ -144,3 +144,15 @@ def test_no_usage_means_no_usage_columns_or_cards() -> None:
     assert not doc.find_all("span", "usage")
     assert "Tokens" not in {c.find("span").text for c in doc.find_all("div", "card")}
     assert EvalStatus.FAILED.value in doc.find("h1").text
+
+
+def test_a_failed_contains_check_marks_the_missing_text_not_a_word_diff() -> None:
+    case = failing_case()
+    check = case.eval_metric_result_per_invocation[1].eval_metric_results[1]
+    check.criterion = Criterion(final_response={"text": {"matchStrategy": "contains"}})
+    block = _case(_doc(EvalSetResult(eval_set_id="s", eval_case_results=[case])), "multiply_pipe|<tag>")
+    second = block.find_all("div", "inv")[1]
+    expected, actual = (_pane(second, t).find_all("pre")[-1] for t in ("Expected", "Actual"))
+    assert expected.text == "must contain: The answer is 42."
+    assert [d.text for d in expected.find_all("del")] == ["The answer is 42."]
+    assert actual.text == "The answer is 48." and not actual.find_all("ins")

@@ -7,7 +7,7 @@ import io
 from result_samples import failing_case, passing_case, usage_result
 from rich.console import Console
 
-from agentgauge.model import EvalSetResult, EvalStatus
+from agentgauge.model import Criterion, EvalSetResult, EvalStatus
 from agentgauge.reporting import build_view, print_summary
 
 
@@ -138,3 +138,11 @@ def test_a_failing_run_is_named_with_its_reason() -> None:
     summary_free = EvalSetResult(eval_set_id="s", eval_case_results=runs)
     out = _output(summary_free)
     assert "    add_small  failed  1/2 runs passed; run 2: tool_trajectory_avg_score (invocation 2)" in out
+
+
+def test_a_failed_contains_check_says_what_was_missing() -> None:
+    case = failing_case()
+    check = case.eval_metric_result_per_invocation[1].eval_metric_results[1]
+    check.criterion = Criterion(final_response={"text": {"matchStrategy": "contains"}})
+    out = _output(EvalSetResult(eval_set_id="s", eval_case_results=[case]), detailed=True)
+    assert '  Final response: "The answer is 48." (must contain "[-The answer is 42.-]")' in out

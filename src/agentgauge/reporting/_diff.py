@@ -22,6 +22,8 @@ __all__ = [
     "failed_parts",
     "inline_text",
     "metric_scope",
+    "response_strategy",
+    "strategy_phrase",
     "word_diff",
 ]
 
@@ -65,6 +67,24 @@ def failed_parts(failed: Iterable[tuple[str, Criterion | None]]) -> frozenset[Pa
     for name, criterion in failed:
         parts |= metric_scope(name, criterion)
     return frozenset(parts)
+
+
+def response_strategy(failed: Iterable[tuple[str, Criterion | None]]) -> str | None:
+    """How a failed final-response criterion matched text when that was not equality (``contains`` or ``regex``):
+    then a word diff would mislead, and reports say what the response had to contain or match instead."""
+    for _, criterion in failed:
+        block = criterion.final_response if criterion is not None else None
+        text = block.get("text") if isinstance(block, dict) else None
+        if isinstance(text, dict):
+            strategy = text.get("matchStrategy", text.get("match_strategy"))
+            if strategy in ("contains", "regex"):
+                return str(strategy)
+    return None
+
+
+def strategy_phrase(strategy: str) -> str:
+    """``must contain`` / ``must match`` for a :func:`response_strategy`."""
+    return "must contain" if strategy == "contains" else "must match"
 
 
 def word_diff(expected: str, actual: str) -> list[Segment]:

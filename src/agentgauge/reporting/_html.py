@@ -26,7 +26,7 @@ from ..model import (
     Tool,
     UsageTotals,
 )
-from ._diff import RESPONSE, TOOLS, Part, Segment, failed_parts, word_diff
+from ._diff import RESPONSE, TOOLS, Part, Segment, failed_parts, response_strategy, strategy_phrase, word_diff
 from ._html_assets import CSS, JS
 from ._usage import case_usage, format_cost, format_duration, format_tokens, usage_text
 from ._view import ResultView, build_view, case_label, format_score, format_tool_call, one_line
@@ -164,9 +164,15 @@ def _tool_lists(expected: Invocation | None, actual: Invocation, mark: bool) -> 
     return "".join(left) or _NONE, "".join(right) or _NONE
 
 
-def _response_pair(expected: Invocation | None, actual: Invocation, mark: bool) -> tuple[str, str]:
+def _response_pair(
+    expected: Invocation | None, actual: Invocation, mark: bool, strategy: str | None = None
+) -> tuple[str, str]:
     act = actual.final_response.content if actual.final_response is not None else None
     exp = expected.final_response.content if expected is not None and expected.final_response is not None else None
+    if mark and strategy is not None and exp is not None:
+        # contains / regex: the expected text is what the answer lacked, not a version to diff against.
+        note = f'<span class="muted">{strategy_phrase(strategy)}:</span> '
+        return note + f"<del>{escape(exp)}</del>", (_NONE if act is None else escape(act))
     if mark and exp is not None and act is not None and exp != act:
         segments = word_diff(exp, act)
         left = _segments_html((op, text) for op, text in segments if op != "+")
@@ -187,7 +193,8 @@ def _invocation(index: int, per_inv: EvalMetricResultPerInvocation) -> str:
     failed = [m for m in per_inv.eval_metric_results if m.eval_status is EvalStatus.FAILED]
     parts: frozenset[Part] = failed_parts((m.metric_name, m.criterion) for m in failed)
     exp_calls, act_calls = _tool_lists(expected, actual, TOOLS in parts)
-    exp_text, act_text = _response_pair(expected, actual, RESPONSE in parts)
+    strategy = response_strategy((m.metric_name, m.criterion) for m in failed)
+    exp_text, act_text = _response_pair(expected, actual, RESPONSE in parts, strategy)
     if expected is None:
         left = '<div class="pane"><h4>Expected</h4><span class="muted">(no expected invocation)</span></div>'
     else:

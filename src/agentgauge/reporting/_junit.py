@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import IO
 
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus, UsageTotals
-from ._usage import case_usage
+from ._usage import case_usage, format_cost
 from ._view import build_view, case_label, case_mismatches, format_score, group_mismatches, mismatch_text
 
 __all__ = ["JUnitWriter", "render_junit"]
@@ -33,12 +33,13 @@ def _usage_properties(usage: UsageTotals) -> list[tuple[str, str]]:
         ("usage.output_tokens", usage.output_tokens),
         ("usage.total_tokens", usage.total_tokens),
         ("usage.model_calls", usage.model_calls),
-        ("usage.cost", usage.cost),
         ("usage.model_duration", usage.model_duration),
         ("usage.tool_duration", usage.tool_duration),
     ]
     out = [(name, format_score(value) if isinstance(value, float) else str(value)) for name, value in figures
            if value is not None]  # fmt: skip
+    if usage.cost is not None:
+        out.append(("usage.cost", format_cost(usage.cost).lstrip("≥")))
     if usage.models:
         out.append(("usage.model", ", ".join(usage.models)))
     return out

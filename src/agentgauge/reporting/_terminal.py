@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus, UsageTotals
-from ._diff import RESPONSE, TOOLS, Segment, calls_diff, failed_parts, word_diff
+from ._diff import RESPONSE, TOOLS, Segment, calls_diff, failed_parts, response_strategy, strategy_phrase, word_diff
 from ._usage import case_usage, usage_text
 from ._view import (
     Mismatch,
@@ -158,7 +158,14 @@ def _inline_block(group: list[Mismatch]) -> Text:
     block.append("\n  Final response: ")
     act_text = message_text(actual.final_response) if actual else None
     exp_text = message_text(expected.final_response) if expected else None
-    if RESPONSE in parts and expected is not None and (exp_text is not None or act_text is not None):
+    strategy = response_strategy((m.metric_name, m.criterion) for m in group) if RESPONSE in parts else None
+    if strategy is not None and exp_text is not None:
+        # A contains / regex check: the answer as given, then what it had to contain (a word diff would mislead).
+        block.append(json.dumps(act_text, ensure_ascii=False) if act_text is not None else "(none)")
+        block.append(f" ({strategy_phrase(strategy)} ")
+        block.append_text(_segments([("-", exp_text)], quote=True))
+        block.append(")")
+    elif RESPONSE in parts and expected is not None and (exp_text is not None or act_text is not None):
         block.append_text(_segments(word_diff(exp_text or "", act_text or ""), quote=True))
         if act_text is None:
             block.append(" (no final response)")
