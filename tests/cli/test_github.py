@@ -50,7 +50,8 @@ def test_escaping_follows_the_workflow_command_rules() -> None:
 def test_eval_annotates_failed_cases_and_appends_the_summary(github: Path, tmp_path: Path) -> None:
     github.write_text("earlier step output\n", encoding="utf-8")
     html = tmp_path / "r.html"
-    args = ["eval", str(TRACES), "--output-dir", str(tmp_path / "out"), "--html", str(html)]
+    junit = tmp_path / "r.xml"
+    args = ["eval", str(TRACES), "--output-dir", str(tmp_path / "out"), "--junit", str(junit), "--html", str(html)]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 1  # unchanged: two cases failed
     errors = [line for line in result.output.splitlines() if line.startswith("::error ")]
@@ -70,6 +71,7 @@ def test_eval_annotates_failed_cases_and_appends_the_summary(github: Path, tmp_p
     summary = github.read_text(encoding="utf-8")
     assert summary.startswith("earlier step output\n## agentgauge: `calculator_traces` ❌ failed")
     assert "| `multiply_wrong_operand` | ❌ failed |" in summary
+    # The HTML report is the full one, though the JUnit file was written first.
     assert f"Full report: `{html}` · [workflow run](https://github.com/acme/agents/actions/runs/42)" in summary
 
 

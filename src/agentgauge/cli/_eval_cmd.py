@@ -426,7 +426,7 @@ def _report(
     sources: list[str] = [],  # noqa: B006 - never modified
 ) -> None:
     from ..reporting import print_summary, write_report
-    from ._github import github_actions, publish_outcome, source_files
+    from ._github import full_report, github_actions, publish_outcome, source_files
 
     several = len(outcomes) > 1
     for outcome in outcomes:
@@ -454,5 +454,5 @@ def _report(
         else:
             console.print(f"Results saved to {saved}", highlight=False, soft_wrap=True)
         if github_actions():  # job summary and annotations; the exit code stays the same
-            full = _shown(reports[0][0], start) if reports else saved
+            full = _shown(full_report(reports), start) if reports else saved
             publish_outcome(outcome, console, sources=source_files(sources), full_report=full)

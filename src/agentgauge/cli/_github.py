@@ -28,6 +28,7 @@ __all__ = [
     "capped_summary",
     "escape_data",
     "escape_property",
+    "full_report",
     "github_actions",
     "publish",
     "publish_outcome",
@@ -92,6 +93,12 @@ def capped_summary(head: str, blocks: Iterable[str], tail: str, limit: int) -> s
             "see the full report below.\n\n"
         )
     return "".join(out) + tail
+
+
+def full_report(reports: list[tuple[Path, str]]) -> Path:
+    """The report a summary points to: the HTML one if written, else the Markdown, else the JUnit file."""
+    rank = {"html": 0, "markdown": 1, "junit": 2}
+    return min(reports, key=lambda item: rank.get(item[1], 3))[0]
 
 
 def _pointer(full_report: str | None) -> str:

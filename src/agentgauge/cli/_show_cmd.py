@@ -82,11 +82,11 @@ def show(
 
 def _github(result_file: Path, reports: list[tuple[Path, str]], console: Console, result: EvalSetResult | None) -> None:
     """In GitHub Actions: annotations and the job summary (a large file is read case by case once more)."""
-    from ._github import github_actions, publish
+    from ._github import full_report, github_actions, publish
 
     if not github_actions():
         return
-    full = str(reports[0][0]) if reports else str(result_file)
+    full = str(full_report(reports)) if reports else str(result_file)
     if result is not None:
         from ..reporting import build_view
 
