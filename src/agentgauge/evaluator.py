@@ -90,6 +90,8 @@ class AgentEvaluator:
       demand. An eval-set manager with ``iter_cases`` (a
       :class:`~agentgauge.service.StreamedEvalSet`) hands out its cases one at a time.
     - :meth:`interrupt` stops a run early; the finished cases are saved, marked ``interrupted``.
+    - ``store`` (a URL such as ``sqlite:///results.db``) saves results in that SQL store when no
+      ``result_manager`` is given; each case result is committed as it finishes (see ``docs/store.md``).
 
     Set-level callbacks run once per run: ``BeforeInferenceSet`` then ``BeforeEvaluateSet`` before any case,
     ``AfterInferenceSet`` then ``AfterEvaluateSet`` after every case of every run.
@@ -112,6 +114,7 @@ class AgentEvaluator:
         judge_settings: JudgeSettings | None = None,
         progress: ProgressFn | None = None,
         max_results_in_memory: int | None = None,
+        store: str | None = None,
     ) -> None:
         from .service import Callbacks
 
@@ -121,6 +124,10 @@ class AgentEvaluator:
             raise ValueError(f"parallelism must be at least 1, got {parallelism}")
         if timeout is not None and timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout}")
+        if store is not None and result_manager is None:
+            from .sqlstore import open_store
+
+            result_manager = open_store(store).results()
         if eval_set_manager is None or metric_manager is None or result_manager is None:
             from .storage import LocalEvalResultManager, LocalEvalSetManager, LocalMetricManager
 

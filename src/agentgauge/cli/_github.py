@@ -217,9 +217,15 @@ def publish(
 
 
 def publish_outcome(
-    outcome: EvaluationResult, console: Console, *, sources: list[Path], full_report: str | None
+    outcome: EvaluationResult,
+    console: Console,
+    *,
+    sources: list[Path],
+    full_report: str | None,
+    cases: Iterable[EvalCaseResult] | None = None,
 ) -> None:
-    """:func:`publish` for one ``eval`` outcome, read from memory or case by case from its result file."""
+    """:func:`publish` for one ``eval`` outcome, read from memory, else from ``cases`` (e.g. read back from a SQL
+    store), else case by case from its result file."""
     from ..reporting import build_view
 
     if outcome.results_in_memory:
@@ -229,9 +235,11 @@ def publish_outcome(
     from ..formats._result_stream import ResultStream
     from ..reporting._stream import view_from_rows
 
-    assert outcome.rows is not None and outcome.result_path is not None and outcome.result_header is not None
+    assert outcome.rows is not None and outcome.result_header is not None
     view = view_from_rows(outcome.result_header, outcome.rows.by_case, outcome.rows.case_status)
-    cases = ResultStream(outcome.result_path).cases()
+    if cases is None:
+        assert outcome.result_path is not None
+        cases = ResultStream(outcome.result_path).cases()
     publish(view, cases, console, sources=sources, full_report=full_report)
 
 
