@@ -319,6 +319,7 @@ def eval_command(
             markdown=markdown,
             start=start,
             result_store=result_store,
+            sources=[*(targets or []), *([eval_set] if eval_set else [])],
         )
         if json_out:  # stdout carries only this document; anything else printed during the run went to stderr
             print_json(outcomes, stdout)
@@ -521,8 +522,10 @@ def _report(
     markdown: Path | None,
     start: Path,
     result_store: Any = None,
+    sources: list[str] = [],  # noqa: B006 - never modified
 ) -> None:
     from ..reporting import print_summary, write_report
+    from ._github import full_report, github_actions, publish_outcome, source_files
 
     several = len(outcomes) > 1
     for outcome in outcomes:
@@ -554,6 +557,12 @@ def _report(
             )
         else:
             console.print(f"Results saved to {saved}", highlight=False, soft_wrap=True)
+        if github_actions():  # job summary and annotations; the exit code stays the same
+            full = _shown(full_report(reports), start) if reports else saved
+            cases = None
+            if result_store is not None and not outcome.results_in_memory:
+                cases = result_store.iter_case_results(outcome.app_name, _result_id(outcome))
+            publish_outcome(outcome, console, sources=source_files(sources), full_report=full, cases=cases)
 
 
 def _result_id(outcome: EvaluationResult) -> str:

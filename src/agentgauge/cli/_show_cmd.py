@@ -94,11 +94,33 @@ def show(
     if streamed is None:
         print_summary(result, console=console, detailed=print_detailed_results)
     _print_written(reports, console)
+    _github(result_file, reports, console, None if streamed is not None else result)
     if streamed is None and json_out:
         sys.stdout.write(render(result, "json"))
         sys.stdout.flush()
     passed = streamed if streamed is not None else build_view(result).overall_status is EvalStatus.PASSED
     raise typer.Exit(EXIT_OK if passed else EXIT_FAILED)
+
+
+def _github(result_file: Path, reports: list[tuple[Path, str]], console: Console, result: EvalSetResult | None) -> None:
+    """In GitHub Actions: annotations and the job summary (a large file is read case by case once more)."""
+    from ._github import full_report, github_actions, publish
+
+    if not github_actions():
+        return
+    full = str(full_report(reports)) if reports else str(result_file)
+    sources = [result_file] if result_file.is_file() else []  # not for a result read from a store by id
+    if result is not None:
+        from ..reporting import build_view
+
+        publish(build_view(result), result.eval_case_results, console, sources=sources, full_report=full)
+        return
+    from ..reporting._stream import scan_result_file
+
+    scanned = scan_result_file(result_file)
+    if scanned is not None:
+        stream, view = scanned
+        publish(view, stream.cases(), console, sources=sources, full_report=full)
 
 
 def _from_store(store: str | None, result: Path, app_name: str | None) -> EvalSetResult | None:

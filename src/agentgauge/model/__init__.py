@@ -37,6 +37,7 @@ from ._result import (
 )
 from ._status import EvalStatus, StatusField, parse_status, status_for_score, summarize_statuses
 from ._toolmock import LLMGenerator, ToolMock, ToolMockArguments, ToolMockRule
+from ._usage_totals import UsageTotals
 
 __all__ = [
     "CaseMetricRunResult",
@@ -72,6 +73,7 @@ __all__ = [
     "ToolMock",
     "ToolMockArguments",
     "ToolMockRule",
+    "UsageTotals",
     "is_empty",
     "new_tool_id",
     "omit_empty",

@@ -87,14 +87,20 @@ class SimulationSummary(GaugeModel):
 
 
 class EvalCaseResult(GaugeModel):
-    """The result of one eval case in one run. ``simulation`` is set for ``conversationScenario`` cases, whose
-    simulated conversation is the per-invocation ``actualInvocation`` list."""
+    """The result of one eval case in one run.
+
+    ``simulation`` is set for ``conversationScenario`` cases, whose simulated conversation is the per-invocation
+    ``actualInvocation`` list. When the agent failed, ``error_message`` says how, ``error_traceback`` holds its
+    traceback (secrets masked) and ``eval_metric_result_per_invocation`` the turns it finished before the failure,
+    without metric results.
+    """
 
     eval_set_id: str = ""
     eval_id: str = ""
     run_id: int = 1
     final_eval_status: StatusField = EvalStatus.NOT_EVALUATED
     error_message: str | None = omit_empty()
+    error_traceback: str | None = omit_empty()
     overall_eval_metric_results: list[EvalMetricResult] = Field(default_factory=list)
     eval_metric_result_per_invocation: list[EvalMetricResultPerInvocation] = Field(default_factory=list)
     session_id: str = ""

@@ -135,6 +135,22 @@ async def _score(
         ) from None
 
 
+def _failed_inference(result: EvalCaseResult, case: EvalCase, inference: InferenceResult) -> EvalCaseResult:
+    """A failed case keeps the agent's traceback and the turns it finished (unscored, beside their expectations)."""
+    if not inference.partial_inferences and not inference.error_traceback:
+        return result
+    expecteds = list(case.conversation or []) if not case.is_trace else []
+    partial = [
+        EvalMetricResultPerInvocation(
+            actual_invocation=actual, expected_invocation=expecteds[i] if i < len(expecteds) else None
+        )
+        for i, actual in enumerate(inference.partial_inferences)
+    ]
+    return result.model_copy(
+        update={"error_traceback": inference.error_traceback, "eval_metric_result_per_invocation": partial}
+    )
+
+
 async def evaluate_case(
     case: EvalCase,
     inference: InferenceResult,
@@ -163,7 +179,7 @@ async def evaluate_case(
         return base.model_copy(update={"final_eval_status": EvalStatus.FAILED, "error_message": message})
 
     if inference.status is not EvalStatus.PASSED:
-        return failed(inference.error_message or "inference failed")
+        return _failed_inference(failed(inference.error_message or "inference failed"), case, inference)
     expecteds = inference.expected_inferences
     if expecteds is None:
         expecteds = expected_invocations(case)

@@ -39,7 +39,34 @@ DEFAULT_USER_ID = "user"
 
 
 class CaseError(ValueError):
-    """A case cannot be run as written (reported as the case's ``errorMessage``)."""
+    """A case cannot be run as written (reported as the case's ``errorMessage``).
+
+    ``traceback`` is the formatted traceback of the agent exception behind it (secrets masked), if any.
+    """
+
+    def __init__(self, message: str, traceback: str | None = None) -> None:
+        super().__init__(message)
+        self.traceback = traceback
+
+
+MAX_TRACEBACK_CHARS = 20_000
+"""A stored traceback keeps at most this many characters (its end, where the failing frame is)."""
+
+
+def format_traceback(exc: BaseException) -> str | None:
+    """The traceback of ``exc`` as text with registered secrets masked, at most :data:`MAX_TRACEBACK_CHARS` long
+    (``None`` if it cannot be formatted)."""
+    import traceback
+
+    from .._redact import redact
+
+    try:
+        text = "".join(traceback.format_exception(exc)).rstrip("\n")
+    except Exception:  # a broken exception object must not take the case down a second time
+        return None
+    if len(text) > MAX_TRACEBACK_CHARS:
+        text = "…" + text[-MAX_TRACEBACK_CHARS:]
+    return redact(text)
 
 
 def user_only(invocation: Invocation) -> Invocation:
@@ -176,11 +203,14 @@ async def _converse(
     budget: Budget | None,
     source: TurnSource | None = None,
     prices: PriceTable | None = None,
+    actuals: list[Invocation] | None = None,
 ) -> list[Invocation]:
+    """Run the conversation, appending each finished turn to ``actuals`` (so a failure or timeout keeps them)."""
     session = case.session_input
     state = copy.deepcopy(session.state) if session is not None else {}
     turns = source if source is not None else StaticTurns(case.conversation or [], result.session_id)
-    actuals: list[Invocation] = []
+    if actuals is None:
+        actuals = []
     index = 0
     while (expected := await turns.next(actuals)) is not None:
         context: list[Message] = [*case.context_messages, *expected.context_messages]
@@ -209,7 +239,7 @@ async def _converse(
                 raise CaseError(
                     f"inference timed out after {budget.timeout:g} s: the agent blocked the event loop on {where}"
                 ) from None
-            raise CaseError(f"agent failed on {where}: {describe_exception(exc)}") from None
+            raise CaseError(f"agent failed on {where}: {describe_exception(exc)}", format_traceback(exc)) from None
         finally:
             active.reset(token)
         actuals.append(_record(expected, context, output, clock, wall, prices))
@@ -257,6 +287,7 @@ async def infer_case(
         result.inferences = trace_invocations(case)[0]
         return result
     budget = arm(timeout)
+    finished: list[Invocation] = []
     try:
         converse = functools.partial(_converse, prices=prices)
         if simulated:
@@ -267,11 +298,13 @@ async def infer_case(
             assert agent is not None  # guaranteed by case_problem
             generator = simulation.mock_generator if simulation is not None else None
             turns = StaticTurns(case.conversation or [], result.session_id, generator=generator)
-            result.inferences = await asyncio.wait_for(converse(agent, case, result, budget, turns), timeout)
+            result.inferences = await asyncio.wait_for(
+                converse(agent, case, result, budget, turns, actuals=finished), timeout
+            )
     except CaseError as exc:
-        return result.fail(str(exc))
+        return result.fail(str(exc), partial=finished, traceback=exc.traceback)
     except (TimeoutError, AgentTimeout):  # AgentTimeout: the watchdog fired just as the agent call ended
-        return result.fail(f"inference timed out after {timeout:g} s")
+        return result.fail(f"inference timed out after {timeout:g} s", partial=finished)
     finally:
         disarm(budget)
     return result
