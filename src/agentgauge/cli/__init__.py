@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 # Each command module attaches its commands to ``app`` on import (keep these imports cheap).
+from . import _compare_cmd as _compare_cmd
 from . import _eval_cmd as _eval_cmd
 from . import _formats_cmds as _formats_cmds
 from . import _metrics_cmds as _metrics_cmds
