@@ -86,7 +86,9 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
     console.print(f"New:  {new.source} ({new.passed_cases}/{new.cases} cases passed)", highlight=False, soft_wrap=True)
     multi = max(base.num_runs, new.num_runs) > 1
     table = Table(title="Cases", title_justify="left")
-    table.add_column("Case", overflow="fold")  # an id is never cut: it is what the reader searches for
+    # An id is kept whole where it fits (it is what the reader searches for); the reason column wraps instead.
+    longest = max((len(c.eval_id) for c in comparison.cases), default=4)
+    table.add_column("Case", overflow="fold", min_width=min(longest, 40))
     table.add_column("Change", no_wrap=True)
     table.add_column("Base")
     table.add_column("New")
