@@ -11,14 +11,18 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ._evaluation_result import EvaluationCaseResult, EvaluationResult
 from ._evaluation_run import _Collector, _collector_ignores_loaded_data, _prepare_scorers
+from ._resume import close_progress as _close_progress
+from ._resume import open_progress as _open_progress
 from ._uuid import uuid4
 from .errors import InputError, NotFoundError
 from .model import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult, EvalStatus
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._resume import ResumeState
     from .formats._result_writer import ResultWriter
     from .judges._settings import JudgeSettings
     from .service import (
+        AgentResponseCache,
         Callbacks,
         EvalSetSource,
         EvaluateRequest,
@@ -90,6 +94,7 @@ class AgentEvaluator:
       demand. An eval-set manager with ``iter_cases`` (a
       :class:`~agentgauge.service.StreamedEvalSet`) hands out its cases one at a time.
     - :meth:`interrupt` stops a run early; the finished cases are saved, marked ``interrupted``.
+    - ``agent_cache`` (:class:`~agentgauge.service.AgentResponseCache`) reuses the agent's earlier answers.
 
     Set-level callbacks run once per run: ``BeforeInferenceSet`` then ``BeforeEvaluateSet`` before any case,
     ``AfterInferenceSet`` then ``AfterEvaluateSet`` after every case of every run.
@@ -112,6 +117,7 @@ class AgentEvaluator:
         judge_settings: JudgeSettings | None = None,
         progress: ProgressFn | None = None,
         max_results_in_memory: int | None = None,
+        agent_cache: AgentResponseCache | None = None,
     ) -> None:
         from .service import Callbacks
 
@@ -146,6 +152,7 @@ class AgentEvaluator:
         self.max_results_in_memory = (
             DEFAULT_MAX_RESULTS_IN_MEMORY if max_results_in_memory is None else max_results_in_memory
         )
+        self.agent_cache = agent_cache
         self._interrupt_requested = False
         self._pool_task: asyncio.Future[None] | None = None
 
@@ -177,8 +184,11 @@ class AgentEvaluator:
         if self._pool_task is not None and not self._pool_task.done():
             self._pool_task.cancel()
 
-    async def evaluate(self, eval_set_id: str) -> EvaluationResult:
+    async def evaluate(self, eval_set_id: str, *, resume: ResumeState | None = None) -> EvaluationResult:
         """Evaluate the eval set ``eval_set_id`` and save the result.
+
+        ``resume`` continues an interrupted run (see :func:`agentgauge._resume.load_resume`): its (case, run) pairs
+        already scored are taken as they are, the others run, and the result keeps the interrupted run's id.
 
         Raises :class:`InputError` before running anything when a selected case id does not exist, a metric is
         unknown or invalid, or an agent is needed but missing; callback errors raise
@@ -200,10 +210,13 @@ class AgentEvaluator:
         cases = select_cases(eval_set, self.case_ids)
         metrics = self._metrics(eval_set_id)
         self._check(cases, metrics)
+        if resume is not None:
+            ids = [case.eval_id for case in cases]
+            resume.check(eval_set_id=eval_set_id, num_runs=self.num_runs, metrics=metrics, case_ids=ids)
         prepared = _prepare_scorers(metrics)
         try:
             with _collector_ignores_loaded_data():
-                return await self._run(eval_set, cases, metrics, started, stream, prepared)
+                return await self._run(eval_set, cases, metrics, started, stream, prepared, resume)
         finally:
             if prepared is not None and not prepared.done():
                 prepared.cancel()  # the thread finishes its import on its own
@@ -223,6 +236,7 @@ class AgentEvaluator:
         started: float,
         stream: Callable[[str, str], Iterator[EvalCase]] | None,
         prepared: asyncio.Future[None] | None = None,
+        resume: ResumeState | None = None,
     ) -> EvaluationResult:
         from .service import (
             BeforeEvaluateSetArgs,
@@ -243,9 +257,11 @@ class AgentEvaluator:
             callbacks=self.callbacks,
             parallelism=self.parallelism,
             timeout=self.timeout,
+            agent_cache=self.agent_cache,
         )
         # The id is chosen here so the saved file and the returned object agree.
-        result_id = f"{self.app_name}_{eval_set_id}_{uuid4()}"
+        result_id = resume.eval_set_result_id if resume else f"{self.app_name}_{eval_set_id}_{uuid4()}"
+        done_before = dict(resume.done) if resume is not None else {}
         runs: list[_Run] = []
         for run_id in range(1, self.num_runs + 1):
             run = _Run(
@@ -268,6 +284,7 @@ class AgentEvaluator:
         keep_results = bool(self.callbacks.names("after_evaluate_set"))
         writer = self._open_writer(eval_set_id, result_id)
         collector = _Collector(writer, keep_full=writer is None or total <= self.max_results_in_memory)
+        progress_log = _open_progress(writer, self.app_name, eval_set_id, result_id, self.num_runs, metrics, resume)
         done = 0
         if self.progress is not None:
             self.progress(0, total)
@@ -285,10 +302,15 @@ class AgentEvaluator:
                     seq += 1
 
         async def finish(seq: int, run: _Run, case: EvalCase, inference: InferenceResult, context: Any) -> None:
-            nonlocal done
             if prepared is not None and not prepared.done():
                 await asyncio.shield(prepared)
             result, _ = await service.score(run.evaluate_request, case, inference, context, run_id=run.run_id)
+            if progress_log is not None:
+                progress_log.add(result)
+            record(seq, run, result)
+
+        def record(seq: int, run: _Run, result: EvalCaseResult) -> None:
+            nonlocal done
             if keep_results:
                 run.case_results.append(result)
             collector.add(seq, result)
@@ -304,7 +326,11 @@ class AgentEvaluator:
 
         async def pipeline(item: tuple[int, _Run, EvalCase]) -> None:
             seq, run, case = item
-            inference, context = await service.infer(run.inference_request, case, run.context)
+            earlier = done_before.pop((case.eval_id, run.run_id), None)
+            if earlier is not None:  # scored before the interruption: kept as it was
+                record(seq, run, earlier)
+                return
+            inference, context = await service.infer(run.inference_request, case, run.context, run_id=run.run_id)
             if keep_inferences:
                 run.inference_results.append(inference)
             if keep_results:
@@ -351,12 +377,16 @@ class AgentEvaluator:
                     # Cancelled from outside (Ctrl-C under asyncio.run): save what finished, then propagate.
                     collector.flush()
                     self._finish(eval_set, collector, writer, result_id, started, interrupted=True)
+                    _close_progress(progress_log, saved=True)
                 else:
                     writer.abort()
+            _close_progress(progress_log, saved=False)  # a crash: the log stays, for --resume
             raise
         if interrupted:
             collector.flush()
-        return self._finish(eval_set, collector, writer, result_id, started, interrupted=interrupted)
+        outcome = self._finish(eval_set, collector, writer, result_id, started, interrupted=interrupted)
+        _close_progress(progress_log, saved=True)  # the result file now holds every finished case
+        return outcome
 
     async def _after_sets(self, runs: list[_Run], eval_set_id: str) -> None:
         from .service import AfterEvaluateSetArgs, AfterInferenceSetArgs, EvalSetRunResult

@@ -209,6 +209,27 @@ def eval_command(
     plugin: Annotated[
         list[str] | None, typer.Option("--plugin", help="Import this module's register(registry) first (repeatable).")
     ] = None,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            metavar="RESULT_ID_OR_FILE",
+            help="Continue an interrupted run (Ctrl-C, crash, kill): its result file, .progress.jsonl log or id. "
+            "Give the same agent, eval set, metrics and --num-runs; scored case runs are kept.",
+        ),
+    ] = None,
+    cache_agent: Annotated[
+        bool,
+        typer.Option(
+            "--cache-agent",
+            help="Reuse the agent's earlier answers (same agent source, request and run) and store new ones, "
+            "e.g. to score a run again with other metrics. Default directory: <output-dir>/.agent_cache.",
+        ),
+    ] = False,
+    cache_agent_dir: Annotated[
+        Path | None,
+        typer.Option("--cache-agent-dir", readable=False, help="Directory of --cache-agent (implies it)."),
+    ] = None,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 
@@ -244,9 +265,16 @@ def eval_command(
     junit, html, markdown = (p.absolute() if p is not None else None for p in (junit, html, markdown))
     console = Console(stderr=json_out, soft_wrap=False)
     runner = _run
+    extra: dict[str, Any] = {}  # options of agent runs only: the trace runner does not take them
+    if resume is not None:
+        extra["resume"] = resume
+    if cache_agent or cache_agent_dir is not None:
+        extra["cache_agent"] = (cache_agent_dir or output_dir / ".agent_cache").absolute()
     if traces is not None or eval_set is not None or by_session:
         from ._traces_cmds import trace_runner
 
+        if extra:
+            fail_input("--resume and --cache-agent apply to agent runs, not to --traces")
         runner = trace_runner(traces, eval_set, by_session)
     with stopped_by_ctrl_c(console), stdout_reserved(json_out) as stdout, input_errors_exit_2(), startup_gc_paused():
         from .._fileio import check_output_targets
@@ -266,6 +294,7 @@ def eval_command(
             plugins=plugin or [],
             console=console,
             progress_console=None if json_out else Console(stderr=True),
+            **extra,
         )
         _report(
             outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown, start=start
@@ -329,6 +358,8 @@ def _run(
     progress_console: Console | None,
     default_judge: dict[str, str] | None = None,
     plugins: list[str] | None = None,
+    resume: str | None = None,
+    cache_agent: Path | None = None,
 ) -> list[EvaluationResult]:
     """Validate every input, then evaluate each eval set in turn."""
     import asyncio
@@ -372,7 +403,18 @@ def _run(
     app = _app_name(app_name, targets)
     for target in targets:  # a result that cannot be saved must fail now, not after the run
         check_result_location(output_dir, app, target.eval_set.eval_set_id, str(target.path))  # type: ignore[union-attr]
+    resumed = None
+    if resume is not None:
+        from ._eval_resume import resume_state
+
+        ids = [t.eval_set.eval_set_id for t in targets if t.eval_set is not None]
+        resumed = resume_state(resume, output_dir, app, ids, console)
     agent = load_agent(agent_spec) if agent_spec is not None else None
+    agent_cache = None
+    if cache_agent is not None and agent_spec is not None:
+        from ._eval_resume import make_agent_cache
+
+        agent_cache = make_agent_cache(cache_agent, agent_spec)
     run_phase_starts()
     results = LocalEvalResultManager(base_dir=output_dir)
     outcomes = []
@@ -401,15 +443,20 @@ def _run(
             timeout=timeout,
             case_ids=target.case_ids or None,
             progress=update,
+            agent_cache=agent_cache,
         )
         if bar is not None:
             with bar:
-                outcome = asyncio.run(evaluate_interruptibly(evaluator, target.eval_set.eval_set_id))
+                outcome = asyncio.run(evaluate_interruptibly(evaluator, target.eval_set.eval_set_id, resumed))
         else:
-            outcome = asyncio.run(evaluate_interruptibly(evaluator, target.eval_set.eval_set_id))
+            outcome = asyncio.run(evaluate_interruptibly(evaluator, target.eval_set.eval_set_id, resumed))
         outcomes.append(outcome)
         if outcome.interrupted:
             break  # Ctrl-C stops the whole command, not just this eval set
+    if agent_cache is not None:
+        from ._eval_resume import report_agent_cache
+
+        report_agent_cache(agent_cache, console)
     return outcomes
 
 
