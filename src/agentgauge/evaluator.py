@@ -241,6 +241,7 @@ class AgentEvaluator:
         from .service import (
             BeforeEvaluateSetArgs,
             BeforeInferenceSetArgs,
+            CallbackError,
             EvaluateConfig,
             EvaluateRequest,
             InferenceRequest,
@@ -370,7 +371,7 @@ class AgentEvaluator:
                 self._pool_task = None
             if not interrupted:
                 await self._after_sets(runs, eval_set_id)
-        except BaseException:
+        except BaseException as exc:
             if writer is not None and not interrupted:
                 current = asyncio.current_task()
                 if current is not None and current.cancelling():
@@ -380,7 +381,9 @@ class AgentEvaluator:
                     _close_progress(progress_log, saved=True)
                 else:
                     writer.abort()
-            _close_progress(progress_log, saved=False)  # a crash: the log stays, for --resume
+            # A crash (disk full, out of memory, a bug) keeps the log for --resume; a callback error would only
+            # happen again, so that run leaves nothing behind, as before.
+            _close_progress(progress_log, saved=isinstance(exc, CallbackError))
             raise
         if interrupted:
             collector.flush()
