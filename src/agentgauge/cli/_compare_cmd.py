@@ -44,8 +44,10 @@ def _load(spec: str, output_dir: Path) -> tuple[EvalSetResult, str]:
 
 @app.command()
 def compare(
-    base: Annotated[str, typer.Argument(help="The earlier result: a result file (native or ADK) or a result id.")],
-    new: Annotated[str, typer.Argument(help="The later result, compared against BASE.")],
+    base: Annotated[
+        str, typer.Argument(metavar="BASE", help="The earlier result: a result file (native or ADK) or a result id.")
+    ],
+    new: Annotated[str, typer.Argument(metavar="NEW", help="The later result, compared against BASE.")],
     output_dir: Annotated[
         Path, typer.Option("--output-dir", readable=False, help="Where result ids are looked up.")
     ] = Path(".agentgauge/results"),
@@ -59,8 +61,10 @@ def compare(
         Path | None, typer.Option("--html", readable=False, help="Also write a self-contained HTML page.")
     ] = None,
 ) -> None:
-    """Compare two results of an eval set: fixed, broken, still failing, new and removed cases, metric mean deltas,
-    pass@k and, with several runs, whether the change is statistically significant.
+    """Compare two results: fixed / broken / still failing cases, metric mean deltas, pass@k, significance.
+
+    Cases are matched by id; BASE and NEW may be agentgauge, trpc-agent-go or ADK result files, or result ids. With
+    several runs per case, Fisher's exact test says whether a case's pass rate really changed.
 
     Exit code 0 when no case broke, 1 when a case that passed in BASE does not pass in NEW, 2 on bad input.
 

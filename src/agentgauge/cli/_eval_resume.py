@@ -71,7 +71,7 @@ def report_agent_cache(cache: AgentResponseCache, console: Console) -> None:
     """One line: how many answers came from the cache and how many were asked and stored."""
     console.print(
         f"Agent cache: {cache.hits} case run(s) answered from the cache, {cache.stored} new answer(s) stored "
-        f"in {cache.directory}",
+        f"in {_short(cache.directory)}",
         highlight=False,
         soft_wrap=True,
     )
