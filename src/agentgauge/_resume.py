@@ -22,7 +22,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from pydantic import ValidationError
@@ -116,9 +116,12 @@ class ProgressLog:
             written = os.write(self._fd, data)
             data = data[written:]
 
-    def add(self, result: EvalCaseResult) -> None:
-        """Append one scored case result (in the kernel when this returns: a killed process keeps it)."""
-        self._write(orjson.dumps(result.model_dump(mode="json")))
+    def add(self, result: EvalCaseResult) -> dict[str, Any]:
+        """Append one scored case result (in the kernel when this returns: a killed process keeps it) and return
+        its ``model_dump(mode="json")``, which the result writer reuses."""
+        dumped = result.model_dump(mode="json")
+        self._write(orjson.dumps(dumped))
+        return dumped
 
     def close(self, *, remove: bool) -> None:
         """Close the log; ``remove`` deletes it (the result file now holds everything). Safe to call twice."""

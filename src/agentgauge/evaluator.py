@@ -306,15 +306,15 @@ class AgentEvaluator:
             if prepared is not None and not prepared.done():
                 await asyncio.shield(prepared)
             result, _ = await service.score(run.evaluate_request, case, inference, context, run_id=run.run_id)
-            if progress_log is not None:
-                progress_log.add(result)
-            record(seq, run, result)
+            # Serialised once: the same JSON goes to the progress log now and to the result file in order.
+            dumped = progress_log.add(result) if progress_log is not None else None
+            record(seq, run, result, dumped)
 
-        def record(seq: int, run: _Run, result: EvalCaseResult) -> None:
+        def record(seq: int, run: _Run, result: EvalCaseResult, dumped: dict[str, Any] | None = None) -> None:
             nonlocal done
             if keep_results:
                 run.case_results.append(result)
-            collector.add(seq, result)
+            collector.add(seq, result, dumped)
             done += 1
             if self.progress is not None:
                 self.progress(done, total)
