@@ -148,3 +148,14 @@ def test_mcnemar_and_limits() -> None:
         fisher_exact(1, 0, 0, 1)
     with pytest.raises(ValueError, match=">= 0"):
         mcnemar_exact(-1, 0)
+
+
+def test_significance_lines_only_for_cases_whose_pass_rate_moved() -> None:
+    base = _result(*[_run("a", True, run_id=i) for i in range(1, 5)], *[_run("b", True, run_id=i) for i in range(1, 5)])
+    new = _result(*[_run("a", False, run_id=i) for i in range(1, 5)], *[_run("b", True, run_id=i) for i in range(1, 5)])
+    comparison = compare_results(base, new)
+    same = comparison.cases[1].significance
+    assert same is not None and same.note == "4/4 runs passed before, 4/4 now; the same pass rate"
+    markdown = render_markdown(comparison)
+    assert "a (Fisher exact test, runs): p = 0.0286, 4/4 runs passed before, 0/4 now; significant at 0.05" in markdown
+    assert "b (Fisher exact test" not in markdown

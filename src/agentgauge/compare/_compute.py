@@ -84,11 +84,12 @@ def _case_significance(base: _Case, new: _Case) -> Significance | None:
         return None
     p = fisher_exact(base.passed_runs, len(base.runs), new.passed_runs, len(new.runs))
     counts = f"{base.passed_runs}/{len(base.runs)} runs passed before, {new.passed_runs}/{len(new.runs)} now"
-    verdict = (
-        f"significant at {ALPHA:g}: the pass rate really changed"
-        if p < ALPHA
-        else f"not significant at {ALPHA:g}: the difference may be chance"
-    )
+    if base.passed_runs * len(new.runs) == new.passed_runs * len(base.runs):
+        verdict = "the same pass rate"
+    elif p < ALPHA:
+        verdict = f"significant at {ALPHA:g}: the pass rate really changed"
+    else:
+        verdict = f"not significant at {ALPHA:g}: the difference may be chance"
     return Significance(test="fisher_exact", p_value=p, significant=p < ALPHA, alpha=ALPHA, note=f"{counts}; {verdict}")
 
 

@@ -69,7 +69,8 @@ def _significance_lines(comparison: Comparison) -> list[str]:
         s = comparison.significance
         lines.append(f"Significance (exact McNemar test, cases): p = {s.p_value:.3g}, {s.note}")
     for case in comparison.cases:
-        if case.significance is not None:
+        same_rate = case.base_passed_runs * case.new_runs == case.new_passed_runs * case.base_runs
+        if case.significance is not None and not same_rate:  # only the cases whose pass rate moved
             s = case.significance
             lines.append(f"  {case.eval_id} (Fisher exact test, runs): p = {s.p_value:.3g}, {s.note}")
     return lines
