@@ -188,7 +188,8 @@ class AgentEvaluator:
         """Evaluate the eval set ``eval_set_id`` and save the result.
 
         ``resume`` continues an interrupted run (see :func:`agentgauge._resume.load_resume`): its (case, run) pairs
-        already scored are taken as they are, the others run, and the result keeps the interrupted run's id.
+        already scored are taken as they are, the others run, and the result keeps the interrupted run's id
+        (``AfterInferenceSet`` callbacks see the inference results of the pairs run now only).
 
         Raises :class:`InputError` before running anything when a selected case id does not exist, a metric is
         unknown or invalid, or an agent is needed but missing; callback errors raise
