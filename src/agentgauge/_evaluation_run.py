@@ -64,7 +64,10 @@ class _Collector:
         from .service import case_row
 
         if self.writer is not None:
-            self.writer.add(result, dumped)
+            if dumped is None:  # any writer (a store's too) takes the result alone
+                self.writer.add(result)
+            else:
+                self.writer.add(result, dumped)
         self.rows.append(case_row(result))
         if self.keep_full:
             self.full.append(result)

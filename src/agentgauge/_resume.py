@@ -149,9 +149,10 @@ def open_progress(
     metrics: list[EvalMetric],
     resume: ResumeState | None,
 ) -> ProgressLog | None:
-    """The progress log of a run that streams its result to a file (``None`` without a writer: nothing to lose
-    to a kill but the result kept in memory, which a log beside no file could not restore either)."""
-    if writer is None:
+    """The progress log of a run that streams its result to a file (``None`` without a writer, whose result is
+    only in memory until it is saved, and for a writer without a file, such as a SQL store's, which commits each
+    case result itself)."""
+    if writer is None or getattr(writer, "path", None) is None:
         return None
     return ProgressLog(
         progress_path(writer.path),
@@ -182,11 +183,13 @@ class ResumeState:
     metrics: str | None = None
     """:func:`metrics_fingerprint` of the interrupted run's metrics (``None``: from a result file, not recorded)."""
     done: dict[tuple[str, int], EvalCaseResult] = field(default_factory=dict)
+    source: str = ""
+    """Where the state was read, for messages (default: ``result_path``)."""
 
     def check(self, *, eval_set_id: str, num_runs: int, metrics: list[EvalMetric], case_ids: Iterable[str]) -> None:
         """Raise :class:`InputError` when this run does not continue the interrupted one (other eval set, other
         number of runs, other metrics, or a finished case this run does not select)."""
-        where = str(self.result_path)
+        where = self.source or str(self.result_path)
         if eval_set_id != self.eval_set_id:
             raise InputError(
                 f"the interrupted run evaluated eval set {self.eval_set_id!r}, not {eval_set_id!r}", file=where

@@ -95,6 +95,8 @@ class AgentEvaluator:
       :class:`~agentgauge.service.StreamedEvalSet`) hands out its cases one at a time.
     - :meth:`interrupt` stops a run early; the finished cases are saved, marked ``interrupted``.
     - ``agent_cache`` (:class:`~agentgauge.service.AgentResponseCache`) reuses the agent's earlier answers.
+    - ``store`` (a URL such as ``sqlite:///results.db``) saves results in that SQL store when no
+      ``result_manager`` is given; each case result is committed as it finishes (see ``docs/store.md``).
 
     Set-level callbacks run once per run: ``BeforeInferenceSet`` then ``BeforeEvaluateSet`` before any case,
     ``AfterInferenceSet`` then ``AfterEvaluateSet`` after every case of every run.
@@ -118,6 +120,7 @@ class AgentEvaluator:
         progress: ProgressFn | None = None,
         max_results_in_memory: int | None = None,
         agent_cache: AgentResponseCache | None = None,
+        store: str | None = None,
     ) -> None:
         from .service import Callbacks
 
@@ -127,6 +130,10 @@ class AgentEvaluator:
             raise ValueError(f"parallelism must be at least 1, got {parallelism}")
         if timeout is not None and timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout}")
+        if store is not None and result_manager is None:
+            from .sqlstore import open_store
+
+            result_manager = open_store(store).results()
         if eval_set_manager is None or metric_manager is None or result_manager is None:
             from .storage import LocalEvalResultManager, LocalEvalSetManager, LocalMetricManager
 

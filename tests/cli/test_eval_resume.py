@@ -177,3 +177,38 @@ def test_resume_refuses_a_run_it_does_not_continue(tmp_path: Path) -> None:
         assert message in result.stderr and result.stderr.startswith("error: "), result.stderr
     assert not (tmp_path / "calls.txt").exists()  # nothing ran
     assert log.read_text() == json.dumps(header) + "\n"
+
+
+def test_resume_an_unfinished_run_of_a_sql_store(tmp_path: Path) -> None:
+    pytest.importorskip("sqlalchemy")
+    from agentgauge.formats import load_result
+    from agentgauge.sqlstore import open_store
+
+    _setup(tmp_path, cases=8)
+    args = ["agent.py", "slow.evalset.json", "--parallelism", "2", "--num-runs", "2"]
+    reference = _run(tmp_path, *args, "--output-dir", "ref")
+    assert reference.returncode == 1, reference.stderr
+    (ref_file,) = tmp_path.glob("ref/slow/*.evalset_result.json")
+    finished = load_result(ref_file).eval_case_results[:5]
+    # A run killed after five case runs: the store holds them, committed one by one, and no summary.
+    url = f"sqlite:///{tmp_path / 'results.db'}"
+    writer = open_store(url).results().open_writer("slow", "slow", "slow_slow_killed")
+    for case in finished:
+        writer.add(case)
+    (tmp_path / "calls.txt").unlink()
+
+    resumed = _run(tmp_path, *args, "--store", url, "--resume", "slow_slow_killed")
+    assert resumed.returncode == 1, resumed.stdout + resumed.stderr
+    assert "Resuming slow_slow_killed: 5 case run(s) already scored are kept" in resumed.stdout
+    assert len((tmp_path / "calls.txt").read_text().splitlines()) == 16 - 5
+    show = [sys.executable, "-c", "from agentgauge.cli import main; main()", "show", "slow_slow_killed", "--json"]
+    shown = subprocess.run(
+        [*show, "--store", url], cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120
+    )
+    got = json.loads(shown.stdout)
+    want = json.loads(ref_file.read_text())
+    assert "interrupted" not in got
+    assert _normalised(got["evalCaseResults"]) == _normalised(want["evalCaseResults"])
+    assert _normalised(got["summary"]) == _normalised(want["summary"])
+    again = _run(tmp_path, *args, "--store", url, "--resume", "slow_slow_killed")
+    assert again.returncode == 2 and "nothing to resume" in again.stderr

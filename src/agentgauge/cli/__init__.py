@@ -7,6 +7,7 @@ from . import _eval_cmd as _eval_cmd
 from . import _formats_cmds as _formats_cmds
 from . import _metrics_cmds as _metrics_cmds
 from . import _show_cmd as _show_cmd
+from . import _store_cmds as _store_cmds
 from . import _traces_cmds as _traces_cmds
 from ._app import app
 from ._compare_cmd import compare as compare  # imported last: listed after the other commands

@@ -230,6 +230,16 @@ def eval_command(
         Path | None,
         typer.Option("--cache-agent-dir", readable=False, help="Directory of --cache-agent (implies it)."),
     ] = None,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store",
+            envvar="AGENTGAUGE_STORE",
+            show_envvar=True,
+            help="Save the result in this SQL store instead of --output-dir (sqlite:///file.db, "
+            "postgresql+psycopg://user@host/db, or a .db path); see docs/store.md.",
+        ),
+    ] = None,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 
@@ -280,6 +290,7 @@ def eval_command(
         from .._fileio import check_output_targets
 
         check_output_targets(junit, html, markdown)  # refused before anything runs (FIFO, device, directory, ...)
+        result_store = _open_store(store)  # unreachable or too new: refused before anything runs
         outcomes = runner(
             targets or [],
             config=config,
@@ -295,9 +306,17 @@ def eval_command(
             console=console,
             progress_console=None if json_out else Console(stderr=True),
             **extra,
+            result_store=result_store,
         )
         _report(
-            outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown, start=start
+            outcomes,
+            console,
+            detailed=print_detailed_results,
+            junit=junit,
+            html=html,
+            markdown=markdown,
+            start=start,
+            result_store=result_store,
         )
         if json_out:  # stdout carries only this document; anything else printed during the run went to stderr
             print_json(outcomes, stdout)
@@ -313,6 +332,18 @@ def eval_command(
     ]
     passed = bool(statuses) and all(status is EvalStatus.PASSED for status in statuses)
     raise typer.Exit(EXIT_OK if passed else EXIT_FAILED)
+
+
+def _open_store(option: str | None) -> Any:
+    """The result manager of ``--store`` / ``$AGENTGAUGE_STORE`` (``None``: results go to files)."""
+    from ..sqlstore import resolve_store_url
+
+    url = resolve_store_url(option)
+    if url is None:
+        return None
+    from ..sqlstore._cli import open_result_store
+
+    return open_result_store(url)
 
 
 def _default_judge(model: str | None, base_url: str | None) -> dict[str, str] | None:
@@ -360,8 +391,9 @@ def _run(
     plugins: list[str] | None = None,
     resume: str | None = None,
     cache_agent: Path | None = None,
+    result_store: Any = None,
 ) -> list[EvaluationResult]:
-    """Validate every input, then evaluate each eval set in turn."""
+    """Validate every input, then evaluate each eval set in turn (results go to ``result_store`` when given)."""
     import asyncio
 
     from ..agents import load_agent, looks_like_agent_spec
@@ -402,13 +434,19 @@ def _run(
                 )
     app = _app_name(app_name, targets)
     for target in targets:  # a result that cannot be saved must fail now, not after the run
-        check_result_location(output_dir, app, target.eval_set.eval_set_id, str(target.path))  # type: ignore[union-attr]
+        assert target.eval_set is not None
+        if result_store is not None:
+            from ..sqlstore._cli import check_result_id
+
+            check_result_id(app, target.eval_set.eval_set_id, str(target.path))
+        else:
+            check_result_location(output_dir, app, target.eval_set.eval_set_id, str(target.path))
     resumed = None
     if resume is not None:
         from ._eval_resume import resume_state
 
         ids = [t.eval_set.eval_set_id for t in targets if t.eval_set is not None]
-        resumed = resume_state(resume, output_dir, app, ids, console)
+        resumed = resume_state(resume, output_dir, app, ids, console, store=result_store)
     agent = load_agent(agent_spec) if agent_spec is not None else None
     agent_cache = None
     if cache_agent is not None and agent_spec is not None:
@@ -416,7 +454,7 @@ def _run(
 
         agent_cache = make_agent_cache(cache_agent, agent_spec)
     run_phase_starts()
-    results = LocalEvalResultManager(base_dir=output_dir)
+    results = result_store if result_store is not None else LocalEvalResultManager(base_dir=output_dir)
     outcomes = []
     for target in targets:
         assert target.eval_set is not None
@@ -469,6 +507,7 @@ def _report(
     html: Path | None,
     markdown: Path | None,
     start: Path,
+    result_store: Any = None,
 ) -> None:
     from ..reporting import print_summary, write_report
 
@@ -485,10 +524,15 @@ def _report(
             for target, fmt in reports:
                 write_report(result, target, fmt)  # type: ignore[arg-type]
         else:
-            report_streamed(outcome, console, detailed=detailed, reports=reports)
+            cases = None
+            if result_store is not None:  # read back from the store, one page of case results at a time
+                cases = result_store.iter_case_results(outcome.app_name, _result_id(outcome))
+            report_streamed(outcome, console, detailed=detailed, reports=reports, cases=cases)
         for target, fmt in reports:
             console.print(f"{fmt} report written to {_shown(target, start)}", highlight=False, soft_wrap=True)
         saved = _shown(outcome.result_path, start)
+        if result_store is not None:
+            saved = f"store {result_store.store.shown_url} as {_result_id(outcome)}"
         if outcome.interrupted:
             console.print(
                 f"Interrupted: the cases finished before the stop were saved to {saved}",
@@ -497,3 +541,9 @@ def _report(
             )
         else:
             console.print(f"Results saved to {saved}", highlight=False, soft_wrap=True)
+
+
+def _result_id(outcome: EvaluationResult) -> str:
+    if outcome.result_header is not None:
+        return outcome.result_header.eval_set_result_id
+    return outcome.eval_set_result.eval_set_result_id

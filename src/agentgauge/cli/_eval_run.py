@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import codecs
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .._resume import ResumeState
     from ..evaluator import AgentEvaluator, EvaluationResult
+    from ..model import EvalCaseResult
     from ._stdout import TextSink
 
 __all__ = [
@@ -120,16 +121,24 @@ async def evaluate_interruptibly(
 
 
 def report_streamed(
-    outcome: EvaluationResult, console: Console, *, detailed: bool, reports: list[tuple[Path, str]]
+    outcome: EvaluationResult,
+    console: Console,
+    *,
+    detailed: bool,
+    reports: list[tuple[Path, str]],
+    cases: Iterable[EvalCaseResult] | None = None,
 ) -> None:
-    """Reports of a run too large to hold: the summary from its compact rows, the rest read case by case."""
+    """Reports of a run too large to hold: the summary from its compact rows, the rest read case by case (from
+    the result file, or from ``cases`` when the result went elsewhere, e.g. a SQL store)."""
     from ..formats._result_stream import ResultStream
     from ..reporting._stream import stream_reports, view_from_rows
     from ..reporting._terminal import print_overview
 
-    assert outcome.rows is not None and outcome.result_path is not None and outcome.result_header is not None
+    assert outcome.rows is not None and outcome.result_header is not None
     view = view_from_rows(outcome.result_header, outcome.rows.by_case, outcome.rows.case_status)
     if detailed or reports:
-        stream = ResultStream(outcome.result_path)
-        stream_reports(view, stream.cases(), reports, console=console if detailed else None)
+        if cases is None:
+            assert outcome.result_path is not None
+            cases = ResultStream(outcome.result_path).cases()
+        stream_reports(view, cases, reports, console=console if detailed else None)
     print_overview(view, console, outcome.execution_time)
