@@ -11,15 +11,19 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ._evaluation_result import EvaluationCaseResult, EvaluationResult
 from ._evaluation_run import _Collector, _collector_ignores_loaded_data, _prepare_scorers
+from ._resume import close_progress as _close_progress
+from ._resume import open_progress as _open_progress
 from ._uuid import uuid4
 from .errors import InputError, NotFoundError
 from .model import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult, EvalStatus
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._prices import PriceTable
+    from ._resume import ResumeState
     from .formats._result_writer import ResultWriter
     from .judges._settings import JudgeSettings
     from .service import (
+        AgentResponseCache,
         Callbacks,
         EvalSetSource,
         EvaluateRequest,
@@ -97,6 +101,7 @@ class AgentEvaluator:
     - ``user_simulator`` plays the user of ``conversationScenario`` cases (see :mod:`agentgauge.simulation`);
       ``expected_agent`` produces the expected invocations of ``expectedRunnerEnabled`` cases and drives
       ``driver: "expected"`` scenarios; ``simulation`` sets the rest (tool-mock generator, turn limits).
+    - ``agent_cache`` (:class:`~agentgauge.service.AgentResponseCache`) reuses the agent's earlier answers.
     - ``store`` (a URL such as ``sqlite:///results.db``) saves results in that SQL store when no
       ``result_manager`` is given; each case result is committed as it finishes (see ``docs/store.md``).
 
@@ -125,6 +130,7 @@ class AgentEvaluator:
         user_simulator: object | None = None,
         expected_agent: object | None = None,
         simulation: SimulationSettings | None = None,
+        agent_cache: AgentResponseCache | None = None,
         store: str | None = None,
     ) -> None:
         from .service import Callbacks
@@ -165,6 +171,7 @@ class AgentEvaluator:
         self.max_results_in_memory = (
             DEFAULT_MAX_RESULTS_IN_MEMORY if max_results_in_memory is None else max_results_in_memory
         )
+        self.agent_cache = agent_cache
         self._interrupt_requested = False
         self._pool_task: asyncio.Future[None] | None = None
         self.simulation = _simulation_settings(simulation, user_simulator, expected_agent)
@@ -197,8 +204,12 @@ class AgentEvaluator:
         if self._pool_task is not None and not self._pool_task.done():
             self._pool_task.cancel()
 
-    async def evaluate(self, eval_set_id: str) -> EvaluationResult:
+    async def evaluate(self, eval_set_id: str, *, resume: ResumeState | None = None) -> EvaluationResult:
         """Evaluate the eval set ``eval_set_id`` and save the result.
+
+        ``resume`` continues an interrupted run (see :func:`agentgauge._resume.load_resume`): its (case, run) pairs
+        already scored are taken as they are, the others run, and the result keeps the interrupted run's id
+        (``AfterInferenceSet`` callbacks see the inference results of the pairs run now only).
 
         Raises :class:`InputError` before running anything when a selected case id does not exist, a metric is
         unknown or invalid, or an agent is needed but missing; callback errors raise
@@ -220,10 +231,13 @@ class AgentEvaluator:
         cases = select_cases(eval_set, self.case_ids)
         metrics = self._metrics(eval_set_id)
         self._check(cases, metrics)
+        if resume is not None:
+            ids = [case.eval_id for case in cases]
+            resume.check(eval_set_id=eval_set_id, num_runs=self.num_runs, metrics=metrics, case_ids=ids)
         prepared = _prepare_scorers(metrics)
         try:
             with _collector_ignores_loaded_data():
-                return await self._run(eval_set, cases, metrics, started, stream, prepared)
+                return await self._run(eval_set, cases, metrics, started, stream, prepared, resume)
         finally:
             if prepared is not None and not prepared.done():
                 prepared.cancel()  # the thread finishes its import on its own
@@ -243,10 +257,12 @@ class AgentEvaluator:
         started: float,
         stream: Callable[[str, str], Iterator[EvalCase]] | None,
         prepared: asyncio.Future[None] | None = None,
+        resume: ResumeState | None = None,
     ) -> EvaluationResult:
         from .service import (
             BeforeEvaluateSetArgs,
             BeforeInferenceSetArgs,
+            CallbackError,
             EvaluateConfig,
             EvaluateRequest,
             InferenceRequest,
@@ -265,9 +281,11 @@ class AgentEvaluator:
             timeout=self.timeout,
             prices=self.prices,
             simulation=self.simulation,
+            agent_cache=self.agent_cache,
         )
         # The id is chosen here so the saved file and the returned object agree.
-        result_id = f"{self.app_name}_{eval_set_id}_{uuid4()}"
+        result_id = resume.eval_set_result_id if resume else f"{self.app_name}_{eval_set_id}_{uuid4()}"
+        done_before = dict(resume.done) if resume is not None else {}
         runs: list[_Run] = []
         for run_id in range(1, self.num_runs + 1):
             run = _Run(
@@ -290,6 +308,7 @@ class AgentEvaluator:
         keep_results = bool(self.callbacks.names("after_evaluate_set"))
         writer = self._open_writer(eval_set_id, result_id)
         collector = _Collector(writer, keep_full=writer is None or total <= self.max_results_in_memory)
+        progress_log = _open_progress(writer, self.app_name, eval_set_id, result_id, self.num_runs, metrics, resume)
         done = 0
         if self.progress is not None:
             self.progress(0, total)
@@ -307,13 +326,18 @@ class AgentEvaluator:
                     seq += 1
 
         async def finish(seq: int, run: _Run, case: EvalCase, inference: InferenceResult, context: Any) -> None:
-            nonlocal done
             if prepared is not None and not prepared.done():
                 await asyncio.shield(prepared)
             result, _ = await service.score(run.evaluate_request, case, inference, context, run_id=run.run_id)
+            # Serialised once: the same JSON goes to the progress log now and to the result file in order.
+            dumped = progress_log.add(result) if progress_log is not None else None
+            record(seq, run, result, dumped)
+
+        def record(seq: int, run: _Run, result: EvalCaseResult, dumped: dict[str, Any] | None = None) -> None:
+            nonlocal done
             if keep_results:
                 run.case_results.append(result)
-            collector.add(seq, result)
+            collector.add(seq, result, dumped)
             done += 1
             if self.progress is not None:
                 self.progress(done, total)
@@ -326,7 +350,11 @@ class AgentEvaluator:
 
         async def pipeline(item: tuple[int, _Run, EvalCase]) -> None:
             seq, run, case = item
-            inference, context = await service.infer(run.inference_request, case, run.context)
+            earlier = done_before.pop((case.eval_id, run.run_id), None)
+            if earlier is not None:  # scored before the interruption: kept as it was
+                record(seq, run, earlier)
+                return
+            inference, context = await service.infer(run.inference_request, case, run.context, run_id=run.run_id)
             if keep_inferences:
                 run.inference_results.append(inference)
             if keep_results:
@@ -366,19 +394,25 @@ class AgentEvaluator:
                 self._pool_task = None
             if not interrupted:
                 await self._after_sets(runs, eval_set_id)
-        except BaseException:
+        except BaseException as exc:
             if writer is not None and not interrupted:
                 current = asyncio.current_task()
                 if current is not None and current.cancelling():
                     # Cancelled from outside (Ctrl-C under asyncio.run): save what finished, then propagate.
                     collector.flush()
                     self._finish(eval_set, collector, writer, result_id, started, interrupted=True)
+                    _close_progress(progress_log, saved=True)
                 else:
                     writer.abort()
+            # A crash (disk full, out of memory, a bug) keeps the log for --resume; a callback error would only
+            # happen again, so that run leaves nothing behind, as before.
+            _close_progress(progress_log, saved=isinstance(exc, CallbackError))
             raise
         if interrupted:
             collector.flush()
-        return self._finish(eval_set, collector, writer, result_id, started, interrupted=interrupted)
+        outcome = self._finish(eval_set, collector, writer, result_id, started, interrupted=interrupted)
+        _close_progress(progress_log, saved=True)  # the result file now holds every finished case
+        return outcome
 
     async def _after_sets(self, runs: list[_Run], eval_set_id: str) -> None:
         from .service import AfterEvaluateSetArgs, AfterInferenceSetArgs, EvalSetRunResult

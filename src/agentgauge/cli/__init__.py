@@ -12,6 +12,7 @@ from . import _show_cmd as _show_cmd
 from . import _store_cmds as _store_cmds
 from . import _traces_cmds as _traces_cmds
 from ._app import app
+from ._compare_cmd import compare as compare  # imported last: listed after the other commands
 
 __all__ = ["app", "main"]
 

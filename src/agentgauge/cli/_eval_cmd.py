@@ -214,6 +214,27 @@ def eval_command(
         Path | None,
         typer.Option("--prices", help="JSON price table (USD per 1M tokens) for the cost of recorded token usage."),
     ] = None,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            metavar="RESULT_ID_OR_FILE",
+            help="Continue an interrupted run (Ctrl-C, crash, kill): its result file, .progress.jsonl log or id. "
+            "Give the same agent, eval set, metrics and --num-runs; scored case runs are kept.",
+        ),
+    ] = None,
+    cache_agent: Annotated[
+        bool,
+        typer.Option(
+            "--cache-agent",
+            help="Reuse the agent's earlier answers (same agent source, request and run) and store new ones, "
+            "e.g. to score a run again with other metrics. Default directory: <output-dir>/.agent_cache.",
+        ),
+    ] = False,
+    cache_agent_dir: Annotated[
+        Path | None,
+        typer.Option("--cache-agent-dir", readable=False, help="Directory of --cache-agent (implies it)."),
+    ] = None,
     store: Annotated[
         str | None,
         typer.Option(
@@ -278,7 +299,11 @@ def eval_command(
     console = Console(stderr=json_out, soft_wrap=False)
     runner = _run
     simulation = SimulationOptions(user_simulator, simulator_model, simulator_base_url, expected_agent, max_turns)
-    extra: dict[str, Any] = {"simulation": simulation}
+    extra: dict[str, Any] = {}  # options of agent runs only: the trace runner does not take them
+    if resume is not None:
+        extra["resume"] = resume
+    if cache_agent or cache_agent_dir is not None:
+        extra["cache_agent"] = (cache_agent_dir or output_dir / ".agent_cache").absolute()
     if traces is not None or eval_set is not None or by_session:
         from ._traces_cmds import trace_runner
 
@@ -286,7 +311,11 @@ def eval_command(
             fail_input(
                 "--user-simulator, --simulator-model, --expected-agent and --max-turns cannot be used with --traces"
             )
-        runner, extra = trace_runner(traces, eval_set, by_session), {}
+        if extra:
+            fail_input("--resume and --cache-agent apply to agent runs, not to --traces")
+        runner = trace_runner(traces, eval_set, by_session)
+    else:
+        extra["simulation"] = simulation
     with stopped_by_ctrl_c(console), stdout_reserved(json_out) as stdout, input_errors_exit_2(), startup_gc_paused():
         from .._fileio import check_output_targets
 
@@ -394,6 +423,8 @@ def _run(
     plugins: list[str] | None = None,
     prices: Path | None = None,
     simulation: SimulationOptions | None = None,
+    resume: str | None = None,
+    cache_agent: Path | None = None,
     result_store: Any = None,
 ) -> list[EvaluationResult]:
     """Validate every input, then evaluate each eval set in turn (results go to ``result_store`` when given)."""
@@ -447,8 +478,19 @@ def _run(
             check_result_id(app, target.eval_set.eval_set_id, str(target.path))
         else:
             check_result_location(output_dir, app, target.eval_set.eval_set_id, str(target.path))
+    resumed = None
+    if resume is not None:
+        from ._eval_resume import resume_state
+
+        ids = [t.eval_set.eval_set_id for t in targets if t.eval_set is not None]
+        resumed = resume_state(resume, output_dir, app, ids, console, store=result_store)
     agent = load_agent(agent_spec) if agent_spec is not None else None
     settings = _simulation(simulation, targets, default_judge, output_dir, no_cache, judge_timeout)
+    agent_cache = None
+    if cache_agent is not None and agent_spec is not None:
+        from ._eval_resume import make_agent_cache
+
+        agent_cache = make_agent_cache(cache_agent, agent_spec)
     run_phase_starts()
     results = result_store if result_store is not None else LocalEvalResultManager(base_dir=output_dir)
     outcomes = []
@@ -479,15 +521,20 @@ def _run(
             progress=update,
             prices=price_table,
             simulation=settings,
+            agent_cache=agent_cache,
         )
         if bar is not None:
             with bar:
-                outcome = asyncio.run(evaluate_interruptibly(evaluator, target.eval_set.eval_set_id))
+                outcome = asyncio.run(evaluate_interruptibly(evaluator, target.eval_set.eval_set_id, resumed))
         else:
-            outcome = asyncio.run(evaluate_interruptibly(evaluator, target.eval_set.eval_set_id))
+            outcome = asyncio.run(evaluate_interruptibly(evaluator, target.eval_set.eval_set_id, resumed))
         outcomes.append(outcome)
         if outcome.interrupted:
             break  # Ctrl-C stops the whole command, not just this eval set
+    if agent_cache is not None:
+        from ._eval_resume import report_agent_cache
+
+        report_agent_cache(agent_cache, console)
     return outcomes
 
 

@@ -14,6 +14,7 @@ import typer
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
+    from .._resume import ResumeState
     from ..evaluator import AgentEvaluator, EvaluationResult
     from ..model import EvalCaseResult
     from ._stdout import TextSink
@@ -96,8 +97,11 @@ def print_json(outcomes: list[EvaluationResult], out: TextSink) -> None:
     out.flush()
 
 
-async def evaluate_interruptibly(evaluator: AgentEvaluator, eval_set_id: str) -> EvaluationResult:
-    """Run one evaluation; Ctrl-C (SIGINT) stops it cleanly, saving the cases finished so far."""
+async def evaluate_interruptibly(
+    evaluator: AgentEvaluator, eval_set_id: str, resume: ResumeState | None = None
+) -> EvaluationResult:
+    """Run one evaluation (continuing ``resume``, if given); Ctrl-C (SIGINT) stops it cleanly, saving the cases
+    finished so far."""
     import asyncio
     import contextlib
     import signal
@@ -109,7 +113,7 @@ async def evaluate_interruptibly(evaluator: AgentEvaluator, eval_set_id: str) ->
     except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signal support (Windows)
         installed = False
     try:
-        return await evaluator.evaluate(eval_set_id)
+        return await evaluator.evaluate(eval_set_id, resume=resume)
     finally:
         if installed:
             with contextlib.suppress(Exception):

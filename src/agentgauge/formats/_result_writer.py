@@ -59,9 +59,10 @@ class ResultEncoder:
         ]
         self._out(b"\n".join(head))
 
-    def add(self, case: EvalCaseResult) -> None:
-        """Append one case result."""
-        self._out((b",\n    " if self.count else b"\n    ") + _nested(case.model_dump(mode="json"), 2))
+    def add(self, case: EvalCaseResult, dumped: dict[str, Any] | None = None) -> None:
+        """Append one case result (``dumped``: its ``model_dump(mode="json")`` when the caller has it already)."""
+        doc = case.model_dump(mode="json") if dumped is None else dumped
+        self._out((b",\n    " if self.count else b"\n    ") + _nested(doc, 2))
         self.count += 1
 
     def finish(
@@ -152,9 +153,9 @@ class ResultWriter:
         """True once the document was committed or aborted."""
         return self._file.closed
 
-    def add(self, case: EvalCaseResult) -> None:
-        """Append one case result to the document."""
-        self._encoder.add(case)
+    def add(self, case: EvalCaseResult, dumped: dict[str, Any] | None = None) -> None:
+        """Append one case result to the document (``dumped``: see :meth:`ResultEncoder.add`)."""
+        self._encoder.add(case, dumped)
 
     def commit(
         self,

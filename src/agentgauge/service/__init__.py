@@ -2,6 +2,7 @@
 callbacks at eight points, and the multi-run summary.
 """
 
+from ._agent_cache import AgentResponseCache, agent_identity
 from ._callbacks import (
     POINTS,
     AfterEvaluateCaseArgs,
@@ -47,6 +48,7 @@ __all__ = [
     "AfterEvaluateSetArgs",
     "AfterInferenceCaseArgs",
     "AfterInferenceSetArgs",
+    "AgentResponseCache",
     "BeforeEvaluateCaseArgs",
     "BeforeEvaluateSetArgs",
     "BeforeInferenceCaseArgs",
@@ -73,6 +75,7 @@ __all__ = [
     "RowSummary",
     "RubricError",
     "StreamedEvalSet",
+    "agent_identity",
     "aggregate_case",
     "bounded_each",
     "bounded_map",
