@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from pydantic.alias_generators import to_camel
@@ -84,23 +85,24 @@ def run_eval_result(result: EvalSetResult, case_result: EvalCaseResult, index: i
 
 
 def metrics_info(infos: list[Any]) -> list[dict[str, Any]]:
-    """The registry's metrics as ADK ``MetricInfo`` objects, each with its value interval."""
-    return [
-        {
-            "metricName": info.name,
-            "description": info.description,
-            "metricValueInfo": {
-                "interval": {
-                    "minValue": info.min_value,
-                    "openAtMin": False,
-                    "maxValue": info.max_value,
-                    "openAtMax": False,
-                }
-            },
-            "requiresThreshold": True,
-        }
-        for info in infos
-    ]
+    """The registry's metrics as ADK ``MetricInfo`` objects, each with its value interval.
+
+    An unbounded metric (ADK's efficiency metrics: counts, tokens, seconds) has no interval and needs no threshold,
+    as in ADK.
+    """
+    out = []
+    for info in infos:
+        unbounded = math.isinf(info.max_value)
+        interval = {"minValue": info.min_value, "openAtMin": False, "maxValue": info.max_value, "openAtMax": False}
+        out.append(
+            {
+                "metricName": info.name,
+                "description": info.description,
+                "metricValueInfo": {} if unbounded else {"interval": interval},
+                "requiresThreshold": not unbounded,
+            }
+        )
+    return out
 
 
 def parse_adk_case(data: Any, eval_set_id: str, *, source: str) -> EvalCase:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -46,7 +47,7 @@ def native_router(state: ServerState) -> APIRouter:
                     "name": i.name,
                     "description": i.description,
                     "minValue": i.min_value,
-                    "maxValue": i.max_value,
+                    "maxValue": None if math.isinf(i.max_value) else i.max_value,  # unbounded: counts, seconds
                     "needsExpected": i.needs_expected,
                     "needsJudge": i.needs_judge,
                 }
