@@ -30,3 +30,11 @@ def chat_server() -> Iterator[ChatServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _not_in_github_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commands run by tests never annotate or summarise the job running the suite (tests that check the GitHub
+    Actions output set these variables themselves)."""
+    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
+        monkeypatch.delenv(name, raising=False)

@@ -13,7 +13,7 @@ import pytest
 
 from agentgauge.adk import AgentEvaluator, EvalConfig
 from agentgauge.adk._verdict import failure_lines
-from agentgauge.formats import load_eval_set
+from agentgauge.formats import ADK_EFFICIENCY_METRICS, load_eval_set
 from agentgauge.model import (
     EvalCaseResult,
     EvalMetricResult,
@@ -266,6 +266,7 @@ def test_find_config_for_test_file(evals: Path, tmp_path: Path) -> None:
     assert [(m.metric_name, m.threshold) for m in found.to_metrics()] == [
         ("tool_trajectory_avg_score", 1.0),
         ("response_match_score", 0.8),
+        *((name, 0.0) for name in ADK_EFFICIENCY_METRICS),  # appended, as ADK 2.x does
     ]
 
 

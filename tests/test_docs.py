@@ -156,7 +156,8 @@ def workdir(tmp_path: Path) -> Path:
 
 
 def _env(workdir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "OPENAI_", "COLUMNS"))}
+    # GITHUB_*: when the suite itself runs in GitHub Actions, documented commands must not annotate its job.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "OPENAI_", "COLUMNS", "GITHUB_"))}
     src = str(Path(agentgauge.__file__).resolve().parents[1])
     env.update(
         PATH=f"{workdir / '.bin'}{os.pathsep}{env.get('PATH', '')}",

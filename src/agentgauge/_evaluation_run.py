@@ -8,7 +8,7 @@ import contextlib
 import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .model import EvalCaseResult, EvalMetric
 
@@ -44,32 +44,41 @@ class _Collector:
         self.keep_full = keep_full
         self.rows: list[CaseRow] = []
         self.full: list[EvalCaseResult] = []
-        self._pending: dict[int, EvalCaseResult | CompactResult] = {}
+        self._pending: dict[int, tuple[EvalCaseResult | CompactResult, dict[str, Any] | None]] = {}
         self._next = 0
 
-    def add(self, seq: int, result: EvalCaseResult | CompactResult) -> None:
-        self._pending[seq] = result
+    def add(self, seq: int, result: EvalCaseResult | CompactResult, dumped: dict[str, Any] | None = None) -> None:
+        """Take the result of dispatch number ``seq`` (``dumped``: its JSON form, if made already, so the writer
+        does not serialise it again)."""
+        self._pending[seq] = (result, dumped)
         while self._next in self._pending:
-            self._emit(self._pending.pop(self._next))
+            self._emit(*self._pending.pop(self._next))
             self._next += 1
 
     def flush(self) -> None:
         """Hand on whatever is still waiting for an earlier case (used when a run stops early)."""
         for seq in sorted(self._pending):
-            self._emit(self._pending.pop(seq))
+            self._emit(*self._pending.pop(seq))
 
-    def _emit(self, result: EvalCaseResult | CompactResult) -> None:
+    def _emit(self, result: EvalCaseResult | CompactResult, dumped: dict[str, Any] | None) -> None:
         from .service import CompactResult, case_row
 
         if isinstance(result, CompactResult):  # from a remote worker: written as it came, parsed only when kept
             if self.writer is not None:
-                self.writer.add_json(result.detail)
+                add_json = getattr(self.writer, "add_json", None)
+                if add_json is not None:
+                    add_json(result.detail)
+                else:  # a writer without a JSON document (a SQL store's) takes the result itself
+                    self.writer.add(result.full())
             self.rows.append(result.row)
             if self.keep_full:
                 self.full.append(result.full())
             return
         if self.writer is not None:
-            self.writer.add(result)
+            if dumped is None:  # any writer (a store's too) takes the result alone
+                self.writer.add(result)
+            else:
+                self.writer.add(result, dumped)
         self.rows.append(case_row(result))
         if self.keep_full:
             self.full.append(result)

@@ -6,18 +6,23 @@ import asyncio
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ._evaluation_result import EvaluationCaseResult, EvaluationResult
 from ._evaluation_run import _Collector, _collector_ignores_loaded_data, _prepare_scorers
+from ._resume import close_progress as _close_progress
+from ._resume import open_progress as _open_progress
 from ._uuid import uuid4
 from .errors import InputError, NotFoundError
 from .model import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult, EvalStatus
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._prices import PriceTable
+    from ._resume import ResumeState
     from .formats._result_writer import ResultWriter
     from .judges._settings import JudgeSettings
-    from .service import Callbacks, EvalSetSource, EvaluatorSource, Executor, RunPlan, WorkItem
+    from .service import AgentResponseCache, Callbacks, EvalSetSource, EvaluatorSource, Executor, RunPlan, WorkItem
+    from .simulation import SimulationSettings
 
 __all__ = [
     "DEFAULT_MAX_RESULTS_IN_MEMORY",
@@ -62,6 +67,8 @@ class AgentEvaluator:
     - ``num_runs`` repeats every case; ``parallelism`` bounds how many (case, run) pipelines are in flight at
       once, across cases and runs alike. Each pipeline scores its case as soon as the case's inference is done.
     - ``timeout`` bounds each case's inference (seconds); ``case_ids`` restricts the cases.
+    - ``prices`` (a price table, ``agentgauge._prices.PriceTable``) sets the cost of the
+      token usage that live runs record; default: the built-in table.
     - ``progress(done, total)`` is called as cases finish.
     - A result manager with ``open_writer`` (the local file manager) gets the result streamed: each case result
       is written to the file as it finishes and dropped. Up to ``max_results_in_memory`` case results (cases x
@@ -73,6 +80,12 @@ class AgentEvaluator:
     - ``executor`` runs the (case, run) pipelines: ``None`` or ``"local"`` for this process's event loop
       (:class:`~agentgauge.service.LocalExecutor`), ``"ray"`` for a Ray cluster with default settings, or any
       :class:`~agentgauge.service.Executor` such as :class:`agentgauge.distributed.RayExecutor`.
+    - ``user_simulator`` plays the user of ``conversationScenario`` cases (see :mod:`agentgauge.simulation`);
+      ``expected_agent`` produces the expected invocations of ``expectedRunnerEnabled`` cases and drives
+      ``driver: "expected"`` scenarios; ``simulation`` sets the rest (tool-mock generator, turn limits).
+    - ``agent_cache`` (:class:`~agentgauge.service.AgentResponseCache`) reuses the agent's earlier answers.
+    - ``store`` (a URL such as ``sqlite:///results.db``) saves results in that SQL store when no
+      ``result_manager`` is given; each case result is committed as it finishes (see ``docs/store.md``).
 
     Set-level callbacks run once per run: ``BeforeInferenceSet`` then ``BeforeEvaluateSet`` before any case,
     ``AfterInferenceSet`` then ``AfterEvaluateSet`` after every case of every run.
@@ -96,6 +109,12 @@ class AgentEvaluator:
         progress: ProgressFn | None = None,
         max_results_in_memory: int | None = None,
         executor: Executor | str | None = None,
+        prices: PriceTable | None = None,
+        user_simulator: object | None = None,
+        expected_agent: object | None = None,
+        simulation: SimulationSettings | None = None,
+        agent_cache: AgentResponseCache | None = None,
+        store: str | None = None,
     ) -> None:
         from .service import Callbacks
 
@@ -105,6 +124,10 @@ class AgentEvaluator:
             raise ValueError(f"parallelism must be at least 1, got {parallelism}")
         if timeout is not None and timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout}")
+        if store is not None and result_manager is None:
+            from .sqlstore import open_store
+
+            result_manager = open_store(store).results()
         if eval_set_manager is None or metric_manager is None or result_manager is None:
             from .storage import LocalEvalResultManager, LocalEvalSetManager, LocalMetricManager
 
@@ -117,6 +140,7 @@ class AgentEvaluator:
             registry = Registry(judge_settings=judge_settings)
         self.app_name = app_name
         self.agent = agent
+        self.prices = prices
         self.eval_set_manager = eval_set_manager
         self.metric_manager = metric_manager
         self.result_manager = result_manager
@@ -131,8 +155,10 @@ class AgentEvaluator:
             DEFAULT_MAX_RESULTS_IN_MEMORY if max_results_in_memory is None else max_results_in_memory
         )
         self.executor = _executor(executor)
+        self.agent_cache = agent_cache
         self._interrupt_requested = False
         self._pool_task: asyncio.Future[None] | None = None
+        self.simulation = _simulation_settings(simulation, user_simulator, expected_agent)
 
     def _metrics(self, eval_set_id: str) -> list[EvalMetric]:
         try:
@@ -163,8 +189,12 @@ class AgentEvaluator:
         if self._pool_task is not None and not self._pool_task.done():
             self._pool_task.cancel()
 
-    async def evaluate(self, eval_set_id: str) -> EvaluationResult:
+    async def evaluate(self, eval_set_id: str, *, resume: ResumeState | None = None) -> EvaluationResult:
         """Evaluate the eval set ``eval_set_id`` and save the result.
+
+        ``resume`` continues an interrupted run (see :func:`agentgauge._resume.load_resume`): its (case, run) pairs
+        already scored are taken as they are, the others run, and the result keeps the interrupted run's id
+        (``AfterInferenceSet`` callbacks see the inference results of the pairs run now only).
 
         Raises :class:`InputError` before running anything when a selected case id does not exist, a metric is
         unknown or invalid, or an agent is needed but missing; callback errors raise
@@ -186,10 +216,13 @@ class AgentEvaluator:
         cases = select_cases(eval_set, self.case_ids)
         metrics = self._metrics(eval_set_id)
         self._check(cases, metrics)
+        if resume is not None:
+            ids = [case.eval_id for case in cases]
+            resume.check(eval_set_id=eval_set_id, num_runs=self.num_runs, metrics=metrics, case_ids=ids)
         prepared = _prepare_scorers(metrics)
         try:
             with _collector_ignores_loaded_data():
-                return await self._run(eval_set, cases, metrics, started, stream, prepared)
+                return await self._run(eval_set, cases, metrics, started, stream, prepared, resume)
         finally:
             if prepared is not None and not prepared.done():
                 prepared.cancel()  # the thread finishes its import on its own
@@ -209,10 +242,12 @@ class AgentEvaluator:
         started: float,
         stream: Callable[[str, str], Iterator[EvalCase]] | None,
         prepared: asyncio.Future[None] | None = None,
+        resume: ResumeState | None = None,
     ) -> EvaluationResult:
         from .service import (
             BeforeEvaluateSetArgs,
             BeforeInferenceSetArgs,
+            CallbackError,
             CompactResult,
             EvaluateConfig,
             EvaluateRequest,
@@ -225,7 +260,8 @@ class AgentEvaluator:
 
         eval_set_id = eval_set.eval_set_id
         # The id is chosen here so the saved file and the returned object agree.
-        result_id = f"{self.app_name}_{eval_set_id}_{uuid4()}"
+        result_id = resume.eval_set_result_id if resume else f"{self.app_name}_{eval_set_id}_{uuid4()}"
+        done_before = dict(resume.done) if resume is not None else {}
         runs: list[RunPlan] = []
         case_ids = [case.eval_id for case in cases]
         for run_id in range(1, self.num_runs + 1):
@@ -250,6 +286,7 @@ class AgentEvaluator:
         keep_results = bool(self.callbacks.names("after_evaluate_set"))
         writer = self._open_writer(eval_set_id, result_id)
         collector = _Collector(writer, keep_full=writer is None or total <= self.max_results_in_memory)
+        progress_log = _open_progress(writer, self.app_name, eval_set_id, result_id, self.num_runs, metrics, resume)
         done = 0
         if self.progress is not None:
             self.progress(0, total)
@@ -263,14 +300,30 @@ class AgentEvaluator:
                     wanted = {case.eval_id for case in run.cases}
                     selected = (c for c in stream(self.app_name, eval_set_id) if c.eval_id in wanted)
                 for case in selected:
-                    yield WorkItem(seq, run, case)
+                    earlier = done_before.pop((case.eval_id, run.run_id), None) if done_before else None
+                    if earlier is not None:  # scored before the interruption: kept as it was, never dispatched
+                        record(seq, run, earlier)
+                    else:
+                        yield WorkItem(seq, run, case)
                     seq += 1
 
         def emit(item: WorkItem, result: EvalCaseResult | CompactResult) -> None:
+            # Written to the progress log as it finishes; the JSON made for it goes to the result file in order.
+            dumped = None
+            if progress_log is not None:
+                if isinstance(result, CompactResult):
+                    progress_log.add_json(result.detail)
+                else:
+                    dumped = progress_log.add(result)
+            record(item.seq, item.run, result, dumped)
+
+        def record(
+            seq: int, run: RunPlan, result: EvalCaseResult | CompactResult, dumped: dict[str, Any] | None = None
+        ) -> None:
             nonlocal done
             if keep_results:
-                item.run.case_results.append(result.full() if isinstance(result, CompactResult) else result)
-            collector.add(item.seq, result)
+                run.case_results.append(result.full() if isinstance(result, CompactResult) else result)
+            collector.add(seq, result, dumped)
             done += 1
             if self.progress is not None:
                 self.progress(done, total)
@@ -286,6 +339,9 @@ class AgentEvaluator:
             prepared,
             keep_inferences=keep_inferences,
             keep_results=keep_results,
+            prices=self.prices,
+            simulation=self.simulation,
+            agent_cache=self.agent_cache,
         )
 
         async def work() -> None:
@@ -307,19 +363,25 @@ class AgentEvaluator:
                 self._pool_task = None
             if not interrupted:
                 await self._after_sets(runs, eval_set_id)
-        except BaseException:
+        except BaseException as exc:
             if writer is not None and not interrupted:
                 current = asyncio.current_task()
                 if current is not None and current.cancelling():
                     # Cancelled from outside (Ctrl-C under asyncio.run): save what finished, then propagate.
                     collector.flush()
                     self._finish(eval_set, collector, writer, result_id, started, interrupted=True)
+                    _close_progress(progress_log, saved=True)
                 else:
                     writer.abort()
+            # A crash (disk full, out of memory, a bug) keeps the log for --resume; a callback error would only
+            # happen again, so that run leaves nothing behind, as before.
+            _close_progress(progress_log, saved=isinstance(exc, CallbackError))
             raise
         if interrupted:
             collector.flush()
-        return self._finish(eval_set, collector, writer, result_id, started, interrupted=interrupted)
+        outcome = self._finish(eval_set, collector, writer, result_id, started, interrupted=interrupted)
+        _close_progress(progress_log, saved=True)  # the result file now holds every finished case
+        return outcome
 
     async def _after_sets(self, runs: list[RunPlan], eval_set_id: str) -> None:
         from .service import AfterEvaluateSetArgs, AfterInferenceSetArgs, EvalSetRunResult
@@ -445,3 +507,24 @@ def _executor(executor: Executor | str | None) -> Executor:
     if isinstance(executor, str):
         raise ValueError(f"unknown executor {executor!r}: use 'local', 'ray' or an Executor object")
     return executor
+
+
+def _simulation_settings(
+    settings: SimulationSettings | None, user_simulator: object | None, expected_agent: object | None
+) -> SimulationSettings | None:
+    """``settings`` with the ``user_simulator`` / ``expected_agent`` shortcuts filled in (``None`` when none)."""
+    if settings is None and user_simulator is None and expected_agent is None:
+        return None
+    import dataclasses
+
+    from .agents import as_agent
+    from .simulation import SimulationSettings, as_user_simulator
+
+    out = dataclasses.replace(settings) if settings is not None else SimulationSettings()
+    if user_simulator is not None:
+        out.user_simulator = as_user_simulator(user_simulator)
+    if expected_agent is not None:
+        out.expected_agent = as_agent(expected_agent)
+    elif out.expected_agent is not None:
+        out.expected_agent = as_agent(out.expected_agent)
+    return out

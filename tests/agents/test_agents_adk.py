@@ -12,6 +12,7 @@ pytest.importorskip("google.adk")
 from google.adk.agents import BaseAgent
 from google.adk.agents.invocation_context import InvocationContext
 from google.adk.events import Event
+from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
@@ -166,3 +167,55 @@ def test_adk_agent_directory_through_the_cli(tmp_path: Any) -> None:
     actual = saved["evalCaseResults"][0]["evalMetricResultPerInvocation"][0]["actualInvocation"]
     assert actual["finalResponse"]["content"] == "Paris: 3 hits"
     assert actual["tools"] == [{"id": "fc", "name": "lookup", "arguments": {"q": "museums"}, "result": {"hits": 3}}]
+
+
+class _ScriptedLlm(BaseLlm):  # type: ignore[misc]
+    """A model that first calls the ``wait`` tool, then answers; each response reports its usage."""
+
+    async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False) -> Any:
+        import asyncio
+
+        from google.adk.models.llm_response import LlmResponse
+
+        await asyncio.sleep(0.05)
+        answered = any(p.function_response for c in llm_request.contents for p in (c.parts or []))
+        part = (
+            types.Part(text="done")
+            if answered
+            else types.Part(function_call=types.FunctionCall(id="w1", name="wait", args={}))
+        )
+        meta = types.GenerateContentResponseUsageMetadata(
+            prompt_token_count=100, candidates_token_count=10, thoughts_token_count=5, total_token_count=115
+        )
+        yield LlmResponse(
+            content=types.Content(role="model", parts=[part]), usage_metadata=meta, model_version="scripted-1"
+        )
+
+
+def wait() -> str:
+    """Wait a little."""
+    import time
+
+    time.sleep(0.05)
+    return "waited"
+
+
+async def test_llm_agent_usage_and_durations_are_recorded() -> None:
+    from google.adk.agents import LlmAgent
+
+    from agentgauge.model import EvalCase, Invocation
+    from agentgauge.service import infer_case
+
+    agent = LlmAgent(name="timed", model=_ScriptedLlm(model="scripted-1"), tools=[wait])
+    case = EvalCase(eval_id="c", conversation=[Invocation(user_content=Message(content="go"))])
+    result = await infer_case(as_agent(agent), case, app_name="a", eval_set_id="s", session_id="x")
+    assert result.error_message is None
+    [inv] = result.inferences
+    assert inv.usage is not None
+    # two model calls, usage summed the way ADK's token_usage_v1 sums it (output = candidates + thoughts)
+    assert (inv.usage.model_calls, inv.usage.model) == (2, "scripted-1")
+    assert (inv.usage.input_tokens, inv.usage.output_tokens, inv.usage.total_tokens) == (200, 30, 230)
+    assert inv.usage.reasoning_tokens == 10 and inv.usage.cost is None  # no price for this model
+    assert inv.duration is not None and inv.model_duration is not None and inv.tool_duration is not None
+    assert inv.model_duration >= 0.09 and inv.tool_duration >= 0.04
+    assert inv.duration >= inv.model_duration + inv.tool_duration - 0.002

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -28,7 +29,9 @@ class ScriptedServer:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.requests.append(body)
                 outer.auth.append(self.headers.get("Authorization", ""))
-                message = outer.replies.pop(0)
+                message = dict(outer.replies.pop(0))
+                usage = message.pop("_usage", None)  # the response's usage block, when scripted
+                time.sleep(message.pop("_delay", 0))
                 payload = {
                     "id": f"chatcmpl-{len(outer.requests)}",
                     "object": "chat.completion",
@@ -36,6 +39,8 @@ class ScriptedServer:
                     "model": body["model"],
                     "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
                 }
+                if usage is not None:
+                    payload["usage"] = usage
                 data = json.dumps(payload).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -223,3 +228,108 @@ def test_openai_example_passes_against_a_scripted_model(
     assert server.requests[0]["model"] == "scripted-model"
     assert server.requests[0]["temperature"] == 0
     assert json.loads(server.requests[4]["messages"][-1]["content"]) == 51.8
+
+
+def slow_lookup(key: str) -> str:
+    """Look a key up slowly.
+
+    Args:
+        key: what to look up.
+    """
+    time.sleep(0.2)
+    return key.upper()
+
+
+USAGE_CASES = [
+    # (usage blocks of the two responses, expected usage fields)
+    (
+        [
+            {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+            {"prompt_tokens": 150, "completion_tokens": 30, "total_tokens": 180},
+        ],
+        {"input_tokens": 250, "output_tokens": 50, "total_tokens": 300, "prompt_tokens": 250, "candidates_tokens": 50},
+    ),
+    (
+        [
+            {
+                "prompt_tokens": 1000,
+                "completion_tokens": 200,
+                "total_tokens": 1200,
+                "prompt_tokens_details": {"cached_tokens": 800},
+                "completion_tokens_details": {"reasoning_tokens": 150},
+            },
+            {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        ],
+        {
+            "input_tokens": 1010,
+            "output_tokens": 205,
+            "total_tokens": 1215,
+            "cached_tokens": 800,
+            "reasoning_tokens": 150,
+            "candidates_tokens": 55,
+        },
+    ),
+    ([None, None], {"input_tokens": None, "output_tokens": None, "total_tokens": None}),  # server reports none
+]
+
+
+@pytest.mark.parametrize(("blocks", "expected"), USAGE_CASES)
+async def test_usage_is_summed_over_the_turns_model_calls(
+    server: ScriptedServer, blocks: list[Any], expected: dict[str, Any]
+) -> None:
+    server.replies = [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [_tool_call("c1", "calculator", '{"operation":"add","a":1,"b":2}')],
+        },
+        {"role": "assistant", "content": "3"},
+    ]
+    for reply, block in zip(server.replies, blocks, strict=True):
+        if block is not None:
+            reply["_usage"] = block
+    out = await _agent(server).run(AgentRequest(user_content=Message(content="1+2?"), session_id="s"))
+    assert out.usage is not None
+    assert (out.usage.model_calls, out.usage.model) == (2, "test-model")
+    assert {k: getattr(out.usage, k) for k in expected} == expected
+
+
+async def test_live_run_records_durations_usage_and_cost(server: ScriptedServer) -> None:
+    from agentgauge.model import EvalCase
+    from agentgauge.service import infer_case
+
+    server.replies = [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [_tool_call("c1", "slow_lookup", '{"key":"k"}')],
+            "_delay": 0.1,
+            "_usage": {"prompt_tokens": 1_000_000, "completion_tokens": 0, "total_tokens": 1_000_000},
+        },
+        {"role": "assistant", "content": "K", "_usage": {"prompt_tokens": 0, "completion_tokens": 1_000_000}},
+    ]
+    agent = OpenAIAgent(
+        "gpt-4o-mini-2024-07-18", base_url=server.base_url, api_key_env="TEST_LOOPBACK_KEY", tools=[slow_lookup]
+    )
+    case = EvalCase(eval_id="c", conversation=[Invocation(user_content=Message(content="look k up"))])
+    result = await infer_case(agent, case, app_name="a", eval_set_id="s", session_id="x")
+    [inv] = result.inferences
+    assert inv.duration is not None and inv.model_duration is not None and inv.tool_duration is not None
+    assert 0.1 <= inv.model_duration < inv.duration  # the first request waited 0.1 s on the server
+    assert 0.2 <= inv.tool_duration < inv.duration  # the tool slept 0.2 s
+    assert inv.duration >= inv.model_duration + inv.tool_duration - 0.002
+    assert inv.usage is not None and inv.usage.total_tokens == 2_000_000
+    # gpt-4o-mini in the built-in table: $0.15 per 1M input tokens, $0.60 per 1M output tokens
+    assert inv.usage.cost == pytest.approx(0.75)
+
+
+async def test_unpriced_model_gets_no_cost(server: ScriptedServer) -> None:
+    from agentgauge.model import EvalCase
+    from agentgauge.service import infer_case
+
+    server.replies = [{"role": "assistant", "content": "hi", "_usage": {"prompt_tokens": 5, "completion_tokens": 1}}]
+    case = EvalCase(eval_id="c", conversation=[Invocation(user_content=Message(content="hello"))])
+    result = await infer_case(_agent(server), case, app_name="a", eval_set_id="s", session_id="x")
+    [inv] = result.inferences
+    assert inv.usage is not None and inv.usage.total_tokens == 6 and inv.usage.cost is None
+    assert inv.tool_duration == 0.0  # no tool ran, and the agent sees every tool: zero, not unknown

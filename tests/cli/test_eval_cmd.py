@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentgauge.cli import app
+from agentgauge.formats import ADK_EFFICIENCY_METRICS
 
 ROOT = Path(__file__).resolve().parents[2]
 CALC_DIR = ROOT / "examples" / "calculator"
@@ -240,7 +241,11 @@ def test_adk_eval_set_with_test_config_uses_adk_semantics(tmp_path: Path) -> Non
     assert result.exit_code == 0, result.output
     [saved] = _saved(tmp_path / "out" / "adk_app")
     metrics = {m["metricName"]: m for m in saved["evalCaseResults"][0]["overallEvalMetricResults"]}
-    assert set(metrics) == {"tool_trajectory_avg_score", "response_match_score"}
+    # ADK 2.x appends its four informational efficiency metrics to every test_config.json
+    assert list(metrics) == ["tool_trajectory_avg_score", "response_match_score", *ADK_EFFICIENCY_METRICS]
+    assert {metrics[name]["evalStatus"] for name in ADK_EFFICIENCY_METRICS} == {"informational"}
+    assert metrics["tool_call_count_v1"]["score"] == 1.0  # the agent made one tool call
+    assert metrics["invocation_duration_v1"]["details"]["durationDetails"]["total_seconds"] >= 0
     assert metrics["tool_trajectory_avg_score"]["criterion"]["adk"]["threshold"] == 1.0
     assert metrics["response_match_score"]["score"] == 1.0
     assert "test_config.json" in result.output
@@ -259,16 +264,16 @@ def test_config_lookup_order(tmp_path: Path) -> None:
         return [m["metricName"] for m in data["evalCaseResults"][0]["overallEvalMetricResults"]]
 
     assert _eval(CALC_AGENT, evalset, "--output-dir", out).exit_code == 1  # ADK defaults: trajectory expects no tools
-    assert metric_names() == ["tool_trajectory_avg_score", "response_match_score"]
+    assert metric_names() == ["tool_trajectory_avg_score", "response_match_score", *ADK_EFFICIENCY_METRICS]
     _write(tmp_path / "test_config.json", {"criteria": {"response_match_score": 0.5}})
     assert _eval(CALC_AGENT, evalset, "--output-dir", out).exit_code == 0
-    assert metric_names() == ["response_match_score"]
+    assert metric_names() == ["response_match_score", *ADK_EFFICIENCY_METRICS]
     _write(tmp_path / "s.metrics.json", FINAL_ONLY)
     assert _eval(CALC_AGENT, evalset, "--output-dir", out).exit_code == 0
     assert metric_names() == ["final_response_avg_score"]
     explicit = _write(tmp_path / "other.json", {"criteria": {"response_match_score": 0.1}})
     assert _eval(CALC_AGENT, evalset, "--metrics", explicit, "--output-dir", out).exit_code == 0
-    assert metric_names() == ["response_match_score"]
+    assert metric_names() == ["response_match_score", *ADK_EFFICIENCY_METRICS]
 
 
 def test_json_output_is_one_document_equal_to_the_saved_result(tmp_path: Path) -> None:

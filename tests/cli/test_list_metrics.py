@@ -80,3 +80,25 @@ def test_table_at_wide_terminals_keeps_descriptions_on_one_line() -> None:
     assert result.exit_code == 0, result.output
     row = next(ln for ln in result.stdout.splitlines() if "tool_trajectory_avg_score" in ln)
     assert "Tool calls match the expected trajectory (1/0 per invocation, mean)." in row
+
+
+ADK_ADDED = {
+    # name: (needs judge, max value; None = unbounded)
+    "tool_call_count_v1": (False, None),
+    "inference_call_count_v1": (False, None),
+    "token_usage_v1": (False, None),
+    "invocation_duration_v1": (False, None),
+    "multi_turn_task_success_v1": (True, 1.0),
+    "multi_turn_trajectory_quality_v1": (True, 1.0),
+    "multi_turn_tool_use_quality_v1": (True, 1.0),
+    "rubric_based_multi_turn_trajectory_quality_v1": (True, 1.0),
+    "per_turn_user_simulator_quality_v1": (True, 1.0),
+}
+
+
+def test_adk_efficiency_and_multi_turn_metrics_are_listed() -> None:
+    rows = {r["name"]: r for r in json.loads(CliRunner().invoke(app, ["list-metrics", "--json"]).stdout)}
+    assert {name: (rows[name]["needsJudge"], rows[name]["maxValue"]) for name in ADK_ADDED} == ADK_ADDED
+    text = CliRunner().invoke(app, ["list-metrics"], env={"COLUMNS": "80"}).stdout
+    assert "tool_call_count_v1  expected: no  judge: no  range: ≥ 0" in text
+    assert all(name in text for name in ADK_ADDED)

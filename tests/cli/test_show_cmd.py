@@ -130,8 +130,9 @@ def test_show_failing_result_exits_1_and_writes_reports(tmp_path: Path) -> None:
     ]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 1, result.output
-    assert 'Expected:\n    tool calls: get_weather({"city": "Paris"})' in result.output
-    assert 'Actual:\n    tool calls: get_weather({"city": "Rome"})' in result.output
+    # The detailed view writes the call once, the expected word struck and the actual one added.
+    assert '  Tool calls: get_weather({"city": "[-Paris-]{+Rome+}"})' in result.output
+    assert "rome: tool_trajectory_avg_score (invocation 1): score 0 < threshold 1" in result.output
     suite = ET.parse(junit).getroot().find("testsuite")
     assert suite is not None and (suite.get("tests"), suite.get("failures")) == ("2", "1")
     assert 'data-case-id="rome"' in html.read_text(encoding="utf-8")
@@ -156,8 +157,8 @@ def test_show_reads_adk_result_files(tmp_path: Path, status: int, code: int) -> 
     assert "Case adk_case" in result.output
     assert "response_match_score" in result.output
     if status == 2:
-        assert 'tool calls: get_weather({"city": "Paris"})' in result.output
-        assert 'final response: "Sunny"' in result.output
+        assert 'Tool calls: get_weather({"city": "Paris"})' in result.output
+        assert 'Final response: "Sunny"' in result.output
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agentgauge.formats import load_eval_set, load_metrics, load_result
+from agentgauge.formats import ADK_EFFICIENCY_METRICS, load_eval_set, load_metrics, load_result
 from agentgauge.model import EvalStatus
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -66,8 +66,9 @@ def test_home_automation_adk_set_and_config() -> None:
     assert [(m.metric_name, m.threshold) for m in metrics] == [
         ("tool_trajectory_avg_score", 1.0),
         ("response_match_score", 0.8),
+        *((name, 0.0) for name in ADK_EFFICIENCY_METRICS),  # appended, as ADK 2.x does
     ]
-    assert all(m.criterion is not None and m.criterion.is_adk for m in metrics)
+    assert all(m.criterion is not None and m.criterion.is_adk for m in metrics[:2])
 
 
 def test_dice_prime_multi_session_set() -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentgauge.formats import (
+    ADK_EFFICIENCY_METRICS,
     default_adk_metrics,
     dump_metrics,
     expand_env,
@@ -95,7 +96,10 @@ def test_test_config_numbers_objects_and_custom_metrics() -> None:
         ("response_match_score", 0.8),
         ("safety_v1", 1.0),
         ("my_metric", 0.5),
+        # appended as ADK 2.x's get_eval_metrics_from_config appends them, without a criterion
+        *((name, 0.0) for name in ADK_EFFICIENCY_METRICS),
     ]
+    assert all(m.criterion is None for m in metrics[4:])
     assert metrics[0].criterion is not None
     assert metrics[0].criterion.adk == {"threshold": 1.0, "match_type": "IN_ORDER", "ignore_args": False}
     assert metrics[1].criterion is not None and metrics[1].criterion.adk == {"threshold": 0.8}
@@ -105,7 +109,10 @@ def test_test_config_numbers_objects_and_custom_metrics() -> None:
     assert back["criteria"]["response_match_score"] == 0.8
     assert back["criteria"]["tool_trajectory_avg_score"]["match_type"] == "IN_ORDER"
     assert back["custom_metrics"] == {"my_metric": {"code_config": {"name": "pkg.mod.fn"}}}
-    assert parse_metrics('{"criteria": {}}') == []
+    assert list(back["criteria"]) == list(config["criteria"])  # the appended metrics are not written back
+    assert [m.metric_name for m in parse_metrics('{"criteria": {}}')] == list(ADK_EFFICIENCY_METRICS)
+    named = parse_metrics('{"criteria": {"token_usage_v1": 5}}')
+    assert [m.metric_name for m in named].count("token_usage_v1") == 1
 
 
 def test_default_adk_metrics() -> None:
@@ -113,6 +120,7 @@ def test_default_adk_metrics() -> None:
     assert [(m.metric_name, m.threshold, m.criterion.adk if m.criterion else None) for m in metrics] == [
         ("tool_trajectory_avg_score", 1.0, {"threshold": 1.0}),
         ("response_match_score", 0.8, {"threshold": 0.8}),
+        *((name, 0.0, None) for name in ADK_EFFICIENCY_METRICS),
     ]
 
 

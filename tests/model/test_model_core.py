@@ -52,7 +52,7 @@ def test_unknown_keys_round_trip() -> None:
                 "conversation": [
                     {
                         "userContent": {"role": "user", "content": "x", "tool_calls": [1]},
-                        "toolMock": {"actual": []},
+                        "toolMock": {"actual": [{"name": "w", "result": 1, "future": True}]},
                         "tools": [{"id": "t", "name": "n", "arguments": [1], "result": "s", "meta": 2}],
                     }
                 ],
@@ -64,7 +64,9 @@ def test_unknown_keys_round_trip() -> None:
     case = again["evalCases"][0]
     assert case["expectedRunnerEnabled"] is True
     inv = case["conversation"][0]
-    assert inv["userContent"]["tool_calls"] == [1] and inv["toolMock"] == {"actual": []}
+    assert inv["userContent"]["tool_calls"] == [1] and inv["toolMock"] == {
+        "actual": [{"name": "w", "result": 1, "future": True}]
+    }
     assert inv["tools"][0] == {"id": "t", "name": "n", "arguments": [1], "result": "s", "meta": 2}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agentgauge.model import (
     CaseRunSummary,
+    Criterion,
     EvalCaseResult,
     EvalCaseSummary,
     EvalMetricResult,
@@ -16,6 +17,7 @@ from agentgauge.model import (
     Message,
     RubricScore,
     StatusCounts,
+    TokenUsage,
     Tool,
 )
 
@@ -143,3 +145,114 @@ def multi_run_result() -> EvalSetResult:
         overall_status=F, num_runs=3, run_status_counts=StatusCounts(passed=1, failed=2), eval_case_summaries=summaries
     )
     return EvalSetResult(eval_set_result_id="calc_multi", eval_set_id="calc", eval_case_results=cases, summary=summary)
+
+
+def timed(
+    inv: Invocation, duration: float, tokens: tuple[int, int] | None = None, cost: float | None = None
+) -> Invocation:
+    """``inv`` with a recorded duration and, optionally, token usage ``(input, output)`` and cost."""
+    usage = None
+    if tokens is not None:
+        usage = TokenUsage(
+            input_tokens=tokens[0],
+            output_tokens=tokens[1],
+            total_tokens=sum(tokens),
+            model_calls=1,
+            model="gpt-test",
+            cost=cost,
+        )
+    return inv.model_copy(update={"duration": duration, "model_duration": duration / 2, "usage": usage})
+
+
+def usage_result() -> EvalSetResult:
+    """One run with recorded durations, tokens and costs on every actual invocation.
+
+    - ``weather`` failed its trajectory (wrong city) while its ``contains`` response check passed with other
+      words; the tool result differs from the expected one. 1.5 s, 120 + 30 tokens, cost 0.002.
+    - ``rubric_case`` failed a judge metric with a rubric whose text lives in the criterion; the overall reason
+      repeats the invocation's. 0.25 s, no token usage recorded.
+    - ``crash`` errored on its second turn: traceback stored, first turn kept. 2 s, 50 + 10 tokens, no price.
+    - ``fine`` passed, no usage recorded at all.
+    """
+    expected = Invocation(
+        invocation_id="w-1",
+        user_content=Message(role="user", content="Weather in Paris?"),
+        final_response=Message(role="assistant", content="It is sunny in Paris."),
+        tools=[Tool(id="t1", name="get_weather", arguments={"city": "Paris"}, result={"sky": "sunny"})],
+    )
+    actual = timed(
+        Invocation(
+            invocation_id="a-1",
+            user_content=Message(role="user", content="Weather in Paris?"),
+            final_response=Message(role="assistant", content="Paris: sunny today, enjoy!"),
+            tools=[Tool(id="t1", name="get_weather", arguments={"city": "Lyon"}, result={"sky": "rain"})],
+        ),
+        1.5,
+        (120, 30),
+        0.002,
+    )
+    traj = metric("tool_trajectory_avg_score", 0.0, 1.0, F, "arguments differ at $.city")
+    contains = EvalMetricResult(
+        metric_name="final_response_avg_score",
+        score=1.0,
+        threshold=1.0,
+        eval_status=P,
+        criterion=Criterion(final_response={"text": {"matchStrategy": "contains"}}),
+    )
+    weather = EvalCaseResult(
+        eval_set_id="usage",
+        eval_id="weather",
+        final_eval_status=F,
+        overall_eval_metric_results=[traj, contains],
+        eval_metric_result_per_invocation=[
+            EvalMetricResultPerInvocation(
+                actual_invocation=actual, expected_invocation=expected, eval_metric_results=[traj, contains]
+            )
+        ],
+    )
+    judge_criterion = Criterion(
+        llm_judge={"rubrics": [{"id": "polite", "content": {"text": "The answer thanks the user."}}]}
+    )
+    judged = EvalMetricResult(
+        metric_name="llm_rubric_response",
+        score=0.0,
+        threshold=1.0,
+        eval_status=F,
+        criterion=judge_criterion,
+        details=EvalMetricResultDetails(
+            reason="the answer is curt",
+            rubric_scores=[RubricScore(id="polite", reason="no thanks given", score=0.0)],
+        ),
+    )
+    rubric_inv = timed(invocation("Say hi", "hi"), 0.25)
+    rubric_case = EvalCaseResult(
+        eval_set_id="usage",
+        eval_id="rubric_case",
+        final_eval_status=F,
+        overall_eval_metric_results=[judged],
+        eval_metric_result_per_invocation=[
+            EvalMetricResultPerInvocation(
+                actual_invocation=rubric_inv, expected_invocation=None, eval_metric_results=[judged]
+            )
+        ],
+    )
+    crash = EvalCaseResult(
+        eval_set_id="usage",
+        eval_id="crash",
+        final_eval_status=F,
+        error_message="agent failed on invocation 2 of 2 (crash-2): RuntimeError: boom",
+        error_traceback='Traceback (most recent call last):\n  File "agent.py", line 8, in run\nRuntimeError: boom',
+        eval_metric_result_per_invocation=[
+            EvalMetricResultPerInvocation(
+                actual_invocation=timed(invocation("calc add 2 3", "5", ("add", {"a": 2, "b": 3})), 2.0, (50, 10))
+            )
+        ],
+    )
+    fine = passing_case()
+    fine.eval_set_id, fine.eval_id = "usage", "fine"
+    return EvalSetResult(
+        eval_set_result_id="usage_1",
+        eval_set_id="usage",
+        creation_timestamp=1_700_000_000.0,
+        eval_case_results=[weather, rubric_case, crash, fine],
+    )

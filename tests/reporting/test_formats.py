@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from result_samples import errored_case, failing_case, multi_run_result, passing_case
+from result_samples import errored_case, failing_case, multi_run_result, passing_case, usage_result
 
 from agentgauge.errors import InputError
 from agentgauge.model import EvalSetResult
@@ -163,10 +163,11 @@ def test_html_contains_every_case_and_marks_differences(single_run: EvalSetResul
     for case in single_run.eval_case_results:
         assert f'data-case-id="{case.eval_id.replace("<", "&lt;").replace(">", "&gt;")}"' in html
     assert 'id="only-failed"' in html
-    # Differing tool calls are flagged on both sides, the equal one is not; words of the answer are diffed.
-    assert '<span class="call diff">multiply({&quot;a&quot;: 6, &quot;b&quot;: 7})</span>' in html
-    assert '<span class="call diff">multiply({&quot;a&quot;: 6, &quot;b&quot;: 8})</span>' in html
-    assert '<span class="call same">add({&quot;a&quot;: 2, &quot;b&quot;: 3})</span>' in html
+    # Differing tool calls are flagged on both sides with the differing words marked; a passing case's call is
+    # not; words of the answer are diffed.
+    assert '<div class="call diff"><code>multiply({&quot;a&quot;: 6, &quot;b&quot;: <del>7</del>})</code></div>' in html
+    assert '<div class="call diff"><code>multiply({&quot;a&quot;: 6, &quot;b&quot;: <ins>8</ins>})</code></div>' in html
+    assert '<div class="call"><code>add({&quot;a&quot;: 2, &quot;b&quot;: 3})</code></div>' in html
     assert "The answer is <del>42</del>." in html
     assert "The answer is <ins>48</ins>." in html
     assert "judge: the number is wrong" in html
@@ -185,3 +186,40 @@ def test_write_report_writes_atomically(fmt: str, tmp_path: Path, single_run: Ev
 def test_unknown_format_is_an_input_error(single_run: EvalSetResult) -> None:
     with pytest.raises(InputError, match="unknown report format 'pdf': expected one of json, junit, markdown, html"):
         render(single_run, "pdf")  # type: ignore[arg-type]
+
+
+def test_junit_time_comes_from_recorded_durations() -> None:
+    suite = _suite(render(usage_result(), "junit"))
+    times = {case.get("name"): case.get("time") for case in suite.iter("testcase")}
+    assert times == {"weather": "1.500", "rubric_case": "0.250", "crash": "2.000", "fine": None}
+    assert suite.get("time") == "3.750"
+    props = {
+        p.get("name"): p.get("value")
+        for p in next(c for c in suite.iter("testcase") if c.get("name") == "weather").iter("property")
+    }
+    assert (props["usage.total_tokens"], props["usage.cost"], props["usage.model"]) == ("150", "0.002", "gpt-test")
+
+
+def test_junit_has_no_time_when_nothing_was_recorded(single_run: EvalSetResult) -> None:
+    suite = _suite(render(single_run, "junit"))
+    assert suite.get("time") is None
+    assert all(case.get("time") is None for case in suite.iter("testcase"))
+    assert not any(p.get("name", "").startswith("usage.") for p in suite.iter("property"))
+
+
+def test_markdown_shows_usage_and_a_table_of_cases_that_did_not_pass() -> None:
+    md = render(usage_result(), "markdown")
+    assert "**Usage:** 3.75 s (model 1.88 s) · 210 tokens (170 in / 40 out) · 2 model calls · cost ≥0.002" in md
+    assert "| Case | Status | Duration | Tokens | Cost | First reason |" in md
+    assert (
+        "| `weather` | ❌ failed | 1.50 s | 150 | 0.002 | tool_trajectory_avg_score (invocation 1): score 0 \\< "
+        "threshold 1: arguments differ at $.city |"
+    ) in md
+    assert "*1.50 s (model 0.75 s) · 150 tokens (120 in / 30 out) · 1 model call · cost 0.002*" in md
+    assert "<details><summary>Traceback</summary>\n\n```text\nTraceback (most recent call last):" in md
+
+
+def test_markdown_groups_runs_per_case(multi_run: EvalSetResult) -> None:
+    md = render(multi_run, "markdown")
+    assert "| `multiply_pipe\\|<tag>` | ❌ failed | 1/3 | run 1: tool_trajectory_avg_score" in md
+    assert "Duration" not in md

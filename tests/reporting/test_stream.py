@@ -6,7 +6,7 @@ import io
 from pathlib import Path
 
 import pytest
-from result_samples import multi_run_result, single_run_result
+from result_samples import multi_run_result, single_run_result, usage_result
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -19,7 +19,7 @@ from agentgauge.reporting._terminal import print_overview
 from agentgauge.service import case_row, summarize_rows
 
 
-@pytest.mark.parametrize("make", [single_run_result, multi_run_result])
+@pytest.mark.parametrize("make", [single_run_result, multi_run_result, usage_result])
 def test_streamed_reports_equal_rendered_ones(make: object, tmp_path: Path) -> None:
     result: EvalSetResult = make()  # type: ignore[operator]
     formats = ("junit", "markdown", "html")
@@ -34,12 +34,14 @@ def test_streamed_reports_equal_rendered_ones(make: object, tmp_path: Path) -> N
     assert console.file.getvalue() == whole.file.getvalue()  # type: ignore[attr-defined]
 
 
-def test_view_from_compact_rows_matches_the_whole_view() -> None:
-    result = multi_run_result()
+@pytest.mark.parametrize("make", [multi_run_result, usage_result])
+def test_view_from_compact_rows_matches_the_whole_view(make: object) -> None:
+    result: EvalSetResult = make()  # type: ignore[operator]
     rows = summarize_rows(map(case_row, result.eval_case_results), case_ids=[], num_runs=2)
     header = result.model_copy(update={"eval_case_results": []})
     fast, whole = view_from_rows(header, rows.by_case, rows.case_status), build_view(result)
     assert fast.cases == whole.cases and fast.pass_k == whole.pass_k and fast.num_runs == whole.num_runs
+    assert fast.usage == whole.usage and [c.reason for c in fast.cases] == [c.reason for c in whole.cases]
     assert [(m.metric_name, m.mean, m.passed, m.failed) for m in fast.metrics] == [
         (m.metric_name, m.mean, m.passed, m.failed) for m in whole.metrics
     ]

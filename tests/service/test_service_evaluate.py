@@ -245,3 +245,24 @@ async def test_rubric_error_fails_the_case_and_evaluator_sees_merged_metric() ->
     result = await evaluate_case(bad, _inference(bad, ["a"]), [judge], FakeRegistry(func=evaluator))
     assert result.final_eval_status is EvalStatus.FAILED
     assert result.error_message is not None and "names metric 'nope'" in result.error_message
+
+
+async def test_failed_inference_keeps_traceback_and_partial_trajectory_unscored() -> None:
+    eval_case = case("c", inv("q1", "a1"), inv("q2", "a2"))
+    inference = _inference(eval_case, ["a1"]).fail(
+        "agent failed on invocation 2 of 2: ValueError: x",
+        partial=[inv("q1", "a1")],
+        traceback="Traceback (most recent call last):\nValueError: x",
+    )
+    result = await evaluate_case(eval_case, inference, [EXACT], FakeRegistry(exact_answer=ExactAnswer()))
+    assert result.final_eval_status is EvalStatus.FAILED
+    assert result.error_message == "agent failed on invocation 2 of 2: ValueError: x"
+    assert result.error_traceback == "Traceback (most recent call last):\nValueError: x"
+    assert result.overall_eval_metric_results == []
+    (only,) = result.eval_metric_result_per_invocation
+    assert only.actual_invocation.final_response.content == "a1"  # type: ignore[union-attr]
+    assert only.expected_invocation is not None and only.expected_invocation.user_content.content == "q1"
+    assert only.eval_metric_results == []
+    # Saved and read back, the traceback stays.
+    dumped = result.model_dump(mode="json", by_alias=True)
+    assert dumped["errorTraceback"].endswith("ValueError: x")

@@ -128,7 +128,8 @@ async def test_agent_that_hangs_forever_is_cut_off() -> None:
             True,
             "conversation and conversationScenario are mutually exclusive",
         ),
-        ({"conversation_scenario": {"conversationPlan": "p"}}, True, "conversationScenario (user simulation)"),
+        ({"conversation_scenario": {"conversationPlan": "p"}}, True, None),  # scenario rules are checked at run time
+        ({"conversation_scenario": {"conversationPlan": "p"}}, False, "no agent to run this case"),
         ({"conversation": [inv("a")], "actual_conversation": [inv("a")]}, True, "only allowed in trace mode"),
         ({"eval_mode": "trace", "conversation": [inv("a", "b")]}, False, None),
         ({"eval_mode": "trace"}, False, "trace-mode case has neither conversation nor actualConversation"),
@@ -189,3 +190,39 @@ async def test_trace_mode_never_calls_the_agent() -> None:
     assert agent.requests == []
     assert result.inferences[0].final_response.content == "recorded"  # type: ignore[union-attr]
     assert (await _infer(None, trace_case)).status is EvalStatus.PASSED
+
+
+async def test_agent_exception_keeps_the_traceback_and_the_finished_turns() -> None:
+    from agentgauge._redact import clear_secrets, register_secret
+
+    secret = "sk-test-0123456789abcdef"
+    register_secret(secret)
+    try:
+
+        def agent(request: AgentRequest) -> str:
+            if request.user_content.content == "bad":
+                raise ValueError(f"boom with key {secret}")
+            return "fine"
+
+        result = await _infer(agent, case("c", inv("ok"), inv("bad", invocation_id="c-2")))
+    finally:
+        clear_secrets()
+    assert result.inferences == []
+    assert [i.final_response.content for i in result.partial_inferences] == ["fine"]  # type: ignore[union-attr]
+    assert result.error_traceback is not None
+    assert result.error_traceback.startswith("Traceback (most recent call last):")
+    assert 'raise ValueError(f"boom with key {secret}")' in result.error_traceback  # the agent's own frame
+    assert result.error_traceback.endswith("ValueError: boom with key ***")
+    assert secret not in result.error_traceback
+
+
+async def test_timeout_keeps_the_finished_turns() -> None:
+    async def agent(request: AgentRequest) -> str:
+        if request.user_content.content == "slow":
+            await asyncio.sleep(5)
+        return "quick"
+
+    result = await _infer(agent, case("c", inv("fast"), inv("slow")), timeout=0.3)
+    assert result.error_message == "inference timed out after 0.3 s"
+    assert [i.user_content.content for i in result.partial_inferences] == ["fast"]
+    assert result.error_traceback is None

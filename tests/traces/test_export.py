@@ -44,7 +44,7 @@ def test_export_to_file_joins_the_evaluated_traces(tmp_path: Path, result_file: 
     out = tmp_path / "spans.json"
     result = runner.invoke(app, ["traces", "export", str(result_file), "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert result.output.strip() == f"exported 18 spans from 2 case result(s) to {out}"
+    assert result.output.strip() == f"exported 42 spans from 2 case result(s) to {out}"
     traces = {t.trace_id: t for t in load_traces(out)}
     assert ADK_TRACE in traces and "9ee8a6a84f2554946ee0647754e2dd27" in traces
     trace = traces[ADK_TRACE]
@@ -53,7 +53,7 @@ def test_export_to_file_joins_the_evaluated_traces(tmp_path: Path, result_file: 
     assert case_span.attr("agentgauge.status") == "passed"
     assert case_span.attr("service.name") == "agentgauge"
     metrics = [s for s in trace.spans if s.name.startswith("evaluate ")]
-    assert len(metrics) == 6  # 2 overall + 2 invocations x 2 metrics
+    assert len(metrics) == 18  # 2 overall + 2 invocations x 2 metrics, and the same for 4 informational metrics
     overall = {s.attributes["gen_ai.evaluation.name"]: s.attributes for s in case_span.children if s in metrics}
     assert overall["response_match_score"]["gen_ai.evaluation.score.value"] == 1.0
     assert overall["response_match_score"]["gen_ai.evaluation.score.label"] == "passed"
@@ -106,7 +106,7 @@ def test_export_posts_otlp_json_with_headers(
     assert path == "/v1/traces"
     assert headers["x-api"] == "secret" and headers["x-env"] == "1"
     assert headers["Content-Type"] == "application/json"
-    assert len(body["resourceSpans"][0]["scopeSpans"][0]["spans"]) == 18
+    assert len(body["resourceSpans"][0]["scopeSpans"][0]["spans"]) == 42  # 18 + 24 for 4 informational metrics
 
 
 def test_endpoint_from_environment_and_errors(

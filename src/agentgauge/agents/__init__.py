@@ -1,5 +1,8 @@
 """Agents: the request/response contract, adapters for Python callables and Google ADK agents, an
 OpenAI-compatible tool-calling agent, and the loader used by the command line.
+
+``mockable`` (from :mod:`agentgauge.mocks`) decorates a Python agent's own tool functions so that eval-set tool
+mocks apply to them.
 """
 
 from ._adapt import CallableAgent, as_agent, to_output
@@ -15,6 +18,7 @@ from ._events import (
 )
 from ._loader import load_agent, looks_like_agent_spec
 from ._openai import OpenAIAgent
+from ._timing import time_model, time_tool
 from ._tools import FunctionTool, parse_docstring
 from ._types import Agent, AgentError, AgentOutput, AgentRequest
 
@@ -38,6 +42,8 @@ __all__ = [
     "load_agent",
     "looks_like_agent_spec",
     "parse_docstring",
+    "time_model",
+    "time_tool",
     "to_output",
 ]
 
@@ -48,4 +54,8 @@ def __getattr__(name: str) -> object:
         from . import _adk
 
         return getattr(_adk, name)
+    if name == "mockable":  # agentgauge.mocks imports this package, so it is looked up on first use
+        from ..mocks import mockable
+
+        return mockable
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,10 +6,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
+from collections.abc import Iterator
 from typing import Any
 
+from ..mocks import ActiveMocks, active_mocks
 from ..model import Message, Tool, new_tool_id
+from ..model._usage import usage_from_adk_events
+from ._timing import current_clock, measures
 from ._types import AgentError, AgentOutput, AgentRequest
 
 __all__ = ["AdkAgent", "adk_events_to_output"]
@@ -29,7 +34,8 @@ def adk_events_to_output(events: list[Any]) -> AgentOutput:
     the matching tool's ``result`` (by id, else the latest unanswered call of that name), the text of the last
     final-response event is the final response and the text of other non-partial agent events becomes
     intermediate responses (with the ADK ``author`` kept). An event carrying an error code raises
-    :class:`AgentError`.
+    :class:`AgentError`. ``usage`` sums the events' ``usage_metadata``; its ``model_calls`` counts the events with
+    usage metadata or a model version (ADK's inference calls).
     """
     tools: list[Tool] = []
     answered: set[int] = set()
@@ -60,7 +66,25 @@ def adk_events_to_output(events: list[Any]) -> AgentOutput:
             final = message
         else:
             intermediate.append(message)
-    return AgentOutput(final_response=final, tools=tools, intermediate_responses=intermediate)
+    usage = usage_from_adk_events(e for e in events if e.author != "user" and not e.partial)
+    return AgentOutput(final_response=final, tools=tools, intermediate_responses=intermediate, usage=usage)
+
+
+@contextlib.contextmanager
+def _busy_intervals() -> Iterator[None]:
+    """Hand the model and tool intervals ADK's telemetry collects during the block to the turn's clock."""
+    try:
+        from google.adk.telemetry._instrumentation import collect_busy_intervals
+    except ImportError:  # an ADK without interval collection: model and tool time stay unmeasured
+        yield
+        return
+    clock = current_clock()
+    with collect_busy_intervals() as busy:
+        yield
+    if clock is not None:
+        measures(models=True, tools=True)
+        clock.model.extend(busy.model)
+        clock.tools.extend(busy.tool)
 
 
 def _attach_result(tools: list[Tool], answered: set[int], response: Any) -> None:
@@ -77,16 +101,18 @@ def _attach_result(tools: list[Tool], answered: set[int], response: Any) -> None
 class _Runtime:
     """The ADK Runner and session service of one event loop."""
 
-    def __init__(self, target: Any, app_name: str, context: dict[str, list[Message]]) -> None:
+    def __init__(
+        self, target: Any, app_name: str, context: dict[str, list[Message]], mocks: dict[str, ActiveMocks]
+    ) -> None:
         from google.adk.apps.app import App
         from google.adk.runners import Runner
         from google.adk.sessions.in_memory_session_service import InMemorySessionService
 
-        plugin = _context_plugin(context)
+        plugins = [_tool_mock_plugin(mocks), _context_plugin(context)]
         if isinstance(target, App):
-            app = target.model_copy(update={"plugins": [*target.plugins, plugin]})
+            app = target.model_copy(update={"plugins": [*plugins, *target.plugins]})
         else:
-            app = App(name=app_name, root_agent=target, plugins=[plugin])
+            app = App(name=app_name, root_agent=target, plugins=plugins)
         self.sessions = InMemorySessionService()
         self.runner = Runner(app=app, session_service=self.sessions)
         self.app_name = self.runner.app_name
@@ -116,13 +142,34 @@ def _context_plugin(context: dict[str, list[Message]]) -> Any:
     return ContextMessagesPlugin(name="agentgauge_context_messages")
 
 
+def _tool_mock_plugin(mocks: dict[str, ActiveMocks]) -> Any:
+    """An ADK plugin whose before-tool callback applies the eval set's tool mocks of the session's current turn.
+
+    A matching rule's result replaces the tool's execution (non-object results are wrapped as ``{"result": ...}``,
+    as ADK wraps tool returns); a mocked tool without a matching rule raises, which fails the turn.
+    """
+    from google.adk.plugins.base_plugin import BasePlugin
+
+    class ToolMockPlugin(BasePlugin):
+        async def before_tool_callback(self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any) -> Any:
+            active = mocks.get(tool_context.session.id)
+            if active is None:
+                return None
+            hit, result = await active.resolve(tool.name, tool_args)
+            if not hit:
+                return None
+            return result if isinstance(result, dict) else {"result": result}
+
+    return ToolMockPlugin(name="agentgauge_tool_mock")
+
+
 class AdkAgent:
     """An :class:`~agentgauge.agents.Agent` that runs an ADK ``BaseAgent`` (or ``App``) with ADK's ``Runner``.
 
     Each eval-case session becomes an ADK in-memory session created with ``sessionInput.state`` as its initial
     state; every invocation is one ``runner.run_async`` call whose events are converted by
     :func:`adk_events_to_output`. Context messages reach LLM agents through a plugin (see
-    ``_context_plugin``).
+    ``_context_plugin``); eval-set tool mocks through a before-tool callback (see ``_tool_mock_plugin``).
     """
 
     agentgauge_native = True
@@ -133,6 +180,7 @@ class AdkAgent:
         self.agent = agent
         self.app_name = app_name
         self._context: dict[str, list[Message]] = {}
+        self._mocks: dict[str, ActiveMocks] = {}
         self._runtimes: dict[int, _Runtime] = {}
 
     def __repr__(self) -> str:
@@ -143,7 +191,7 @@ class AdkAgent:
         loop_id = id(asyncio.get_running_loop())
         runtime = self._runtimes.get(loop_id)
         if runtime is None:
-            runtime = _Runtime(self.agent, self.app_name, self._context)
+            runtime = _Runtime(self.agent, self.app_name, self._context, self._mocks)
             self._runtimes = {loop_id: runtime}
         return runtime
 
@@ -164,11 +212,18 @@ class AdkAgent:
                 state=copy.deepcopy(request.state),
             )
         self._context[request.session_id] = list(request.context_messages)
+        active = active_mocks()
+        if active is not None:
+            self._mocks[request.session_id] = active
         message = types.Content(role="user", parts=[types.Part(text=request.user_content.content)])
-        events = [
-            event
-            async for event in runtime.runner.run_async(
-                user_id=user_id, session_id=request.session_id, new_message=message
-            )
-        ]
+        with _busy_intervals():
+            try:
+                events = [
+                    event
+                    async for event in runtime.runner.run_async(
+                        user_id=user_id, session_id=request.session_id, new_message=message
+                    )
+                ]
+            finally:
+                self._mocks.pop(request.session_id, None)
         return adk_events_to_output(events)

@@ -9,8 +9,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from .._redact import register_secret
-from ..model import Invocation, Message, Tool
+from ..model import Invocation, Message, TokenUsage, Tool
 from ._safety import describe_exception
+from ._timing import measures, time_model
 from ._tools import FunctionTool
 from ._types import AgentError, AgentOutput, AgentRequest
 
@@ -22,6 +23,38 @@ __all__ = ["OpenAIAgent"]
 
 def _json_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _add(total: int | None, count: Any) -> int | None:
+    # "Not reported" stays None; a reported count (zero included) is summed.
+    if not isinstance(count, int) or isinstance(count, bool):
+        return total
+    return (total or 0) + count
+
+
+def add_usage(usage: TokenUsage, reported: Any) -> None:
+    """Fold one chat-completions ``response.usage`` into the turn's usage (in place).
+
+    ``prompt_tokens`` / ``completion_tokens`` are the input / output; their ``*_details`` give the cached and
+    reasoning parts. The total is input + output, as ADK derives it.
+    """
+    if reported is None:
+        return
+    prompt = getattr(reported, "prompt_tokens", None)
+    completion = getattr(reported, "completion_tokens", None)
+    usage.input_tokens = _add(usage.input_tokens, prompt)
+    usage.prompt_tokens = _add(usage.prompt_tokens, prompt)
+    usage.output_tokens = _add(usage.output_tokens, completion)
+    details = getattr(reported, "prompt_tokens_details", None)
+    usage.cached_tokens = _add(usage.cached_tokens, getattr(details, "cached_tokens", None))
+    details = getattr(reported, "completion_tokens_details", None)
+    reasoning = getattr(details, "reasoning_tokens", None)
+    usage.reasoning_tokens = _add(usage.reasoning_tokens, reasoning)
+    if isinstance(completion, int):
+        candidates = completion - reasoning if isinstance(reasoning, int) else completion
+        usage.candidates_tokens = _add(usage.candidates_tokens, candidates)
+    if usage.input_tokens is not None or usage.output_tokens is not None:
+        usage.total_tokens = (usage.input_tokens or 0) + (usage.output_tokens or 0)
 
 
 def _history_messages(history: Sequence[Invocation]) -> list[dict[str, Any]]:
@@ -55,7 +88,11 @@ class OpenAIAgent:
     - ``model_settings``: extra chat-completions parameters (``temperature``, ``max_tokens``, ...);
     - ``client``: an ``openai.AsyncOpenAI`` to use instead of building one.
 
-    A tool that raises does not end the turn: the model receives ``{"error": "..."}`` as the tool result.
+    A tool that raises does not end the turn: the model receives ``{"error": "..."}`` as the tool result. Eval-set
+    tool mocks (``toolMock``) replace tool executions; a mocked tool without a matching rule fails the turn.
+
+    Each turn's output carries its token usage (summed over the turn's model calls, from ``response.usage``) and
+    the run engine records the time spent in model requests and in tools.
     """
 
     agentgauge_native = True
@@ -124,8 +161,12 @@ class OpenAIAgent:
             return arguments, {"error": f"unknown tool {name!r}; available: {sorted(self.tools)}"}
         if not isinstance(arguments, dict):
             return arguments, {"error": "arguments must be a JSON object"}
+        from ..mocks import ToolMockError
+
         try:
             return arguments, await tool.call(arguments)
+        except ToolMockError:
+            raise  # a mocked tool without a matching rule fails the turn
         except Exception as exc:  # the model sees the failure and may recover
             return arguments, {"error": describe_exception(exc)}
 
@@ -137,10 +178,15 @@ class OpenAIAgent:
         extra: dict[str, Any] = {"tools": schemas} if schemas else {}
         recorded: list[Tool] = []
         intermediate: list[Message] = []
+        usage = TokenUsage(model_calls=0, model=self.model)
+        measures(models=True, tools=True)
         for _ in range(self.max_steps):
-            response = await client.chat.completions.create(
-                model=self.model, messages=cast(Any, messages), **extra, **self.model_settings
-            )
+            with time_model():
+                response = await client.chat.completions.create(
+                    model=self.model, messages=cast(Any, messages), **extra, **self.model_settings
+                )
+            usage.model_calls = (usage.model_calls or 0) + 1
+            add_usage(usage, getattr(response, "usage", None))
             if not response.choices:
                 raise AgentError(f"model {self.model} returned no choices")
             reply = response.choices[0].message
@@ -150,6 +196,7 @@ class OpenAIAgent:
                     final_response=Message(role="assistant", content=reply.content or ""),
                     tools=recorded,
                     intermediate_responses=intermediate,
+                    usage=usage,
                 )
             if reply.content:
                 intermediate.append(Message(role="assistant", content=reply.content))

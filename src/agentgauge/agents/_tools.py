@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from ._threads import run_in_daemon_thread
+from ._timing import time_tool
 
 __all__ = ["FunctionTool", "parse_docstring"]
 
@@ -108,8 +109,18 @@ class FunctionTool:
     async def call(self, arguments: dict[str, Any]) -> Any:
         """Validate ``arguments`` against the signature and call the function (sync functions in a thread).
 
-        Raises ``ValueError`` with a readable message when the arguments do not fit the signature.
+        Raises ``ValueError`` with a readable message when the arguments do not fit the signature. The call's time
+        counts as the running invocation's tool time (``toolDuration``). While an eval-set tool mock is active for
+        this tool (see :mod:`agentgauge.mocks`), its result replaces the call; a mocked tool without a matching rule
+        raises :class:`~agentgauge.mocks.ToolMockError`.
         """
+        from ..mocks import active_mocks
+
+        mocks = active_mocks()
+        if mocks is not None and mocks.mocks(self.name):
+            hit, result = await mocks.resolve(self.name, arguments)
+            if hit:
+                return result
         try:
             validated = self.arguments_model.model_validate(arguments)
         except ValidationError as exc:
@@ -118,9 +129,10 @@ class FunctionTool:
             )
             raise ValueError(f"invalid arguments for {self.name}: {problems}") from None
         kwargs = {key: getattr(validated, key) for key in type(validated).model_fields}
-        if inspect.iscoroutinefunction(self.function):
-            return await self.function(**kwargs)
-        result = await run_in_daemon_thread(self.function, **kwargs)
-        if inspect.isawaitable(result):
-            return await result
-        return result
+        with time_tool():  # the turn's tool time (ADK's tool_duration)
+            if inspect.iscoroutinefunction(self.function):
+                return await self.function(**kwargs)
+            result = await run_in_daemon_thread(self.function, **kwargs)
+            if inspect.isawaitable(result):
+                return await result
+            return result

@@ -7,7 +7,7 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import Field
 
 from ..errors import AgentgaugeError
-from ..model import GaugeModel, Invocation, Message, Tool
+from ..model import GaugeModel, Invocation, Message, TokenUsage, Tool
 
 __all__ = ["Agent", "AgentError", "AgentOutput", "AgentRequest"]
 
@@ -44,11 +44,21 @@ class AgentOutput(GaugeModel):
 
     ``final_response`` may be a plain string (recorded as an assistant message), a :class:`Message`, or
     ``None`` when the agent gave no answer.
+
+    Optional efficiency data, recorded on the invocation (ADK's ``token_usage_v1`` and ``invocation_duration_v1``
+    read it): ``usage`` is the turn's token usage summed over its model calls (``model_calls`` counts them, for
+    ``inference_call_count_v1``; ``model`` names the model, for the price table); ``model_duration`` and
+    ``tool_duration`` are seconds spent awaiting a model and inside tools when the agent measured them itself
+    (otherwise the run engine uses what :func:`agentgauge.agents.time_model` / :func:`~agentgauge.agents.time_tool`
+    recorded). The turn's wall time is always measured by the run engine.
     """
 
     final_response: str | Message | None = None
     tools: list[Tool] = Field(default_factory=list)
     intermediate_responses: list[Message] = Field(default_factory=list)
+    usage: TokenUsage | None = None
+    model_duration: float | None = None
+    tool_duration: float | None = None
 
     def final_message(self) -> Message | None:
         """The final response as a :class:`Message` (strings become assistant messages)."""

@@ -5,10 +5,14 @@ from __future__ import annotations
 # Each command module attaches its commands to ``app`` on import (keep these imports cheap).
 from . import _eval_cmd as _eval_cmd
 from . import _formats_cmds as _formats_cmds
+from . import _generate_cmd as _generate_cmd
 from . import _metrics_cmds as _metrics_cmds
+from . import _serve_cmd as _serve_cmd
 from . import _show_cmd as _show_cmd
+from . import _store_cmds as _store_cmds
 from . import _traces_cmds as _traces_cmds
 from ._app import app
+from ._compare_cmd import compare as compare  # imported last: listed after the other commands
 
 __all__ = ["app", "main"]
 

@@ -20,6 +20,7 @@ from ._eval_run import (
     stopped_by_ctrl_c,
 )
 from ._executor_opts import ExecutorChoice, executor_choice, registry_factory
+from ._simulation_opts import SimulationOptions
 from ._stdout import stdout_reserved
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -222,6 +223,59 @@ def eval_command(
             "--rate-limit", help="With --executor ray: ENDPOINT=RPM or ENDPOINT=RPM/CONCURRENT, e.g. judge=600/8."
         ),
     ] = None,
+    prices: Annotated[
+        Path | None,
+        typer.Option("--prices", help="JSON price table (USD per 1M tokens) for the cost of recorded token usage."),
+    ] = None,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            metavar="RESULT_ID_OR_FILE",
+            help="Continue an interrupted run (Ctrl-C, crash, kill): its result file, .progress.jsonl log or id. "
+            "Give the same agent, eval set, metrics and --num-runs; scored case runs are kept.",
+        ),
+    ] = None,
+    cache_agent: Annotated[
+        bool,
+        typer.Option(
+            "--cache-agent",
+            help="Reuse the agent's earlier answers (same agent source, request and run) and store new ones, "
+            "e.g. to score a run again with other metrics. Default directory: <output-dir>/.agent_cache.",
+        ),
+    ] = False,
+    cache_agent_dir: Annotated[
+        Path | None,
+        typer.Option("--cache-agent-dir", readable=False, help="Directory of --cache-agent (implies it)."),
+    ] = None,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store",
+            envvar="AGENTGAUGE_STORE",
+            show_envvar=True,
+            help="Save the result in this SQL store instead of --output-dir (sqlite:///file.db, "
+            "postgresql+psycopg://user@host/db, or a .db path); see docs/store.md.",
+        ),
+    ] = None,
+    user_simulator: Annotated[
+        str | None,
+        typer.Option("--user-simulator", help="Simulated user for conversationScenario cases: file.py[:attribute]."),
+    ] = None,
+    simulator_model: Annotated[
+        str | None,
+        typer.Option("--simulator-model", help="Model playing the user and generating llmGenerator tool results."),
+    ] = None,
+    simulator_base_url: Annotated[
+        str | None, typer.Option("--simulator-base-url", help="OpenAI-compatible base URL of --simulator-model.")
+    ] = None,
+    expected_agent: Annotated[
+        str | None,
+        typer.Option("--expected-agent", help="Agent producing the expected invocations (expectedRunnerEnabled)."),
+    ] = None,
+    max_turns: Annotated[
+        int | None, typer.Option("--max-turns", help="User-turn limit of every scenario (0: unlimited).")
+    ] = None,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 
@@ -258,17 +312,35 @@ def eval_command(
     console = Console(stderr=json_out, soft_wrap=False)
     runner = _run
     engine = executor_choice(executor, ray_address, rate_limit or [])
-    extra: dict[str, Any] = {"engine": engine} if engine.kind != "local" else {}
+    simulation = SimulationOptions(user_simulator, simulator_model, simulator_base_url, expected_agent, max_turns)
+    extra: dict[str, Any] = {}  # options of agent runs only: the trace runner does not take them
+    if engine.kind != "local":
+        extra["engine"] = engine
+    if resume is not None:
+        extra["resume"] = resume
+    if cache_agent or cache_agent_dir is not None:
+        if engine.kind != "local":
+            fail_input("--cache-agent is not available with --executor ray (each worker would keep its own cache)")
+        extra["cache_agent"] = (cache_agent_dir or output_dir / ".agent_cache").absolute()
     if traces is not None or eval_set is not None or by_session:
         from ._traces_cmds import trace_runner
 
-        if extra:
+        if "engine" in extra:
             fail_input("--executor ray is not available with --traces")
+        if simulation.given:
+            fail_input(
+                "--user-simulator, --simulator-model, --expected-agent and --max-turns cannot be used with --traces"
+            )
+        if extra:
+            fail_input("--resume and --cache-agent apply to agent runs, not to --traces")
         runner = trace_runner(traces, eval_set, by_session)
+    else:
+        extra["simulation"] = simulation
     with stopped_by_ctrl_c(console), stdout_reserved(json_out) as stdout, input_errors_exit_2(), startup_gc_paused():
         from .._fileio import check_output_targets
 
         check_output_targets(junit, html, markdown)  # refused before anything runs (FIFO, device, directory, ...)
+        result_store = _open_store(store)  # unreachable or too new: refused before anything runs
         outcomes = runner(
             targets or [],
             config=config,
@@ -281,12 +353,22 @@ def eval_command(
             judge_timeout=judge_timeout,
             default_judge=_default_judge(judge_model, judge_base_url),
             plugins=plugin or [],
+            prices=prices,
             console=console,
             progress_console=None if json_out else Console(stderr=True),
+            result_store=result_store,
             **extra,
         )
         _report(
-            outcomes, console, detailed=print_detailed_results, junit=junit, html=html, markdown=markdown, start=start
+            outcomes,
+            console,
+            detailed=print_detailed_results,
+            junit=junit,
+            html=html,
+            markdown=markdown,
+            start=start,
+            result_store=result_store,
+            sources=[*(targets or []), *([eval_set] if eval_set else [])],
         )
         if json_out:  # stdout carries only this document; anything else printed during the run went to stderr
             print_json(outcomes, stdout)
@@ -302,6 +384,18 @@ def eval_command(
     ]
     passed = bool(statuses) and all(status is EvalStatus.PASSED for status in statuses)
     raise typer.Exit(EXIT_OK if passed else EXIT_FAILED)
+
+
+def _open_store(option: str | None) -> Any:
+    """The result manager of ``--store`` / ``$AGENTGAUGE_STORE`` (``None``: results go to files)."""
+    from ..sqlstore import resolve_store_url
+
+    url = resolve_store_url(option)
+    if url is None:
+        return None
+    from ..sqlstore._cli import open_result_store
+
+    return open_result_store(url)
 
 
 def _default_judge(model: str | None, base_url: str | None) -> dict[str, str] | None:
@@ -348,8 +442,13 @@ def _run(
     default_judge: dict[str, str] | None = None,
     plugins: list[str] | None = None,
     engine: ExecutorChoice | None = None,
+    prices: Path | None = None,
+    simulation: SimulationOptions | None = None,
+    resume: str | None = None,
+    cache_agent: Path | None = None,
+    result_store: Any = None,
 ) -> list[EvaluationResult]:
-    """Validate every input, then evaluate each eval set in turn."""
+    """Validate every input, then evaluate each eval set in turn (results go to ``result_store`` when given)."""
     import asyncio
 
     from ..agents import load_agent, looks_like_agent_spec
@@ -368,7 +467,10 @@ def _run(
             f"{misplaced[0]}: this looks like an agent, but the agent comes first: "
             "agentgauge eval AGENT EVAL_SET[:case1,case2]..."
         )
+    from .._prices import prices_for_run
+
     registry = make_registry(output_dir, no_cache, judge_timeout, default_judge, plugins)
+    price_table = prices_for_run(prices) if agent_spec is not None else None
     targets = [_split_case_filter(arg) for arg in set_args]
     for target in targets:
         loaded = open_eval_set(target.path)
@@ -390,15 +492,33 @@ def _run(
                 )
     app = _app_name(app_name, targets)
     for target in targets:  # a result that cannot be saved must fail now, not after the run
-        check_result_location(output_dir, app, target.eval_set.eval_set_id, str(target.path))  # type: ignore[union-attr]
+        assert target.eval_set is not None
+        if result_store is not None:
+            from ..sqlstore._cli import check_result_id
+
+            check_result_id(app, target.eval_set.eval_set_id, str(target.path))
+        else:
+            check_result_location(output_dir, app, target.eval_set.eval_set_id, str(target.path))
+    resumed = None
+    if resume is not None:
+        from ._eval_resume import resume_state
+
+        ids = [t.eval_set.eval_set_id for t in targets if t.eval_set is not None]
+        resumed = resume_state(resume, output_dir, app, ids, console, store=result_store)
     agent = load_agent(agent_spec) if agent_spec is not None else None
+    settings = _simulation(simulation, targets, default_judge, output_dir, no_cache, judge_timeout)
+    agent_cache = None
+    if cache_agent is not None and agent_spec is not None:
+        from ._eval_resume import make_agent_cache
+
+        agent_cache = make_agent_cache(cache_agent, agent_spec)
     remote = None
     if engine is not None:
         remote = engine.build(
             agent_spec, registry_factory(output_dir, no_cache, judge_timeout, default_judge, plugins or [])
         )
     run_phase_starts()
-    results = LocalEvalResultManager(base_dir=output_dir)
+    results = result_store if result_store is not None else LocalEvalResultManager(base_dir=output_dir)
     outcomes = []
     for target in targets:
         assert target.eval_set is not None
@@ -426,16 +546,44 @@ def _run(
             case_ids=target.case_ids or None,
             progress=update,
             executor=remote,
+            prices=price_table,
+            simulation=settings,
+            agent_cache=agent_cache,
         )
         if bar is not None:
             with bar:
-                outcome = asyncio.run(evaluate_interruptibly(evaluator, target.eval_set.eval_set_id))
+                outcome = asyncio.run(evaluate_interruptibly(evaluator, target.eval_set.eval_set_id, resumed))
         else:
-            outcome = asyncio.run(evaluate_interruptibly(evaluator, target.eval_set.eval_set_id))
+            outcome = asyncio.run(evaluate_interruptibly(evaluator, target.eval_set.eval_set_id, resumed))
         outcomes.append(outcome)
         if outcome.interrupted:
             break  # Ctrl-C stops the whole command, not just this eval set
+    if agent_cache is not None:
+        from ._eval_resume import report_agent_cache
+
+        report_agent_cache(agent_cache, console)
     return outcomes
+
+
+def _simulation(
+    options: SimulationOptions | None,
+    targets: list[_Target],
+    default_judge: dict[str, str] | None,
+    output_dir: Path,
+    no_cache: bool,
+    judge_timeout: float | None,
+) -> Any:
+    """The run's simulation settings (user simulator, expected agent, tool-mock generator), see _simulation_opts."""
+    from ._simulation_opts import resolve_simulation
+
+    sets = [(t.eval_set, set(_select(t)), str(t.path), t.metrics_source) for t in targets if t.eval_set is not None]
+    return resolve_simulation(
+        options or SimulationOptions(),
+        sets,
+        judge_model=default_judge,
+        cache_dir=None if no_cache else output_dir / ".judge_cache",
+        judge_timeout=judge_timeout,
+    )
 
 
 def _report(
@@ -447,8 +595,11 @@ def _report(
     html: Path | None,
     markdown: Path | None,
     start: Path,
+    result_store: Any = None,
+    sources: list[str] = [],  # noqa: B006 - never modified
 ) -> None:
     from ..reporting import print_summary, write_report
+    from ._github import full_report, github_actions, publish_outcome, source_files
 
     several = len(outcomes) > 1
     for outcome in outcomes:
@@ -463,10 +614,15 @@ def _report(
             for target, fmt in reports:
                 write_report(result, target, fmt)  # type: ignore[arg-type]
         else:
-            report_streamed(outcome, console, detailed=detailed, reports=reports)
+            cases = None
+            if result_store is not None:  # read back from the store, one page of case results at a time
+                cases = result_store.iter_case_results(outcome.app_name, _result_id(outcome))
+            report_streamed(outcome, console, detailed=detailed, reports=reports, cases=cases)
         for target, fmt in reports:
             console.print(f"{fmt} report written to {_shown(target, start)}", highlight=False, soft_wrap=True)
         saved = _shown(outcome.result_path, start)
+        if result_store is not None:
+            saved = f"store {result_store.store.shown_url} as {_result_id(outcome)}"
         if outcome.interrupted:
             console.print(
                 f"Interrupted: the cases finished before the stop were saved to {saved}",
@@ -475,3 +631,15 @@ def _report(
             )
         else:
             console.print(f"Results saved to {saved}", highlight=False, soft_wrap=True)
+        if github_actions():  # job summary and annotations; the exit code stays the same
+            full = _shown(full_report(reports), start) if reports else saved
+            cases = None
+            if result_store is not None and not outcome.results_in_memory:
+                cases = result_store.iter_case_results(outcome.app_name, _result_id(outcome))
+            publish_outcome(outcome, console, sources=source_files(sources), full_report=full, cases=cases)
+
+
+def _result_id(outcome: EvaluationResult) -> str:
+    if outcome.result_header is not None:
+        return outcome.result_header.eval_set_result_id
+    return outcome.eval_set_result.eval_set_result_id

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import codecs
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,7 +14,9 @@ import typer
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
+    from .._resume import ResumeState
     from ..evaluator import AgentEvaluator, EvaluationResult
+    from ..model import EvalCaseResult
     from ._stdout import TextSink
 
 __all__ = [
@@ -95,8 +97,11 @@ def print_json(outcomes: list[EvaluationResult], out: TextSink) -> None:
     out.flush()
 
 
-async def evaluate_interruptibly(evaluator: AgentEvaluator, eval_set_id: str) -> EvaluationResult:
-    """Run one evaluation; Ctrl-C (SIGINT) stops it cleanly, saving the cases finished so far."""
+async def evaluate_interruptibly(
+    evaluator: AgentEvaluator, eval_set_id: str, resume: ResumeState | None = None
+) -> EvaluationResult:
+    """Run one evaluation (continuing ``resume``, if given); Ctrl-C (SIGINT) stops it cleanly, saving the cases
+    finished so far."""
     import asyncio
     import contextlib
     import signal
@@ -108,7 +113,7 @@ async def evaluate_interruptibly(evaluator: AgentEvaluator, eval_set_id: str) ->
     except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signal support (Windows)
         installed = False
     try:
-        return await evaluator.evaluate(eval_set_id)
+        return await evaluator.evaluate(eval_set_id, resume=resume)
     finally:
         if installed:
             with contextlib.suppress(Exception):
@@ -116,16 +121,24 @@ async def evaluate_interruptibly(evaluator: AgentEvaluator, eval_set_id: str) ->
 
 
 def report_streamed(
-    outcome: EvaluationResult, console: Console, *, detailed: bool, reports: list[tuple[Path, str]]
+    outcome: EvaluationResult,
+    console: Console,
+    *,
+    detailed: bool,
+    reports: list[tuple[Path, str]],
+    cases: Iterable[EvalCaseResult] | None = None,
 ) -> None:
-    """Reports of a run too large to hold: the summary from its compact rows, the rest read case by case."""
+    """Reports of a run too large to hold: the summary from its compact rows, the rest read case by case (from
+    the result file, or from ``cases`` when the result went elsewhere, e.g. a SQL store)."""
     from ..formats._result_stream import ResultStream
     from ..reporting._stream import stream_reports, view_from_rows
     from ..reporting._terminal import print_overview
 
-    assert outcome.rows is not None and outcome.result_path is not None and outcome.result_header is not None
+    assert outcome.rows is not None and outcome.result_header is not None
     view = view_from_rows(outcome.result_header, outcome.rows.by_case, outcome.rows.case_status)
     if detailed or reports:
-        stream = ResultStream(outcome.result_path)
-        stream_reports(view, stream.cases(), reports, console=console if detailed else None)
+        if cases is None:
+            assert outcome.result_path is not None
+            cases = ResultStream(outcome.result_path).cases()
+        stream_reports(view, cases, reports, console=console if detailed else None)
     print_overview(view, console, outcome.execution_time)

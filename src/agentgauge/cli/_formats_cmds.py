@@ -78,7 +78,11 @@ def _summary(kind: str, loaded: Any) -> str:
     if kind == "eval set":
         return f"eval set, {len(loaded.eval_cases)} cases"
     if kind == "metrics":
-        return f"metrics, {len(loaded)} metrics"
+        from ..formats import ADK_EFFICIENCY_METRICS
+
+        # The file's own metrics: not the informational ones appended to every test_config.json.
+        own = [m for m in loaded if m.criterion is not None or m.metric_name not in ADK_EFFICIENCY_METRICS]
+        return f"metrics, {len(own)} metrics"
     if kind == "initial session":
         return f"initial session, app {loaded.app_name!r}"
     return f"result, {len(loaded.eval_case_results)} case results"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -17,7 +18,7 @@ __all__ = ["list_metrics"]
 
 
 def _range(lo: float, hi: float) -> str:
-    return f"{lo:g}–{hi:g}"
+    return f"≥ {lo:g}" if math.isinf(hi) else f"{lo:g}–{hi:g}"
 
 
 def _one_line(description: str) -> str:
@@ -83,7 +84,7 @@ def list_metrics(
                 "needsExpected": i.needs_expected,
                 "needsJudge": i.needs_judge,
                 "minValue": i.min_value,
-                "maxValue": i.max_value,
+                "maxValue": None if math.isinf(i.max_value) else i.max_value,  # unbounded (counts, seconds)
                 "description": i.description,
             }
             for i in infos

@@ -14,13 +14,20 @@ from ._common import EXIT_FAILED, EXIT_OK, input_errors_exit_2
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
+    from ..model import EvalSetResult
+
 __all__ = ["show"]
 
 
 @app.command()
 def show(
     result_file: Annotated[
-        Path, typer.Argument(readable=False, help="An .evalset_result.json file (agentgauge, trpc-agent-go or ADK).")
+        Path,
+        typer.Argument(
+            readable=False,
+            metavar="RESULT",
+            help="An .evalset_result.json file (agentgauge, trpc-agent-go or ADK), or a result id with --store.",
+        ),
     ],
     print_detailed_results: Annotated[
         bool,
@@ -42,6 +49,18 @@ def show(
     json_out: Annotated[
         bool, typer.Option("--json", help="Print the result as JSON on stdout (human output goes to stderr).")
     ] = False,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store",
+            envvar="AGENTGAUGE_STORE",
+            show_envvar=True,
+            help="Read RESULT (a result id) from this SQL store when it is not a file; see docs/store.md.",
+        ),
+    ] = None,
+    app_name: Annotated[
+        str | None, typer.Option("--app-name", help="With --store: the app of the result (default: found by id).")
+    ] = None,
 ) -> None:
     """Show a stored evaluation result and optionally write it as HTML, JUnit XML or Markdown.
 
@@ -52,6 +71,8 @@ def show(
       agentgauge show .agentgauge/results/calc/calc_1a2b.evalset_result.json --print-detailed-results
 
       agentgauge show my_agent/.adk/eval_history/x.evalset_result.json --junit report.junit.xml --html report.html
+
+      agentgauge show calc_calculator_1a2b... --store sqlite:///results.db
     """
     from rich.console import Console
 
@@ -62,19 +83,57 @@ def show(
     reports = [(path, fmt) for path, fmt in ((html, "html"), (junit, "junit"), (markdown, "markdown")) if path]
     console = Console(stderr=json_out, soft_wrap=False)
     with input_errors_exit_2():
-        streamed = _show_streamed(result_file, reports, console, detailed=print_detailed_results, json_out=json_out)
+        stored = _from_store(store, result_file, app_name)
+        streamed = None
+        if stored is None:
+            streamed = _show_streamed(result_file, reports, console, detailed=print_detailed_results, json_out=json_out)
         if streamed is None:
-            result = load_result(result_file)
+            result = stored if stored is not None else load_result(result_file)
             for path, fmt in reports:
                 write_report(result, path, fmt)  # type: ignore[arg-type]
     if streamed is None:
         print_summary(result, console=console, detailed=print_detailed_results)
     _print_written(reports, console)
+    _github(result_file, reports, console, None if streamed is not None else result)
     if streamed is None and json_out:
         sys.stdout.write(render(result, "json"))
         sys.stdout.flush()
     passed = streamed if streamed is not None else build_view(result).overall_status is EvalStatus.PASSED
     raise typer.Exit(EXIT_OK if passed else EXIT_FAILED)
+
+
+def _github(result_file: Path, reports: list[tuple[Path, str]], console: Console, result: EvalSetResult | None) -> None:
+    """In GitHub Actions: annotations and the job summary (a large file is read case by case once more)."""
+    from ._github import full_report, github_actions, publish
+
+    if not github_actions():
+        return
+    full = str(full_report(reports)) if reports else str(result_file)
+    sources = [result_file] if result_file.is_file() else []  # not for a result read from a store by id
+    if result is not None:
+        from ..reporting import build_view
+
+        publish(build_view(result), result.eval_case_results, console, sources=sources, full_report=full)
+        return
+    from ..reporting._stream import scan_result_file
+
+    scanned = scan_result_file(result_file)
+    if scanned is not None:
+        stream, view = scanned
+        publish(view, stream.cases(), console, sources=sources, full_report=full)
+
+
+def _from_store(store: str | None, result: Path, app_name: str | None) -> EvalSetResult | None:
+    """The result with id ``result`` from ``--store`` / ``$AGENTGAUGE_STORE`` (``None`` when no store is given or
+    ``result`` is an existing file)."""
+    from ..sqlstore import resolve_store_url
+
+    url = resolve_store_url(store)
+    if url is None or result.exists():
+        return None
+    from ..sqlstore._cli import load_stored_result, open_result_store
+
+    return load_stored_result(open_result_store(url), str(result), app_name)
 
 
 def _print_written(reports: list[tuple[Path, str]], console: Console) -> None:

@@ -250,6 +250,7 @@ def _evaluate_traces(
     judge_timeout: float | None = None,
     default_judge: dict[str, str] | None = None,
     plugins: list[str] | None = None,
+    result_store: Any = None,
     **_: Any,
 ) -> list[EvaluationResult]:
     """Evaluate the conversations in ``traces`` (keyword arguments of ``eval``'s runner; the ones a trace run
@@ -286,7 +287,7 @@ def _evaluate_traces(
         None,
         eval_set_manager=sets,
         metric_manager=metric_store,
-        result_manager=LocalEvalResultManager(base_dir=output_dir),
+        result_manager=result_store if result_store is not None else LocalEvalResultManager(base_dir=output_dir),
         registry=registry,
         num_runs=num_runs,
         parallelism=parallelism,

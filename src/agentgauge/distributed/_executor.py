@@ -83,7 +83,10 @@ class RayExecutor:
       (e.g. ``{"num_cpus": 1}``, the default).
 
     Case-level callbacks and ``AfterInferenceSet`` callbacks run in this process only and are refused
-    (``ValueError``); set-level ``Before*`` and ``AfterEvaluateSet`` callbacks work.
+    (``ValueError``); set-level ``Before*`` and ``AfterEvaluateSet`` callbacks work. The evaluator's ``prices`` and
+    ``simulation`` settings are shipped to every worker (they must pickle); an ``agent_cache`` is refused
+    (:class:`~agentgauge.errors.InputError`). Resuming (``evaluate(resume=...)``) and the progress log work: the
+    driver skips the pairs scored before and logs each result as it arrives.
     """
 
     def __init__(
@@ -159,6 +162,8 @@ class RayExecutor:
             raise ValueError(
                 f"callbacks {', '.join(refused)} run in this process only; use the local executor for them"
             )
+        if job.agent_cache is not None:
+            raise InputError("an agent cache (--cache-agent) is not available with the Ray executor")
         clock = time.perf_counter()
         started = self._connect()  # in the main thread: Ray installs its signal handlers there
         self.timings = {"connect": time.perf_counter() - clock}
@@ -183,7 +188,13 @@ class RayExecutor:
             agent = self.agent_spec if self.agent_spec is not None else job.agent
             options = {"num_cpus": 1, **self.actor_options}
             worker_class = ray.remote(CaseWorker).options(max_concurrency=slots, max_restarts=-1, **options)
-            actors = [worker_class.remote(agent, self.registry, job.timeout, limiter_spec) for _ in range(count)]
+            try:
+                actors = [
+                    worker_class.remote(agent, self.registry, job.timeout, limiter_spec, job.prices, job.simulation)
+                    for _ in range(count)
+                ]
+            except (TypeError, ValueError, AttributeError) as exc:  # e.g. a simulator object that cannot pickle
+                raise InputError(f"the Ray workers could not be sent the run's settings: {exc}") from None
             try:
                 self.worker_pids = list(await asyncio.gather(*(a.pid.remote() for a in actors)))
             except ray.exceptions.RayActorError as exc:  # e.g. the agent cannot be loaded on the workers

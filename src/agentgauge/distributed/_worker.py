@@ -6,13 +6,17 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ..agents import Agent, AgentOutput, AgentRequest, as_agent, load_agent
 from ..model import EvalCase
 from ..service import CompactResult, EvaluateRequest, EvaluatorSource, InferenceRequest, LocalService, case_row
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._prices import PriceTable
+    from ..simulation import SimulationSettings
 
 __all__ = ["CaseWorker", "GatedAgent"]
 
@@ -39,7 +43,9 @@ class _NoSets:
 class CaseWorker:
     """One Ray actor: ``agent`` is an agent spec (loaded here with :func:`~agentgauge.agents.load_agent`), an
     agent object shipped by Ray, or ``None`` (trace mode only); ``registry`` builds the evaluator registry.
-    ``limiter`` is the rate limiter actor's name and the endpoints it governs (``None``: no limits)."""
+    ``limiter`` is the rate limiter actor's name and the endpoints it governs (``None``: no limits); ``prices``
+    and ``simulation`` are the run's price table and simulation settings (shipped by Ray, as the evaluator has them).
+    """
 
     def __init__(
         self,
@@ -47,6 +53,8 @@ class CaseWorker:
         registry: Callable[[], EvaluatorSource] | None,
         timeout: float | None,
         limiter: tuple[str, str, frozenset[str]] | None,
+        prices: PriceTable | None = None,
+        simulation: SimulationSettings | None = None,
     ) -> None:
         loaded = load_agent(agent) if isinstance(agent, str) else agent
         runner: Agent | None = as_agent(loaded) if loaded is not None else None
@@ -66,7 +74,14 @@ class CaseWorker:
             evaluators: EvaluatorSource = Registry()
         else:
             evaluators = registry()
-        self._service = LocalService(runner, eval_set_manager=_NoSets(), evaluators=evaluators, timeout=timeout)
+        self._service = LocalService(
+            runner,
+            eval_set_manager=_NoSets(),
+            evaluators=evaluators,
+            timeout=timeout,
+            prices=prices,
+            simulation=simulation,
+        )
 
     async def run(
         self,
@@ -82,7 +97,7 @@ class CaseWorker:
     async def _one(
         self, run_id: int, inference_request: InferenceRequest, evaluate_request: EvaluateRequest, case: EvalCase
     ) -> CompactResult:
-        inference, _ = await self._service.infer(inference_request, case, {})
+        inference, _ = await self._service.infer(inference_request, case, {}, run_id=run_id)
         result, _ = await self._service.score(evaluate_request, case, inference, {}, run_id=run_id)
         detail = orjson.dumps(result.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
         return CompactResult(case_row(result), detail)

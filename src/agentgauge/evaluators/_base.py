@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from ..model import EvalMetric, EvalStatus, Invocation, RubricScore
+from ..model import ConversationScenario, EvalCase, EvalMetric, EvalStatus, Invocation, RubricScore
 
-__all__ = ["EvaluateResult", "Evaluator", "EvaluatorError", "PerInvocationResult"]
+__all__ = ["CURRENT_CASE", "EvaluateResult", "Evaluator", "EvaluatorError", "PerInvocationResult", "current_scenario"]
+
+CURRENT_CASE: ContextVar[EvalCase | None] = ContextVar("agentgauge_current_case", default=None)
+"""The eval case being scored (set by the run engine while its metrics run)."""
+
+
+def current_scenario() -> ConversationScenario | None:
+    """The ``conversationScenario`` of the case being scored, for metrics that judge a simulated user."""
+    case = CURRENT_CASE.get()
+    return case.conversation_scenario if case is not None else None
 
 
 class EvaluatorError(Exception):
@@ -20,7 +30,10 @@ class EvaluatorError(Exception):
 
 @dataclass(slots=True)
 class PerInvocationResult:
-    """One invocation's score for one metric, with the reason that reproduces it."""
+    """One invocation's score for one metric, with the reason that reproduces it.
+
+    ``token_usage_details`` / ``duration_details`` are the breakdowns of ADK's efficiency metrics.
+    """
 
     actual_invocation: Invocation
     expected_invocation: Invocation | None
@@ -28,6 +41,8 @@ class PerInvocationResult:
     status: EvalStatus
     reason: str = ""
     rubric_scores: list[RubricScore] = field(default_factory=list)
+    token_usage_details: dict[str, Any] | None = None
+    duration_details: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -39,6 +54,8 @@ class EvaluateResult:
     per_invocation_results: list[PerInvocationResult] = field(default_factory=list)
     reason: str = ""
     rubric_scores: list[RubricScore] = field(default_factory=list)
+    token_usage_details: dict[str, Any] | None = None
+    duration_details: dict[str, Any] | None = None
 
 
 @runtime_checkable

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,8 @@ from ..criteria import CompareRegistry
 from ..errors import InputError, NotFoundError
 from ..model import EvalMetric
 from ._base import Evaluator, EvaluatorError
+from ._custom import CustomMetricEvaluator, custom_function_path, load_custom_function
+from ._efficiency import efficiency_evaluators
 from ._final_response import FinalResponseEvaluator
 from ._response_match import ResponseMatchEvaluator
 from ._trajectory import ToolTrajectoryEvaluator
@@ -46,6 +49,7 @@ class Registry:
         self.compares = compares if compares is not None else CompareRegistry()
         self._evaluators: dict[str, Evaluator] = {}
         self._infos: dict[str, MetricInfo] = {}
+        self._customs: dict[tuple[str, str], CustomMetricEvaluator] = {}
         for evaluator in (
             ToolTrajectoryEvaluator(self.compares),
             FinalResponseEvaluator(self.compares),
@@ -55,6 +59,9 @@ class Registry:
                 evaluator,
                 info=MetricInfo(evaluator.name, evaluator.description, needs_expected=True, needs_judge=False),
             )
+        for efficiency in efficiency_evaluators():
+            info = MetricInfo(efficiency.name, efficiency.description, False, False, 0.0, math.inf)
+            self.register(efficiency, info=info)
         # The judge metrics are registered on first need (a lookup of a name not registered yet, or a listing):
         # importing them costs more than a whole short run that uses none. A name registered before that keeps its
         # evaluator, as if it had replaced the built-in one.
@@ -114,8 +121,28 @@ class Registry:
             raise NotFoundError(f"unknown metric {name!r}; valid metrics: {', '.join(self.names())}") from None
 
     def resolve(self, metric: EvalMetric) -> Evaluator:
-        """The evaluator for ``metric`` (by ``evaluatorName``, else ``metricName``)."""
+        """The evaluator for ``metric`` (by ``evaluatorName``, else ``metricName``); an ADK custom metric
+        (``custom_metrics`` in ``test_config.json``) runs its function instead."""
+        if custom_function_path(metric) is not None:
+            try:
+                return self._custom(metric)
+            except ValueError as exc:
+                raise EvaluatorError(f"{metric.metric_name}: {exc}") from None
         return self.get(metric.evaluator_key)
+
+    def _custom(self, metric: EvalMetric, file: str | None = None) -> CustomMetricEvaluator:
+        """The evaluator of an ADK custom metric, its function imported once (``ValueError`` when it cannot be)."""
+        path = custom_function_path(metric) or ""
+        key = (metric.metric_name, path)
+        evaluator = self._customs.get(key)
+        if evaluator is None:
+            ext = metric.extension if isinstance(metric.extension, dict) else {}
+            description = str((ext.get("custom_metric") or {}).get("description") or "")
+            evaluator = CustomMetricEvaluator(
+                metric.metric_name, path, load_custom_function(path, near=file), description
+            )
+            self._customs[key] = evaluator
+        return evaluator
 
     def names(self) -> list[str]:
         """Registered metric names, sorted."""
@@ -154,6 +181,13 @@ class Registry:
         through ``warn`` instead: trpc gives that judge in code, and a run takes it from its options.
         """
         for i, metric in enumerate(metrics):
+            if custom_function_path(metric) is not None:
+                try:
+                    self._custom(metric, file)
+                except ValueError as exc:
+                    where = f"custom_metrics.{metric.metric_name}.code_config.name"
+                    raise InputError(f"{metric.metric_name}: {exc}", file=file, location=where) from None
+                continue
             key = metric.evaluator_key
             if key not in self:
                 field = "evaluatorName" if metric.evaluator_name else "metricName"

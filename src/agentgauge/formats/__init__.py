@@ -25,11 +25,12 @@ from ._api import (
     save_result,
 )
 from ._legacy import session_input_from_initial
-from ._metrics import ADK_DEFAULT_CRITERIA, default_adk_metrics, expand_env, to_test_config
+from ._metrics import ADK_DEFAULT_CRITERIA, ADK_EFFICIENCY_METRICS, default_adk_metrics, expand_env, to_test_config
 from ._results import to_adk_result
 
 __all__ = [
     "ADK_DEFAULT_CRITERIA",
+    "ADK_EFFICIENCY_METRICS",
     "DocumentKind",
     "Format",
     "default_adk_metrics",

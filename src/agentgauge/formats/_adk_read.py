@@ -8,8 +8,9 @@ extras so the ADK writer can restore it:
   role (several parts, non-text parts, thought flags, a ``null`` role, ...);
 - ``adk_intermediate_data`` on an invocation: the original ``intermediate_data`` whenever the native tools and
   intermediate responses do not regenerate it exactly (``invocation_events``, missing ids, unpaired responses, ...);
-- ADK durations become the native duration fields; other ADK-only invocation fields (rubrics, ``app_details``)
-  stay as extras under their own names.
+- ADK durations become the native duration fields, and the events' ``usage_metadata`` / ``model_version`` the
+  native ``usage`` (see :mod:`._adk_events`); other ADK-only invocation fields (rubrics, ``app_details``) stay as
+  extras under their own names.
 
 The writer emits a preserved original only while the native fields still derive from it, so edits are never lost.
 """
@@ -291,6 +292,11 @@ def invocation_from_adk(inv: Any, source: str, path: str) -> dict[str, Any]:
         if has_key(rest, "tools"):
             raise _fail("has both 'tools' and 'intermediate_data'; use one form", source, path)
         tools, texts, unpaired, plain = derive_intermediate(data, source, f"{path}.intermediateData")
+        from ._adk_events import usage_from_data
+
+        usage = usage_from_data(data)
+        if usage is not None:
+            out["usage"] = usage
         out["tools"] = tools
         if texts:
             out["intermediate_responses"] = texts

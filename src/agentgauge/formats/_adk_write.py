@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import EvalCase, EvalSet, Invocation, Message, Tool
+from ._adk_events import events_form, usage_from_data, usage_of
 from ._adk_read import ADK_INVOCATION_EXTRAS, content_to_message, derive_intermediate, invocation_from_adk
 from ._keys import snake_key
 from ._stash import STASH_KEY, fingerprint
@@ -57,11 +58,14 @@ def _intermediate_data(inv: Invocation) -> dict[str, Any] | None:
                 [t.model_dump(mode="json") for t in p_inv.tools] == tools
                 and [m.model_dump(mode="json") for m in p_inv.intermediate_responses] == texts
                 and p_unpaired == unpaired
+                and usage_from_data(preserved) == usage_of(inv)
             )
         except ValueError:
             same = False
         if same:
             return preserved
+    if inv.usage is not None:  # ADK keeps usage only on events
+        return events_form(inv, list(unpaired))
     if not tools and not texts and not unpaired and extra.get("adk_no_intermediate_data"):
         return None
     data: dict[str, Any] = {

@@ -11,7 +11,7 @@ from .._fileio import atomic_write
 from ..errors import InputError
 from ..model import EvalMetric, EvalSet, EvalSetResult
 from ._adk_write import to_adk_eval_set
-from ._evalset_read import describe_document, eval_set_from_document
+from ._evalset_read import describe_document, eval_set_from_document, is_scenarios_document
 from ._jsonio import dump_json, open_input, parse_json, read_bytes
 from ._keys import has_key
 from ._legacy import is_legacy_document
@@ -56,7 +56,7 @@ def detect_kind(doc: Any) -> DocumentKind | None:
     if isinstance(doc, str):
         return "result" if doc.lstrip().startswith("{") else None
     if isinstance(doc, dict):
-        if has_key(doc, "eval_cases"):
+        if has_key(doc, "eval_cases") or is_scenarios_document(doc):
             return "eval_set"
         if has_key(doc, "eval_case_results") or has_key(doc, "eval_set_result_id"):
             return "result"

@@ -20,7 +20,19 @@ from ._keys import get_key, has_key, pop_key
 from ._legacy import is_legacy_document, legacy_eval_set
 from ._stash import STASH_KEY, fingerprint
 
-__all__ = ["case_from_raw", "case_to_native", "describe_document", "eval_set_from_document", "eval_set_top"]
+__all__ = [
+    "case_from_raw",
+    "case_to_native",
+    "describe_document",
+    "eval_set_from_document",
+    "eval_set_top",
+    "is_scenarios_document",
+]
+
+
+def is_scenarios_document(doc: Any) -> bool:
+    """True for an ADK ``ConversationScenarios`` document: an object with a ``scenarios`` array and no cases."""
+    return isinstance(doc, dict) and isinstance(doc.get("scenarios"), list) and not has_key(doc, "eval_cases")
 
 
 def describe_document(doc: Any) -> str:
@@ -43,6 +55,10 @@ def eval_set_from_document(doc: Any, source: str, *, default_id: str, consume: b
     """Build an eval set from a parsed document; ``consume`` lets the reader free the input as it goes."""
     if is_legacy_document(doc):
         return legacy_eval_set(doc, source, default_id=default_id)
+    if is_scenarios_document(doc):  # ADK ConversationScenarios: one case per scenario, ids as ADK gives them
+        from ..simulation import scenarios_eval_set
+
+        return scenarios_eval_set(doc, source, eval_set_id=default_id)
     if not isinstance(doc, dict) or not has_key(doc, "eval_cases"):
         raise InputError(
             f"not an eval set: found {describe_document(doc)}; expected an object with 'evalSetId' and 'evalCases' "

@@ -164,7 +164,9 @@ def _native_invocation(raw: Any) -> Invocation | None:
     ):
         return None
     # Durations and usage come from live runs; a file with them takes the validating path.
-    return _INVOCATION(invocation_id, context, user, final, tools, intermediate, timestamp, None, None, None, None)
+    return _INVOCATION(
+        invocation_id, context, user, final, tools, intermediate, timestamp, None, None, None, None, None
+    )
 
 
 def _adk_invocation(raw: dict[str, Any]) -> Invocation | None:
@@ -179,7 +181,7 @@ def _adk_invocation(raw: dict[str, Any]) -> Invocation | None:
     tools = [_TOOL(call_id, name, args, body) for call_id, name, args, body in calls]
     final_message = None if final is None else _MESSAGE("assistant", final)
     return _INVOCATION(
-        invocation_id, [], _MESSAGE("user", user), final_message, tools, [], timestamp, None, None, None, None
+        invocation_id, [], _MESSAGE("user", user), final_message, tools, [], timestamp, None, None, None, None, None
     )
 
 
@@ -237,4 +239,4 @@ def build_case(raw: Any) -> EvalCase | None:
     timestamp = _timestamp(get("creation_timestamp", _BAD))
     if context is None or conversation is _BAD or actual is _BAD or session is _BAD or timestamp is _BAD:
         return None
-    return _CASE(eval_id, mode, context, conversation, actual, None, session, [], timestamp)
+    return _CASE(eval_id, mode, context, conversation, actual, None, session, [], timestamp, False)

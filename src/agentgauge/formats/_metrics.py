@@ -15,6 +15,7 @@ from ._jsonio import type_name, validation_error
 
 __all__ = [
     "ADK_DEFAULT_CRITERIA",
+    "ADK_EFFICIENCY_METRICS",
     "default_adk_metrics",
     "expand_env",
     "metrics_from_document",
@@ -24,6 +25,9 @@ __all__ = [
 
 ADK_DEFAULT_CRITERIA: dict[str, float] = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
 """ADK's criteria when no ``test_config.json`` is found."""
+
+ADK_EFFICIENCY_METRICS = ("tool_call_count_v1", "inference_call_count_v1", "token_usage_v1", "invocation_duration_v1")
+"""The informational metrics ADK 2.x appends to every ``test_config.json`` (``get_eval_metrics_from_config``)."""
 
 # judgeModel keys whose values get ``${VAR}`` / ``$VAR`` expansion (trpc-agent-go: only these, only from JSON).
 _EXPANDED = frozenset(
@@ -117,6 +121,10 @@ def metrics_from_test_config(doc: dict[str, Any], source: str) -> list[EvalMetri
 
     Each metric gets ``criterion.adk`` (ADK semantics). A ``custom_metrics`` entry of the same name is attached as
     ``extension["custom_metric"]`` for a custom evaluator. Other top-level keys are ignored, as in ADK.
+
+    As ADK 2.x does, the informational efficiency metrics (:data:`ADK_EFFICIENCY_METRICS`) the criteria do not
+    name are appended, without a criterion; they never pass or fail a case. (ADK refuses a threshold on them when
+    they are named in ``criteria``; agentgauge accepts and ignores it.)
     """
     criteria = doc.get("criteria")
     if not isinstance(criteria, dict):
@@ -141,6 +149,8 @@ def metrics_from_test_config(doc: dict[str, Any], source: str) -> list[EvalMetri
         if name in custom:
             metric.extension = {"custom_metric": custom[name]}
         metrics.append(metric)
+    named = set(criteria)
+    metrics.extend(EvalMetric(metric_name=name) for name in ADK_EFFICIENCY_METRICS if name not in named)
     return metrics
 
 
@@ -157,6 +167,8 @@ def to_test_config(metrics: list[EvalMetric], source: str = "<metrics>") -> dict
     criteria: dict[str, Any] = {}
     custom: dict[str, Any] = {}
     for i, metric in enumerate(metrics):
+        if metric.criterion is None and metric.metric_name in ADK_EFFICIENCY_METRICS:
+            continue  # appended by the reader, as ADK appends them; not part of the file
         if metric.criterion is None or metric.criterion.adk is None:
             raise InputError(
                 f"metric {metric.metric_name!r} uses a native criterion, which test_config.json cannot express",

@@ -59,9 +59,11 @@ class ResultEncoder:
         ]
         self._out(b"\n".join(head))
 
-    def add(self, case: EvalCaseResult) -> None:
-        """Append one case result."""
-        self.add_json(orjson.dumps(case.model_dump(mode="json"), option=_INDENT))
+    def add(self, case: EvalCaseResult, dumped: dict[str, Any] | None = None) -> None:
+        """Append one case result (``dumped``: its ``model_dump(mode="json")`` when the caller has it already)."""
+        doc = case.model_dump(mode="json") if dumped is None else dumped
+        self._out((b",\n    " if self.count else b"\n    ") + _nested(doc, 2))
+        self.count += 1
 
     def add_json(self, indented: bytes) -> None:
         """Append one case result given as its 2-space indented JSON (``orjson`` ``OPT_INDENT_2`` of
@@ -157,9 +159,9 @@ class ResultWriter:
         """True once the document was committed or aborted."""
         return self._file.closed
 
-    def add(self, case: EvalCaseResult) -> None:
-        """Append one case result to the document."""
-        self._encoder.add(case)
+    def add(self, case: EvalCaseResult, dumped: dict[str, Any] | None = None) -> None:
+        """Append one case result to the document (``dumped``: see :meth:`ResultEncoder.add`)."""
+        self._encoder.add(case, dumped)
 
     def add_json(self, indented: bytes) -> None:
         """Append one case result given as its indented JSON (see :meth:`ResultEncoder.add_json`)."""

@@ -181,7 +181,7 @@ def to_adk_result(result: EvalSetResult) -> dict[str, Any]:
     """The result as an ADK EvalSetResult JSON object (snake_case, int statuses 1-4).
 
     ADK has no place for a metric's ``reason``; it is not written. Keys ADK ignores (``run_id``,
-    ``error_message``, ``summary``) are written so our own reader keeps them.
+    ``error_message``, ``error_traceback``, ``summary``) are written so our own reader keeps them.
     """
     cases = []
     for case in result.eval_case_results:
@@ -204,6 +204,8 @@ def to_adk_result(result: EvalSetResult) -> dict[str, Any]:
         }
         if case.error_message:
             item["error_message"] = case.error_message
+        if case.error_traceback:
+            item["error_traceback"] = case.error_traceback
         extra = case.model_extra or {}
         for key in ("session_details", "eval_set_file"):  # kept from an ADK result
             value = extra.get(key, extra.get(to_camel(key)))

@@ -32,9 +32,12 @@ from ._result import (
     MetricSummary,
     RubricScore,
     RunSummary,
+    SimulationSummary,
     StatusCounts,
 )
 from ._status import EvalStatus, StatusField, parse_status, status_for_score, summarize_statuses
+from ._toolmock import LLMGenerator, ToolMock, ToolMockArguments, ToolMockRule
+from ._usage_totals import UsageTotals
 
 __all__ = [
     "CaseMetricRunResult",
@@ -55,16 +58,22 @@ __all__ = [
     "EvalStatus",
     "GaugeModel",
     "Invocation",
+    "LLMGenerator",
     "Message",
     "MetricSummary",
     "RubricContent",
     "RubricScore",
     "RunSummary",
     "SessionInput",
+    "SimulationSummary",
     "StatusCounts",
     "StatusField",
     "TokenUsage",
     "Tool",
+    "ToolMock",
+    "ToolMockArguments",
+    "ToolMockRule",
+    "UsageTotals",
     "is_empty",
     "new_tool_id",
     "omit_empty",

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from .._uuid import uuid4
 from ._base import GaugeModel, omit_empty
+from ._toolmock import ToolMock
 
 __all__ = [
     "CaseRubric",
@@ -64,12 +65,19 @@ class TokenUsage(GaugeModel):
 
     ``model_calls`` counts model requests (ADK's inference calls); ``total_tokens`` is input + output when the
     agent gave no total; ``cost`` is in the price table's currency (USD by default) and absent when no price is
-    known for the model.
+    known for the model. The breakdown fields are ADK's (``token_usage_v1`` details): ``prompt_tokens`` and
+    ``tool_use_tokens`` make up the input, ``candidates_tokens`` and ``reasoning_tokens`` the output,
+    ``cached_tokens`` is the part of the input served from a cache. Absent means "not reported", never zero.
     """
 
     input_tokens: int | None = omit_empty()
     output_tokens: int | None = omit_empty()
     total_tokens: int | None = omit_empty()
+    prompt_tokens: int | None = omit_empty()
+    cached_tokens: int | None = omit_empty()
+    tool_use_tokens: int | None = omit_empty()
+    candidates_tokens: int | None = omit_empty()
+    reasoning_tokens: int | None = omit_empty()
     model_calls: int | None = omit_empty()
     model: str | None = omit_empty()
     cost: float | None = omit_empty()
@@ -77,6 +85,8 @@ class TokenUsage(GaugeModel):
 
 class Invocation(GaugeModel):
     """One user turn and the agent's answer to it: final response, tool calls, intermediate messages.
+
+    ``tool_mock`` (trpc ``toolMock``) holds the rules that replace tool executions during this turn.
 
     ``duration`` (seconds, wall time of the turn), ``model_duration``/``tool_duration`` (time inside model and
     tool calls) and ``usage`` are recorded by live runs when known; expected invocations leave them out.
@@ -93,6 +103,7 @@ class Invocation(GaugeModel):
     model_duration: float | None = omit_empty()
     tool_duration: float | None = omit_empty()
     usage: TokenUsage | None = omit_empty()
+    tool_mock: ToolMock | None = omit_empty()
 
 
 class SessionInput(GaugeModel):
@@ -104,7 +115,14 @@ class SessionInput(GaugeModel):
 
 
 class ConversationScenario(GaugeModel):
-    """A user-simulation plan instead of a fixed conversation (trpc and ADK fields; unknown keys kept)."""
+    """A user-simulation plan instead of a fixed conversation (trpc and ADK fields; unknown keys kept).
+
+    The dialect decides the semantics (see :attr:`dialect`): trpc scenarios (``driver``, ``stopSignal`` or
+    ``maxAllowedInvocations`` set) end when the simulated user's whole message equals ``stopSignal`` and allow
+    ``maxAllowedInvocations`` user turns (0: unlimited); ADK scenarios end when a message contains
+    ``</finished>`` and allow 20 user turns by default (the simulator configuration's ``max_allowed_invocations``).
+    ``user_persona`` is a persona id (``NOVICE``, ``EXPERT``, ``EVALUATOR``) or an ADK ``UserPersona`` object.
+    """
 
     driver: str | None = omit_empty()
     starting_prompt: str | None = omit_empty()
@@ -112,6 +130,16 @@ class ConversationScenario(GaugeModel):
     stop_signal: str | None = omit_empty()
     max_allowed_invocations: int | None = omit_empty()
     user_persona: Any = omit_empty()
+
+    @property
+    def dialect(self) -> Literal["adk", "trpc"]:
+        """``trpc`` when a trpc-only field is set, else ``adk``.
+
+        A trpc scenario must set ``stopSignal`` or ``maxAllowedInvocations``, so a scenario with neither (nor a
+        ``driver``) can only be an ADK one.
+        """
+        trpc = self.driver is not None or self.stop_signal is not None or self.max_allowed_invocations is not None
+        return "trpc" if trpc else "adk"
 
 
 class RubricContent(GaugeModel):
@@ -138,7 +166,8 @@ class EvalCase(GaugeModel):
     """One session to evaluate: a conversation of invocations (or a scenario) plus how the session starts.
 
     ``eval_mode="trace"`` means ``conversation`` (and/or ``actual_conversation``) is a recorded trace and the
-    agent is never called. Unknown keys are preserved on round trip.
+    agent is never called. ``expected_runner_enabled`` (trpc ``expectedRunnerEnabled``) takes the expected
+    invocations from an expected agent run on the same user turns. Unknown keys are preserved on round trip.
     """
 
     eval_id: str
@@ -150,6 +179,7 @@ class EvalCase(GaugeModel):
     session_input: SessionInput | None = omit_empty()
     rubrics: list[CaseRubric] = omit_empty(factory=list)
     creation_timestamp: float | None = omit_empty()
+    expected_runner_enabled: bool = Field(False, exclude_if=lambda v: not v)
 
     @property
     def is_trace(self) -> bool:

@@ -24,6 +24,7 @@ __all__ = [
     "MetricSummary",
     "RubricScore",
     "RunSummary",
+    "SimulationSummary",
     "StatusCounts",
 ]
 
@@ -74,18 +75,37 @@ class EvalMetricResultPerInvocation(GaugeModel):
     eval_metric_results: list[EvalMetricResult] = Field(default_factory=list)
 
 
+class SimulationSummary(GaugeModel):
+    """How a simulated conversation went: the scenario's dialect and driver, the user turns played and why it
+    ended (``stop_signal``: the simulated user sent the stop signal; ``turn_limit``: the turn limit was reached;
+    ``simulator``: the simulator had nothing more to say)."""
+
+    dialect: str = ""
+    driver: str = ""
+    turns: int = 0
+    stop_reason: str = ""
+
+
 class EvalCaseResult(GaugeModel):
-    """The result of one eval case in one run."""
+    """The result of one eval case in one run.
+
+    ``simulation`` is set for ``conversationScenario`` cases, whose simulated conversation is the per-invocation
+    ``actualInvocation`` list. When the agent failed, ``error_message`` says how, ``error_traceback`` holds its
+    traceback (secrets masked) and ``eval_metric_result_per_invocation`` the turns it finished before the failure,
+    without metric results.
+    """
 
     eval_set_id: str = ""
     eval_id: str = ""
     run_id: int = 1
     final_eval_status: StatusField = EvalStatus.NOT_EVALUATED
     error_message: str | None = omit_empty()
+    error_traceback: str | None = omit_empty()
     overall_eval_metric_results: list[EvalMetricResult] = Field(default_factory=list)
     eval_metric_result_per_invocation: list[EvalMetricResultPerInvocation] = Field(default_factory=list)
     session_id: str = ""
     user_id: str = ""
+    simulation: SimulationSummary | None = omit_empty()
 
 
 def _is_zero(value: int) -> bool:

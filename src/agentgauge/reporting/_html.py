@@ -1,134 +1,316 @@
-"""Self-contained HTML report: one file, inline CSS/JS, expected vs actual trajectories side by side."""
+"""Self-contained HTML report: one file, inline CSS/JS, expected vs actual trajectories side by side.
+
+Differences are marked only in the parts of an invocation a failed metric compares (see :mod:`._diff`); tool
+results are shown under their calls, a result that differs from the expected call's is flagged without counting as
+a failure. Errored cases show their traceback and the turns finished before the error.
+"""
 
 from __future__ import annotations
 
 import difflib
-import re
+import json
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from html import escape
+from typing import Any
 
-from ..model import EvalCaseResult, EvalMetricResult, EvalMetricResultPerInvocation, EvalSetResult, EvalStatus
+from ..model import (
+    Criterion,
+    EvalCaseResult,
+    EvalMetricResult,
+    EvalMetricResultPerInvocation,
+    EvalSetResult,
+    EvalStatus,
+    Invocation,
+    RubricScore,
+    Tool,
+    UsageTotals,
+)
+from ._diff import RESPONSE, TOOLS, Part, Segment, failed_parts, response_strategy, strategy_phrase, word_diff
 from ._html_assets import CSS, JS
-from ._view import ResultView, build_view, case_label, format_score, format_tool_call, message_text
+from ._usage import case_usage, format_cost, format_duration, format_tokens, usage_text
+from ._view import ResultView, build_view, case_label, format_score, format_tool_call, one_line
 
-__all__ = ["HTML_TAIL", "html_case", "html_head", "render_html"]
+__all__ = ["HTML_TAIL", "html_case", "html_head", "render_html", "rubric_texts"]
 
-_TOKENS = re.compile(r"\s+|\w+|[^\w\s]")
+_RANK = {EvalStatus.FAILED: 0, EvalStatus.NOT_EVALUATED: 1, EvalStatus.INFORMATIONAL: 2, EvalStatus.PASSED: 3}
+_NONE = '<span class="muted">(none)</span>'
 
 
 def _status(status: EvalStatus) -> str:
     return f'<span class="status {status.value}">{escape(status.value.replace("_", " "))}</span>'
 
 
-def _word_diff(expected: str, actual: str) -> tuple[str, str]:
-    """Both texts as HTML with the words only one side has wrapped in ``<del>`` (expected) / ``<ins>`` (actual)."""
-    a, b = _TOKENS.findall(expected), _TOKENS.findall(actual)
-    left: list[str] = []
-    right: list[str] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        old, new = escape("".join(a[i1:i2])), escape("".join(b[j1:j2]))
-        if op == "equal":
-            left.append(old)
-            right.append(new)
-            continue
-        if old:
-            left.append(f"<del>{old}</del>")
-        if new:
-            right.append(f"<ins>{new}</ins>")
-    return "".join(left), "".join(right)
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _calls_diff(expected: list[str], actual: list[str]) -> tuple[list[str], list[str]]:
-    left: list[str] = []
-    right: list[str] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, expected, actual, autojunk=False).get_opcodes():
-        css = "same" if op == "equal" else "diff"
-        left += [f'<span class="call {css}">{escape(c)}</span>' for c in expected[i1:i2]]
-        right += [f'<span class="call {css}">{escape(c)}</span>' for c in actual[j1:j2]]
-    return left, right
+def _segments_html(segments: Iterable[Segment]) -> str:
+    tags = {"=": ("", ""), "-": ("<del>", "</del>"), "+": ("<ins>", "</ins>")}
+    return "".join(tags[op][0] + escape(text) + tags[op][1] for op, text in segments)
 
 
-def _pane(title: str, calls: list[str], response: str | None) -> str:
-    calls_html = "".join(calls) if calls else '<span class="muted">(none)</span>'
-    response_html = response if response is not None else '<span class="muted">(none)</span>'
-    return (
-        f'<div class="pane"><h4>{title}</h4><div class="muted">Tool calls</div><pre>{calls_html}</pre>'
-        f'<div class="muted">Final response</div><pre>{response_html}</pre></div>'
-    )
+def rubric_texts(criterion: Criterion | None) -> dict[str, str]:
+    """Rubric id → rubric text, from a metric's judge criterion (native ``llmJudge.rubrics`` or ADK ``rubrics``,
+    case rubrics included once attached)."""
+    found: dict[str, str] = {}
+    if criterion is None:
+        return found
+    for block in (criterion.llm_judge, criterion.adk):
+        for entry in (block or {}).get("rubrics") or []:
+            if not isinstance(entry, dict):
+                continue
+            rubric_id = entry.get("id", entry.get("rubric_id", entry.get("rubricId")))
+            content = entry.get("content", entry.get("rubric_content", entry.get("rubricContent")))
+            text = content
+            if isinstance(content, dict):
+                text = content.get("text", content.get("text_property", content.get("textProperty")))
+            text = text or entry.get("description")
+            if isinstance(rubric_id, str) and isinstance(text, str) and text:
+                found[rubric_id] = text
+    return found
 
 
-def _metrics_table(results: list[EvalMetricResult]) -> str:
+def _rubric_item(score: RubricScore, texts: dict[str, str]) -> str:
+    text = texts.get(score.id)
+    about = f' <span class="rubric-text">{escape(text)}</span>' if text else ""
+    reason = f" — {escape(score.reason)}" if score.reason else ""
+    return f"<li><b>{escape(score.id or '?')}</b>{about} — score {format_score(score.score)}{reason}</li>"
+
+
+def _detail(metric: EvalMetricResult, hide_reasons: set[str], hide_rubrics: set[tuple[str, str, Any]]) -> str:
+    details = metric.details
+    if details is None:
+        return ""
+    texts = rubric_texts(metric.criterion)
+    reason = details.reason or ""
+    html = ""
+    if reason and reason not in hide_reasons:
+        html += f'<div class="reason">{escape(reason)}</div>'
+    rubrics = [r for r in details.rubric_scores if (r.id, r.reason, r.score) not in hide_rubrics]
+    if rubrics:
+        html += '<ul class="rubrics">' + "".join(_rubric_item(r, texts) for r in rubrics) + "</ul>"
+    return html
+
+
+def _metrics_table(results: list[EvalMetricResult], shown_below: Iterable[EvalMetricResult] = ()) -> str:
+    """A metric table; reasons and rubric verdicts already shown per invocation (``shown_below``) are left out,
+    as is an overall reason that only joins those of the invocations."""
+    below_reasons: dict[str, list[str]] = {}
+    below_rubrics: set[tuple[str, str, Any]] = set()
+    for item in shown_below:
+        if item.details is not None:
+            if item.details.reason:
+                below_reasons.setdefault(item.metric_name, []).append(item.details.reason)
+            below_rubrics |= {(r.id, r.reason, r.score) for r in item.details.rubric_scores}
     rows = []
     for m in results:
-        reason = (m.details.reason or "") if m.details else ""
-        rubrics = [
-            f"{r.id}: {format_score(r.score)} {r.reason}" for r in (m.details.rubric_scores if m.details else [])
-        ]
-        detail = "\n".join([reason, *rubrics]).strip()
+        seen = below_reasons.get(m.metric_name, [])
+        hide = {*seen, ";".join(seen), "; ".join(seen)} if seen else set()
         rows.append(
             f"<tr><td>{escape(m.metric_name)}</td><td class=num>{format_score(m.score)}</td>"
             f"<td class=num>{format_score(m.threshold)}</td><td>{_status(m.eval_status)}</td>"
-            f'<td class="reason">{escape(detail)}</td></tr>'
+            f"<td>{_detail(m, hide, below_rubrics)}</td></tr>"
         )
     head = "<tr><th>Metric</th><th class=num>Score</th><th class=num>Threshold</th><th>Status</th><th>Reason</th></tr>"
-    return f"<table>{head}{''.join(rows)}</table>"
+    return f'<table class="metrics">{head}{"".join(rows)}</table>'
+
+
+def _result_html(tool: Tool, differs: bool) -> str:
+    if tool.result is None:
+        return ""
+    css, note = ("result rdiff", " <small>(differs from the expected result)</small>") if differs else ("result", "")
+    return f'<div class="{css}">→ {escape(_json(tool.result))}{note}</div>'
+
+
+def _tool_lists(expected: Invocation | None, actual: Invocation, mark: bool) -> tuple[str, str]:
+    """The expected and actual tool calls with their results; calls marked changed only when ``mark``."""
+    act_calls = [format_tool_call(t) for t in actual.tools]
+    if expected is None:
+        only = "".join(
+            f'<div class="call"><code>{escape(c)}</code>{_result_html(t, False)}</div>'
+            for c, t in zip(act_calls, actual.tools, strict=True)
+        )
+        return "", only or _NONE
+    exp_calls = [format_tool_call(t) for t in expected.tools]
+    left: list[str] = []
+    right: list[str] = []
+
+    def add(side: list[str], css: str, code: str, tool: Tool, differs: bool = False) -> None:
+        side.append(f'<div class="{css}"><code>{code}</code>{_result_html(tool, differs)}</div>')
+
+    def differ(a: Tool, b: Tool) -> bool:
+        return a.result is not None and b.result is not None and a.result != b.result
+
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, exp_calls, act_calls, autojunk=False).get_opcodes():
+        old = list(zip(exp_calls[i1:i2], expected.tools[i1:i2], strict=True))
+        new = list(zip(act_calls[j1:j2], actual.tools[j1:j2], strict=True))
+        if op == "equal" or not mark:
+            css = "call same" if op == "equal" and mark else "call"
+            for call, tool in old:
+                add(left, css, escape(call), tool)
+            for k, (call, tool) in enumerate(new):
+                add(right, css, escape(call), tool, op == "equal" and differ(old[k][1], tool))
+            continue
+        paired = min(len(old), len(new)) if op == "replace" else 0
+        for (e_call, e_tool), (a_call, a_tool) in zip(old[:paired], new[:paired], strict=True):
+            segments = word_diff(e_call, a_call)
+            add(left, "call diff", _segments_html(s for s in segments if s[0] != "+"), e_tool)
+            add(right, "call diff", _segments_html(s for s in segments if s[0] != "-"), a_tool, differ(e_tool, a_tool))
+        for call, tool in old[paired:]:
+            add(left, "call diff", f"<del>{escape(call)}</del>", tool)
+        for call, tool in new[paired:]:
+            add(right, "call diff", f"<ins>{escape(call)}</ins>", tool)
+    return "".join(left) or _NONE, "".join(right) or _NONE
+
+
+def _response_pair(
+    expected: Invocation | None, actual: Invocation, mark: bool, strategy: str | None = None
+) -> tuple[str, str]:
+    act = actual.final_response.content if actual.final_response is not None else None
+    exp = expected.final_response.content if expected is not None and expected.final_response is not None else None
+    if mark and strategy is not None and exp is not None:
+        # contains / regex: the expected text is what the answer lacked, not a version to diff against.
+        note = f'<span class="muted">{strategy_phrase(strategy)}:</span> '
+        return note + f"<del>{escape(exp)}</del>", (_NONE if act is None else escape(act))
+    if mark and exp is not None and act is not None and exp != act:
+        segments = word_diff(exp, act)
+        left = _segments_html((op, text) for op, text in segments if op != "+")
+        right = _segments_html((op, text) for op, text in segments if op != "-")
+        return left, right
+    return (_NONE if exp is None else escape(exp)), (_NONE if act is None else escape(act))
+
+
+def _pane(title: str, calls: str, response: str) -> str:
+    return (
+        f'<div class="pane"><h4>{title}</h4><div class="muted">Tool calls</div><div class="calls">{calls}</div>'
+        f'<div class="muted">Final response</div><pre>{response}</pre></div>'
+    )
 
 
 def _invocation(index: int, per_inv: EvalMetricResultPerInvocation) -> str:
     actual, expected = per_inv.actual_invocation, per_inv.expected_invocation
-    actual_calls = [format_tool_call(t) for t in actual.tools]
-    actual_text = message_text(actual.final_response)
+    failed = [m for m in per_inv.eval_metric_results if m.eval_status is EvalStatus.FAILED]
+    parts: frozenset[Part] = failed_parts((m.metric_name, m.criterion) for m in failed)
+    exp_calls, act_calls = _tool_lists(expected, actual, TOOLS in parts)
+    strategy = response_strategy((m.metric_name, m.criterion) for m in failed)
+    exp_text, act_text = _response_pair(expected, actual, RESPONSE in parts, strategy)
     if expected is None:
         left = '<div class="pane"><h4>Expected</h4><span class="muted">(no expected invocation)</span></div>'
-        right = _pane("Actual", [f'<span class="call">{escape(c)}</span>' for c in actual_calls],
-                      None if actual_text is None else escape(actual_text))  # fmt: skip
     else:
-        exp_calls, act_calls = _calls_diff([format_tool_call(t) for t in expected.tools], actual_calls)
-        expected_text = message_text(expected.final_response)
-        exp_html: str | None
-        act_html: str | None
-        if expected_text is not None and actual_text is not None and expected_text != actual_text:
-            exp_html, act_html = _word_diff(expected_text, actual_text)
-        else:
-            exp_html = None if expected_text is None else escape(expected_text)
-            act_html = None if actual_text is None else escape(actual_text)
-        left, right = _pane("Expected", exp_calls, exp_html), _pane("Actual", act_calls, act_html)
-    user = message_text(actual.user_content) or (message_text(expected.user_content) if expected else "") or ""
+        left = _pane("Expected", exp_calls, exp_text)
+    right = _pane("Actual", act_calls, act_text)
+    user = actual.user_content.content or (expected.user_content.content if expected else "")
+    usage = usage_text(UsageTotals.of([actual]))
+    usage_html = f' <span class="muted usage">{escape(usage)}</span>' if usage else ""
+    table = _metrics_table(per_inv.eval_metric_results) if per_inv.eval_metric_results else ""
     return (
-        f'<div class="inv"><b>Invocation {index + 1}</b>'
+        f'<div class="inv"><b>Invocation {index + 1}</b>{usage_html}'
         f'<div class="user"><span class="muted">User</span><pre>{escape(user)}</pre></div>'
-        f'<div class="side">{left}{right}</div>{_metrics_table(per_inv.eval_metric_results)}</div>'
+        f'<div class="side">{left}{right}</div>{table}</div>'
     )
 
 
-def _case(case: EvalCaseResult, multi_run: bool) -> str:
-    label = case_label(case, multi_run)
+def _error(case: EvalCaseResult) -> str:
+    html = f'<div class="error">{escape(case.error_message or "")}</div>'
+    if case.error_traceback:
+        html += (
+            f'<details class="traceback" open><summary>Traceback</summary><pre>{escape(case.error_traceback)}</pre>'
+            "</details>"
+        )
+    done = len(case.eval_metric_result_per_invocation)
+    if done:
+        html += (
+            f'<div class="muted partial">Partial trajectory: {done} invocation{"s" if done != 1 else ""} finished '
+            "before the error (not scored).</div>"
+        )
+    return html
+
+
+def html_case(case: EvalCaseResult, view: ResultView | bool, order: int = 0) -> str:
+    """One case result as a collapsible block carrying its sort keys (``view`` gives the runs of its case; a bool
+    is the former ``multi_run`` flag)."""
+    multi_run = view.multi_run if isinstance(view, ResultView) else view
+    outcome = view.outcome(case.eval_id) if isinstance(view, ResultView) else None
     status = case.final_eval_status
-    body = []
-    if case.error_message:
-        body.append(f'<div class="error">{escape(case.error_message)}</div>')
+    usage = case_usage(case)
+    body = [_error(case)] if case.error_message else []
+    per_inv = [m for p in case.eval_metric_result_per_invocation for m in p.eval_metric_results]
     if case.overall_eval_metric_results:
-        body.append(_metrics_table(case.overall_eval_metric_results))
+        body.append(_metrics_table(case.overall_eval_metric_results, per_inv))
     body += [_invocation(i, p) for i, p in enumerate(case.eval_metric_result_per_invocation)]
     css = f"case st-{status.value}" + (" has-error" if case.error_message else "")
     opened = " open" if status is EvalStatus.FAILED or case.error_message else ""
-    return (
-        f'<details class="{css}" data-case-id="{escape(case.eval_id)}"{opened}>'
-        f"<summary>{escape(label)} {_status(status)}</summary>{''.join(body)}</details>"
+    runs = f' <span class="runs">{escape(outcome.runs_text)}</span>' if multi_run and outcome is not None else ""
+    usage_html = f' <span class="muted usage">{escape(usage_text(usage))}</span>' if usage.known else ""
+    anchor = f"c{outcome.index}r{case.run_id}" if outcome is not None else f"r{order}"
+    keys = (
+        f'data-order="{order}" data-status="{_RANK[status]}" data-duration="{_key(usage.duration)}" '
+        f'data-tokens="{_key(usage.total_tokens)}" data-cost="{_key(usage.cost)}"'
     )
+    return (
+        f'<details class="{css}" id="{anchor}" data-case-id="{escape(case.eval_id)}" {keys}{opened}>'
+        f"<summary>{escape(case_label(case, multi_run))} {_status(status)}{runs}{usage_html}</summary>"
+        f"{''.join(body)}</details>"
+    )
+
+
+def _key(value: float | None) -> str:
+    return "" if value is None else repr(value)
+
+
+def _usage_cards(usage: UsageTotals) -> list[tuple[str, str, str]]:
+    cards = []
+    if usage.duration is not None:
+        cards.append(("Agent time", format_duration(usage.duration), ""))
+    if usage.total_tokens is not None:
+        cards.append(("Tokens", format_tokens(usage.total_tokens), ""))
+    if usage.cost is not None:
+        cards.append(("Cost", format_cost(usage.cost, usage.cost_missing), ""))
+    return cards
+
+
+def _cases_table(view: ResultView) -> str:
+    """Every case once (its runs grouped), sortable by any column."""
+    usage_cols = [
+        (name, attr)
+        for name, attr in (("Duration", "duration"), ("Tokens", "total_tokens"), ("Cost", "cost"))
+        if any(getattr(c.usage, attr) is not None for c in view.cases)
+    ]
+    head = "<tr><th>Case</th><th>Status</th>" + ("<th class=num>Runs passed</th>" if view.multi_run else "")
+    head += "".join(f"<th class=num>{name}</th>" for name, _ in usage_cols) + "<th>First reason</th></tr>"
+    rows = []
+    for case in view.cases:
+        cells = f'<td><a href="#c{case.index}r{case.reason_run or case.first_run}">{escape(case.eval_id)}</a></td>'
+        cells += f'<td data-sort="{_RANK[case.status]}">{_status(case.status)}</td>'
+        if view.multi_run:
+            share = case.runs_passed / max(case.runs, 1)
+            cells += f'<td class=num data-sort="{share!r}">{case.runs_passed}/{case.runs}</td>'
+        for _, attr in usage_cols:
+            value = getattr(case.usage, attr)
+            shown = {"duration": format_duration, "total_tokens": format_tokens}.get(attr)
+            text = shown(value) if shown else format_cost(value, case.usage.cost_missing)
+            cells += f'<td class=num data-sort="{_key(value)}">{escape(text)}</td>'
+        reason = one_line(case.reason) if case.reason else ""
+        if reason and view.multi_run and case.reason_run is not None:
+            reason = f"run {case.reason_run}: {reason}"
+        cells += f'<td class="reason">{escape(reason)}</td>'
+        rows.append(f"<tr>{cells}</tr>")
+    return f'<h2>Cases</h2><table class="sortable cases">{head}{"".join(rows)}</table>'
 
 
 def _summary(view: ResultView) -> str:
     cards = [
-        ("Cases", len(view.cases), ""),
-        ("Passed", view.count(EvalStatus.PASSED), "passed"),
-        ("Failed", view.count(EvalStatus.FAILED), "failed"),
-        ("Not evaluated", view.count(EvalStatus.NOT_EVALUATED), "not_evaluated"),
-        ("Errors", view.errored, "failed" if view.errored else ""),
-        ("Runs", view.num_runs, ""),
+        ("Cases", str(len(view.cases)), ""),
+        ("Passed", str(view.count(EvalStatus.PASSED)), "passed"),
+        ("Failed", str(view.count(EvalStatus.FAILED)), "failed"),
+        ("Not evaluated", str(view.count(EvalStatus.NOT_EVALUATED)), "not_evaluated"),
+        ("Errors", str(view.errored), "failed" if view.errored else ""),
+        ("Runs", str(view.num_runs), ""),
+        *_usage_cards(view.usage),
     ]
     html = '<div class="cards">' + "".join(
-        f'<div class="card"><span class="muted">{name}</span><b class="{css}">{value}</b></div>'
+        f'<div class="card"><span class="muted">{name}</span><b class="{css}">{escape(value)}</b></div>'
         for name, value, css in cards
     )
     html += "".join(
@@ -145,15 +327,17 @@ def _summary(view: ResultView) -> str:
             for r in view.metrics
         )
         html += (
-            "<h2>Metrics</h2><table><tr><th>Metric</th><th class=num>Mean score</th><th class=num>Threshold</th>"
-            "<th>Status</th><th class=num>Passed</th><th class=num>Failed</th><th class=num>Not evaluated</th></tr>"
-            f"{rows}</table>"
+            '<h2>Metrics</h2><table class="sortable"><tr><th>Metric</th><th class=num>Mean score</th>'
+            "<th class=num>Threshold</th><th>Status</th><th class=num>Passed</th><th class=num>Failed</th>"
+            f"<th class=num>Not evaluated</th></tr>{rows}</table>"
         )
+    if view.cases:
+        html += _cases_table(view)
     return html
 
 
 def html_head(view: ResultView) -> str:
-    """The page up to the first case: title, summary cards, metric means and the case toolbar."""
+    """The page up to the first case: title, summary cards, metric means, the case table and the case toolbar."""
     result = view.result
     title = f"agentgauge · {result.eval_set_id}"
     stamp = ""
@@ -166,31 +350,39 @@ def html_head(view: ResultView) -> str:
         if result.interrupted
         else ""
     )
+    sort = "".join(
+        f'<option value="{key}">{label}</option>'
+        for key, label in (
+            ("order", "run order"),
+            ("status", "status (failed first)"),
+            ("id", "case id"),
+            ("duration", "duration (longest first)"),
+            ("tokens", "tokens (most first)"),
+            ("cost", "cost (highest first)"),
+        )
+    )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
         f"<h1>Eval set {escape(result.eval_set_id)} {_status(view.overall_status)}</h1>"
         f'<div class="muted">agentgauge report{result_id}{escape(stamp)}</div>{note}'
-        f"{_summary(view)}<h2>Cases</h2>"
+        f"{_summary(view)}<h2>Case details</h2>"
         '<div class="toolbar"><label><input type="checkbox" id="only-failed"> Show only failed cases</label>'
         '<input type="search" id="case-search" placeholder="Filter by case id">'
-        '<button type="button" id="expand-all">Expand all</button></div>'
+        f'<label>Sort by <select id="case-sort">{sort}</select></label>'
+        '<button type="button" id="expand-all">Expand all</button></div><div id="case-list">'
     )
 
 
-def html_case(case: EvalCaseResult, multi_run: bool) -> str:
-    """One case result as a collapsible block."""
-    return _case(case, multi_run)
-
-
-HTML_TAIL = f"<script>{JS}</script></body></html>\n"
+HTML_TAIL = f"</div><script>{JS}</script></body></html>\n"
 """The end of the page (its script)."""
 
 
 def render_html(result: EvalSetResult) -> str:
-    """The result as one self-contained HTML page: summary, metric means, a failed-only filter and, per case and
-    invocation, expected vs actual tool calls and final responses side by side with the differences marked."""
+    """The result as one self-contained HTML page: summary, metric means, a sortable table of cases (runs grouped,
+    durations, tokens, cost, first reason), filters, and per case and invocation expected vs actual tool calls (with
+    their results) and final responses side by side, differences marked where a failed metric looked."""
     view = build_view(result)
-    cases = "".join(_case(c, view.multi_run) for c in result.eval_case_results)
+    cases = "".join(html_case(c, view, i) for i, c in enumerate(result.eval_case_results))
     return html_head(view) + cases + HTML_TAIL

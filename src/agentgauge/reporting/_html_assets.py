@@ -44,6 +44,22 @@ body.only-failed details.case:not(.st-failed):not(.has-error) { display: none; }
 ins { background: #abf2bc; text-decoration: none; }
 del { background: #ffcecb; }
 .reason { white-space: pre-wrap; color: var(--muted); }
+.call code { font: 12.5px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap;
+  word-break: break-word; }
+.result { font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; color: var(--muted); padding-left: 12px;
+  white-space: pre-wrap; word-break: break-word; }
+.result.rdiff { background: #fff8c5; color: #1f2328; }
+.calls { margin: 2px 0 6px; }
+ul.rubrics { margin: 2px 0; padding-left: 18px; }
+.rubric-text { font-style: italic; }
+details.traceback pre { white-space: pre-wrap; word-break: break-word; font: 12px/1.4 ui-monospace, monospace;
+  background: #f6f8fa; padding: 6px 10px; border-radius: 6px; }
+.usage { font-weight: normal; font-size: 12.5px; margin-left: 8px; }
+.runs { font-weight: normal; margin-left: 8px; }
+.partial { margin: 6px 0; font-style: italic; }
+table.sortable th { cursor: pointer; user-select: none; }
+table.sortable th[aria-sort=ascending]::after { content: " ▲"; }
+table.sortable th[aria-sort=descending]::after { content: " ▼"; }
 """
 
 JS = """
@@ -61,6 +77,52 @@ JS = """
   search.addEventListener('input', apply);
   document.getElementById('expand-all').addEventListener('click', function () {
     document.querySelectorAll('details.case').forEach(function (el) { el.open = true; });
+  });
+  // Case blocks: sort by a data-* key; numbers descending (largest first), missing values last.
+  var list = document.getElementById('case-list');
+  var sort = document.getElementById('case-sort');
+  function num(el, key) { var v = el.dataset[key]; return v === '' || v === undefined ? null : parseFloat(v); }
+  sort.addEventListener('change', function () {
+    var key = sort.value;
+    var items = Array.prototype.slice.call(list.querySelectorAll(':scope > details.case'));
+    items.sort(function (a, b) {
+      if (key === 'id') {
+        return a.dataset.caseId.localeCompare(b.dataset.caseId) || num(a, 'order') - num(b, 'order');
+      }
+      if (key === 'order' || key === 'status') {
+        return (num(a, key) - num(b, key)) || (num(a, 'order') - num(b, 'order'));
+      }
+      var x = num(a, key), y = num(b, key);
+      if (x === null || y === null) { return (x === null) - (y === null) || num(a, 'order') - num(b, 'order'); }
+      return (y - x) || (num(a, 'order') - num(b, 'order'));
+    });
+    items.forEach(function (el) { list.appendChild(el); });
+  });
+  // Tables: click a header to sort by that column (data-sort when a cell has one, else its text).
+  document.querySelectorAll('table.sortable').forEach(function (table) {
+    var heads = table.querySelectorAll('tr:first-child th');
+    heads.forEach(function (th, col) {
+      th.addEventListener('click', function () {
+        var asc = th.getAttribute('aria-sort') !== 'ascending';
+        heads.forEach(function (h) { h.removeAttribute('aria-sort'); });
+        th.setAttribute('aria-sort', asc ? 'ascending' : 'descending');
+        var rows = Array.prototype.slice.call(table.querySelectorAll('tr')).slice(1);
+        function key(row) {
+          var cell = row.children[col];
+          var raw = cell.hasAttribute('data-sort') ? cell.getAttribute('data-sort') : cell.textContent.trim();
+          var n = parseFloat(raw);
+          return raw !== '' && !isNaN(n) && isFinite(raw) ? n : raw.toLowerCase();
+        }
+        rows.sort(function (a, b) {
+          var x = key(a), y = key(b);
+          if (x === y) { return 0; }
+          if (x === '' || x === '-') { return 1; }
+          if (y === '' || y === '-') { return -1; }
+          return (x < y ? -1 : 1) * (asc ? 1 : -1);
+        });
+        rows.forEach(function (row) { row.parentNode.appendChild(row); });
+      });
+    });
   });
   apply();
 })();

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import IO
 
-from ..model import EvalCaseResult, EvalSetResult, EvalStatus
+from ..model import EvalCaseResult, EvalSetResult, EvalStatus, UsageTotals
+from ._usage import case_usage, format_cost
 from ._view import build_view, case_label, case_mismatches, format_score, group_mismatches, mismatch_text
 
 __all__ = ["JUnitWriter", "render_junit"]
@@ -22,9 +23,38 @@ def _clean(text: str) -> str:
     return _INVALID_XML.sub("\ufffd", text)
 
 
-def _testcase(case: EvalCaseResult, classname: str, multi_run: bool) -> tuple[ET.Element, str]:
-    element = ET.Element("testcase", {"classname": _clean(classname), "name": _clean(case_label(case, multi_run))})
-    if case.overall_eval_metric_results:
+def _seconds(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def _usage_properties(usage: UsageTotals) -> list[tuple[str, str]]:
+    figures: list[tuple[str, float | int | None]] = [
+        ("usage.input_tokens", usage.input_tokens),
+        ("usage.output_tokens", usage.output_tokens),
+        ("usage.total_tokens", usage.total_tokens),
+        ("usage.model_calls", usage.model_calls),
+        ("usage.model_duration", usage.model_duration),
+        ("usage.tool_duration", usage.tool_duration),
+    ]
+    out = [(name, format_score(value) if isinstance(value, float) else str(value)) for name, value in figures
+           if value is not None]  # fmt: skip
+    if usage.cost is not None:
+        out.append(("usage.cost", format_cost(usage.cost).lstrip("≥")))
+    if usage.models:
+        out.append(("usage.model", ", ".join(usage.models)))
+    return out
+
+
+def _testcase(
+    case: EvalCaseResult, classname: str, multi_run: bool, usage: UsageTotals | None = None
+) -> tuple[ET.Element, str]:
+    usage = case_usage(case) if usage is None else usage
+    attributes = {"classname": _clean(classname), "name": _clean(case_label(case, multi_run))}
+    if usage.duration is not None:  # the agent's time on the case's invocations; absent when not recorded
+        attributes["time"] = _seconds(usage.duration)
+    element = ET.Element("testcase", attributes)
+    extra = _usage_properties(usage)
+    if case.overall_eval_metric_results or extra:
         properties = ET.SubElement(element, "properties")
         for metric in case.overall_eval_metric_results:
             ET.SubElement(
@@ -32,6 +62,8 @@ def _testcase(case: EvalCaseResult, classname: str, multi_run: bool) -> tuple[ET
                 "property",
                 {"name": _clean(f"metric.{metric.metric_name}"), "value": format_score(metric.score)},
             )
+        for name, value in extra:
+            ET.SubElement(properties, "property", {"name": name, "value": _clean(value)})
     if case.error_message:
         error = ET.SubElement(element, "error", {"message": _clean(case.error_message), "type": "EvalError"})
         error.text = _clean(case.error_message)
@@ -65,11 +97,15 @@ class JUnitWriter:
         self.multi_run = multi_run
         self.counts = {"failure": 0, "error": 0, "skipped": 0, "passed": 0}
         self.tests = 0
+        self.time: float | None = None  # sum of the known case durations
         self._body: IO[str] = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 - closed in chunks()
 
     def add(self, case: EvalCaseResult) -> None:
         """Add one ``<testcase>``."""
-        element, outcome = _testcase(case, self.result.eval_set_id, self.multi_run)
+        usage = case_usage(case)
+        element, outcome = _testcase(case, self.result.eval_set_id, self.multi_run, usage)
+        if usage.duration is not None:
+            self.time = usage.duration + (self.time or 0.0)
         self.counts[outcome] += 1
         self.tests += 1
         ET.indent(element, level=2)
@@ -85,6 +121,8 @@ class JUnitWriter:
             "errors": str(self.counts["error"]),
             "skipped": str(self.counts["skipped"]),
         }
+        if self.time is not None:
+            attributes["time"] = _seconds(self.time)
         if result.creation_timestamp is not None:
             stamp = datetime.fromtimestamp(result.creation_timestamp, tz=UTC)
             attributes["timestamp"] = stamp.strftime("%Y-%m-%dT%H:%M:%S")
@@ -116,7 +154,9 @@ def render_junit(result: EvalSetResult) -> str:
     """The result as a JUnit XML document (``<testsuites>`` with one ``<testsuite>`` named after the eval set).
 
     Metric failures are ``<failure>`` elements carrying the Expected / Actual text, cases whose inference or
-    evaluation errored are ``<error>``, and cases that were not evaluated are ``<skipped>``.
+    evaluation errored are ``<error>``, and cases that were not evaluated are ``<skipped>``. ``time`` (seconds) is
+    set on a ``<testcase>`` whose invocations recorded durations, and on the suites as the sum of those; recorded
+    tokens, model calls and cost are ``usage.*`` properties.
     """
     writer = JUnitWriter(result, build_view(result).multi_run)
     for case in result.eval_case_results:

@@ -5,7 +5,17 @@ from __future__ import annotations
 import re
 
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus
-from ._view import ResultView, build_view, case_label, case_mismatches, format_score, group_mismatches, mismatch_text
+from ._usage import case_usage, format_cost, format_duration, format_tokens, usage_text
+from ._view import (
+    ResultView,
+    build_view,
+    case_label,
+    case_mismatches,
+    format_score,
+    group_mismatches,
+    mismatch_text,
+    one_line,
+)
 
 __all__ = ["markdown_case", "markdown_head", "markdown_tail", "render_markdown"]
 
@@ -49,6 +59,9 @@ def markdown_head(view: ResultView) -> str:
         f"{view.count(EvalStatus.NOT_EVALUATED)} | {view.errored} | {view.num_runs} |",
         "",
     ]
+    usage = usage_text(view.usage)
+    if usage:
+        lines += [f"**Usage:** {_text(usage)}", ""]
     if view.metrics:
         lines += ["| Metric | Mean score | Threshold | Status | Passed | Failed | Not evaluated |"]
         lines += ["|---|---:|---:|---|---:|---:|---:|"]
@@ -62,19 +75,57 @@ def markdown_head(view: ResultView) -> str:
         lines += ["| k | pass@k | pass^k |", "|---:|---:|---:|"]
         lines += [f"| {p.k} | {format_score(p.pass_at_k)} | {format_score(p.pass_hat_k)} |" for p in view.pass_k]
         lines.append("")
-    if any(c.runs_passed < c.runs or c.errors for c in view.cases):
-        lines += ["### Cases that did not pass", ""]
+    if view.not_passing:
+        lines += ["### Cases that did not pass", "", *_not_passing_table(view), ""]
     return "\n".join(lines) + "\n"
 
 
-def markdown_case(case: EvalCaseResult, multi_run: bool) -> str:
-    """The block of one case result that did not pass (``""`` for a case that passed without error)."""
+def _not_passing_table(view: ResultView) -> list[str]:
+    """One row per case that did not pass: status, runs passed (several runs), recorded usage, first reason."""
+    cases = view.not_passing
+    cols = [
+        (name, attr)
+        for name, attr in (("Duration", "duration"), ("Tokens", "total_tokens"), ("Cost", "cost"))
+        if any(getattr(c.usage, attr) is not None for c in cases)
+    ]
+    head = ["Case", "Status", *(["Runs passed"] if view.multi_run else []), *(n for n, _ in cols), "First reason"]
+    align = ["---", "---", *(["---:"] if view.multi_run else []), *("---:" for _ in cols), "---"]
+    rows = [f"| {' | '.join(head)} |", f"|{'|'.join(align)}|"]
+    for case in cases:
+        cells = [_code(case.eval_id).replace("|", "\\|"), _ICON[case.status]]  # GFM: a pipe ends a cell even in code
+        if view.multi_run:
+            cells.append(f"{case.runs_passed}/{case.runs}")
+        for _, attr in cols:
+            value = getattr(case.usage, attr)
+            if attr == "duration":
+                cells.append(format_duration(value))
+            elif attr == "total_tokens":
+                cells.append(format_tokens(value))
+            else:
+                cells.append(_text(format_cost(value, case.usage.cost_missing)))
+        reason = one_line(case.reason or "", 200)
+        if reason and view.multi_run and case.reason_run is not None:
+            reason = f"run {case.reason_run}: {reason}"
+        cells.append(_text(reason))
+        rows.append(f"| {' | '.join(cells)} |")
+    return rows
+
+
+def markdown_case(case: EvalCaseResult, view: ResultView | bool) -> str:
+    """The block of one case result that did not pass (``""`` for a case that passed without error); ``view`` (or
+    the former ``multi_run`` flag) tells whether runs are numbered."""
     if case.final_eval_status is EvalStatus.PASSED and not case.error_message:
         return ""
+    multi_run = view.multi_run if isinstance(view, ResultView) else view
     label = case_label(case, multi_run)
     lines = [f"#### {_code(label)} {_ICON[case.final_eval_status]}", ""]
+    usage = usage_text(case_usage(case))
+    if usage:
+        lines += [f"*{_text(usage)}*", ""]
     if case.error_message:
         lines += [f"**Error:** {_code(case.error_message)}", ""]
+    if case.error_traceback:
+        lines += ["<details><summary>Traceback</summary>", "", _fence(case.error_traceback), "", "</details>", ""]
     for group in group_mismatches(case_mismatches(case)):
         lines += [_fence(mismatch_text(group)), ""]
     return "\n".join(lines) + "\n"
@@ -87,10 +138,11 @@ def markdown_tail(view: ResultView) -> str:
 
 
 def render_markdown(result: EvalSetResult) -> str:
-    """The result as Markdown: a summary table, metric means, pass@k for several runs, and the failed cases with
-    their reasons and Expected / Actual blocks."""
+    """The result as Markdown: a summary table, recorded usage, metric means, pass@k for several runs, a table of
+    the cases that did not pass with their first reasons, and each failed case result with its reasons and
+    Expected / Actual blocks."""
     view = build_view(result)
     parts = [markdown_head(view)]
-    parts += [markdown_case(case, view.multi_run) for case in result.eval_case_results]
+    parts += [markdown_case(case, view) for case in result.eval_case_results]
     parts.append(markdown_tail(view))
     return "".join(parts)[:-1]  # every part ends with a newline; the document ends with the last line's

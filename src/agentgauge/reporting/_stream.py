@@ -76,7 +76,7 @@ class _MarkdownSink(_Sink):
             self._pending = text
 
     def add(self, case: EvalCaseResult) -> None:
-        self._put(markdown_case(case, self.view.multi_run))
+        self._put(markdown_case(case, self.view))
 
     def finish(self) -> None:
         self._put(markdown_tail(self.view))
@@ -90,10 +90,12 @@ class _MarkdownSink(_Sink):
 class _HtmlSink(_Sink):
     def __init__(self, target: _TextTarget, view: ResultView) -> None:
         self.target, self.view = target, view
+        self.order = 0
         target.write(html_head(view))
 
     def add(self, case: EvalCaseResult) -> None:
-        self.target.write(html_case(case, self.view.multi_run))
+        self.target.write(html_case(case, self.view, self.order))
+        self.order += 1
 
     def finish(self) -> None:
         self.target.write(HTML_TAIL)

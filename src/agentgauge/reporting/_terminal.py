@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import json
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..model import EvalCaseResult, EvalSetResult, EvalStatus
+from ..model import EvalCaseResult, EvalSetResult, EvalStatus, UsageTotals
+from ._diff import RESPONSE, TOOLS, Segment, calls_diff, failed_parts, response_strategy, strategy_phrase, word_diff
+from ._usage import case_usage, usage_text
 from ._view import (
+    Mismatch,
     ResultView,
     build_view,
     case_label,
     case_mismatches,
     format_score,
+    format_tool_call,
     group_mismatches,
+    message_text,
     mismatch_text,
+    one_line,
 )
 
 __all__ = ["print_case", "print_overview", "print_summary"]
@@ -27,8 +35,10 @@ _STYLE = {
 }
 
 
-def _status(status: EvalStatus) -> Text:
-    return Text(status.value, style=_STYLE[status])
+def _status(status: EvalStatus, *, short: bool = False) -> Text:
+    # The metric table says "info": "informational" would squeeze the numeric columns on 80 columns.
+    label = "info" if short and status is EvalStatus.INFORMATIONAL else status.value
+    return Text(label, style=_STYLE[status])
 
 
 def _metric_table(view: ResultView) -> Table:
@@ -41,14 +51,13 @@ def _metric_table(view: ResultView) -> Table:
     for name in ("Passed", "Failed", "Not eval."):
         table.add_column(name, justify="right", no_wrap=True)
     for row in view.metrics:
+        info = row.status is EvalStatus.INFORMATIONAL  # reported, never judged: no threshold, no counts
         table.add_row(
             row.metric_name,
             format_score(row.mean),
-            format_score(row.threshold),
-            _status(row.status),
-            str(row.passed),
-            str(row.failed),
-            str(row.not_evaluated),
+            "-" if info else format_score(row.threshold),
+            _status(row.status, short=True),
+            *(("-", "-", "-") if info else (str(row.passed), str(row.failed), str(row.not_evaluated))),
         )
     return table
 
@@ -82,13 +91,97 @@ def print_overview(view: ResultView, console: Console, duration: float | None = 
             f"  pass@{row.k}: {format_score(row.pass_at_k)}   pass^{row.k}: {format_score(row.pass_hat_k)}"
             f"   (n={view.num_runs}, mean over {total} cases)"
         )
-    errors = [(c.eval_id, e) for c in view.cases for e in c.errors]
-    if errors:
-        console.print(Text(f"  Errors ({len(errors)}):", style="bold red"))
-        for eval_id, error in errors:
-            console.print(Text(f"    {eval_id} {error}"), soft_wrap=True)
+    _print_not_passing(view, console)
+    usage = usage_text(view.usage)
+    if usage:
+        console.print(Text(f"  Usage (sum over invocations): {usage}"), soft_wrap=True)
     if duration is not None:
         console.print(f"  Duration: {duration:.2f} s")
+
+
+def _print_not_passing(view: ResultView, console: Console) -> None:
+    """Every case that did not pass, with its first reason (and, with several runs, how many runs passed)."""
+    cases = view.not_passing
+    if not cases:
+        return
+    console.print(Text(f"  Did not pass ({len(cases)}):", style="bold red"))
+    for case in cases:
+        line = Text("    ")
+        line.append(case.eval_id, style="bold")
+        if view.multi_run:
+            line.append("  ")
+            line.append_text(_status(case.status))
+            line.append(f"  {case.runs_text}")
+        if case.reason:
+            where = f"run {case.reason_run}: " if view.multi_run and case.reason_run is not None else ""
+            line.append(f"{';' if view.multi_run else ':'} {where}{one_line(case.reason)}")
+        console.print(line, soft_wrap=True)
+
+
+_MARKS = {"=": ("", "", ""), "-": ("[-", "-]", "red strike"), "+": ("{+", "+}", "bold green")}
+
+
+def _segments(segments: list[Segment], quote: bool) -> Text:
+    text = Text('"' if quote else "")
+    for op, part in segments:
+        start, end, style = _MARKS[op]
+        shown = json.dumps(part, ensure_ascii=False)[1:-1] if quote else part
+        text.append(f"{start}{shown}{end}", style=style)
+    if quote:
+        text.append('"')
+    return text
+
+
+def _inline_block(group: list[Mismatch]) -> Text:
+    """One failing invocation: the headlines, then the user message, tool calls and final response written once,
+    with the words the failed metrics disagree on marked inline (``[-expected-]{+actual+}``), then the reasons."""
+    first = group[0]
+    block = Text()
+    for m in group:
+        block.append(m.headline + "\n", style="bold red")
+    actual, expected = first.actual, first.expected
+    parts = failed_parts((m.metric_name, m.criterion) for m in group)
+    if actual is not None:
+        block.append(f"  User: {json.dumps(actual.user_content.content, ensure_ascii=False)}\n")
+    act_calls = [format_tool_call(t) for t in actual.tools] if actual else []
+    if expected is not None and TOOLS in parts:
+        calls = calls_diff([format_tool_call(t) for t in expected.tools], act_calls)
+    else:
+        calls = [[("=", c)] for c in act_calls]
+    block.append("  Tool calls: ")
+    if calls:
+        for index, call in enumerate(calls):
+            if index:
+                block.append(", ")
+            block.append_text(_segments(call, quote=False))
+    else:
+        block.append("(none)")
+    block.append("\n  Final response: ")
+    act_text = message_text(actual.final_response) if actual else None
+    exp_text = message_text(expected.final_response) if expected else None
+    strategy = response_strategy((m.metric_name, m.criterion) for m in group) if RESPONSE in parts else None
+    if strategy is not None and exp_text is not None:
+        # A contains / regex check: the answer as given, then what it had to contain (a word diff would mislead).
+        block.append(json.dumps(act_text, ensure_ascii=False) if act_text is not None else "(none)")
+        block.append(f" ({strategy_phrase(strategy)} ")
+        block.append_text(_segments([("-", exp_text)], quote=True))
+        block.append(")")
+    elif RESPONSE in parts and expected is not None and (exp_text is not None or act_text is not None):
+        block.append_text(_segments(word_diff(exp_text or "", act_text or ""), quote=True))
+        if act_text is None:
+            block.append(" (no final response)")
+    elif act_text is not None:
+        block.append(json.dumps(act_text, ensure_ascii=False))
+    else:
+        block.append("(none)")
+    block.append("\n")
+    for m in group:
+        if m.reason:
+            block.append(f"  {m.metric_name}: {m.reason}\n")
+        for r in m.rubric_reasons:
+            block.append(f"    rubric {r}\n")
+    block.rstrip()
+    return block
 
 
 def _mismatch_block(text: str) -> Text:
@@ -117,9 +210,12 @@ def print_case(case: EvalCaseResult, multi_run: bool, console: Console) -> None:
     title.append(case_label(case, multi_run), style="bold")
     title.append("  ")
     title.append_text(_status(case.final_eval_status))
-    console.print(title)
+    usage = usage_text(case_usage(case))
+    if usage:
+        title.append(f"  {usage}", style="dim")
+    console.print(title, soft_wrap=True)
     if case.error_message:
-        console.print(Text(f"  Error: {case.error_message}", style="red"))
+        console.print(Text(f"  Error: {case.error_message}", style="red"), soft_wrap=True)
     if case.overall_eval_metric_results:
         table = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 2))
         for name in ("Invocation", "Metric", "Score", "Threshold", "Status"):
@@ -136,8 +232,15 @@ def print_case(case: EvalCaseResult, multi_run: bool, console: Console) -> None:
                     _status(metric.eval_status),
                 )  # fmt: skip
         console.print(table)
+    for index, per_inv in enumerate(case.eval_metric_result_per_invocation):
+        inv_usage = usage_text(UsageTotals.of([per_inv.actual_invocation]))
+        if inv_usage:
+            console.print(Text(f"  Invocation {index + 1}: {inv_usage}", style="dim"), soft_wrap=True)
     for group in group_mismatches(case_mismatches(case)):
-        console.print(_mismatch_block(mismatch_text(group)), soft_wrap=True)
+        if group[0].invocation_index is None:
+            console.print(_mismatch_block(mismatch_text(group)), soft_wrap=True)
+        else:
+            console.print(_inline_block(group), soft_wrap=True)
 
 
 def print_summary(

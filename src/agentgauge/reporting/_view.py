@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import (
+    Criterion,
     EvalCaseResult,
     EvalMetricResult,
     EvalSetResult,
@@ -19,10 +20,12 @@ from ..model import (
     Invocation,
     Message,
     Tool,
+    UsageTotals,
     status_for_score,
     summarize_statuses,
 )
 from ..stats import pass_at_k, pass_hat_k
+from ._usage import case_usage
 
 __all__ = [
     "CaseOutcome",
@@ -35,11 +38,13 @@ __all__ = [
     "case_failure_text",
     "case_label",
     "case_mismatches",
+    "first_reason",
     "format_score",
     "format_tool_call",
     "group_mismatches",
     "message_text",
     "mismatch_text",
+    "one_line",
 ]
 
 
@@ -87,6 +92,7 @@ class Mismatch:
     expected: Invocation | None
     actual: Invocation | None
     rubric_reasons: tuple[str, ...] = ()
+    criterion: Criterion | None = None
 
     @property
     def headline(self) -> str:
@@ -127,6 +133,7 @@ def case_mismatches(case: EvalCaseResult) -> list[Mismatch]:
                     expected=per_inv.expected_invocation,
                     actual=per_inv.actual_invocation,
                     rubric_reasons=_rubric_reasons(metric),
+                    criterion=metric.criterion,
                 )
             )
     for metric in case.overall_eval_metric_results:
@@ -141,6 +148,7 @@ def case_mismatches(case: EvalCaseResult) -> list[Mismatch]:
                     expected=None,
                     actual=None,
                     rubric_reasons=_rubric_reasons(metric),
+                    criterion=metric.criterion,
                 )
             )
     return found
@@ -195,6 +203,28 @@ def case_failure_text(case: EvalCaseResult) -> str:
     return "\n\n".join(parts)
 
 
+def first_reason(case: EvalCaseResult) -> str | None:
+    """Why a case result did not pass, in one phrase: its error, else its first failed metric (headline and
+    reason), else its status; ``None`` for a case that passed."""
+    if case.error_message:
+        return f"error: {case.error_message}"
+    mismatches = case_mismatches(case)
+    if mismatches:
+        first = mismatches[0]
+        return first.headline + (f": {first.reason}" if first.reason else "")
+    if case.final_eval_status is EvalStatus.FAILED:
+        return "failed"
+    if case.final_eval_status is EvalStatus.NOT_EVALUATED:
+        return "not evaluated: no metric produced a score"
+    return None
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """``text`` on one line (whitespace runs collapsed), cut to ``limit`` characters with ``…``."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
 @dataclass
 class MetricRow:
     """A metric over the whole result: mean score of evaluated results against its threshold, plus counts."""
@@ -222,13 +252,28 @@ class MetricRow:
 
 @dataclass(frozen=True, slots=True)  # slots: a view of a million-case run holds a million of these
 class CaseOutcome:
-    """One eval case across its runs."""
+    """One eval case across its runs.
+
+    ``reason`` is the first reason a run did not pass (``reason_run`` is that run's id); ``usage`` sums the
+    durations, tokens and costs of every run's invocations; ``index`` is the case's position in the result and
+    ``first_run`` its lowest run id.
+    """
 
     eval_id: str
     status: EvalStatus
     runs: int
     runs_passed: int
     errors: tuple[str, ...]
+    reason: str | None = None
+    reason_run: int | None = None
+    usage: UsageTotals = field(default_factory=UsageTotals)
+    index: int = 0
+    first_run: int = 1
+
+    @property
+    def runs_text(self) -> str:
+        """``3/5 runs passed``."""
+        return f"{self.runs_passed}/{self.runs} runs passed"
 
 
 @dataclass(frozen=True)
@@ -255,6 +300,26 @@ class ResultView:
         """True when the result holds several runs of each case."""
         return self.num_runs > 1
 
+    @property
+    def usage(self) -> UsageTotals:
+        """Durations, tokens and costs summed over every case and run."""
+        total = UsageTotals()
+        for case in self.cases:
+            total.merge(case.usage)
+        return total
+
+    @property
+    def not_passing(self) -> list[CaseOutcome]:
+        """Cases that failed or were not evaluated, and (with several runs) cases with a run that did not pass."""
+        return [c for c in self.cases if c.status is not EvalStatus.PASSED or c.runs_passed < c.runs or c.errors]
+
+    def outcome(self, eval_id: str) -> CaseOutcome | None:
+        """The outcome of the case ``eval_id`` (``None`` when the view has no such case)."""
+        index = self.__dict__.get("_by_id")
+        if index is None:  # built once; the view is frozen, so its case list never changes
+            index = self.__dict__["_by_id"] = {c.eval_id: c for c in self.cases}
+        return index.get(eval_id)
+
     def count(self, status: EvalStatus) -> int:
         """How many cases ended with ``status``."""
         return sum(1 for c in self.cases if c.status is status)
@@ -279,8 +344,13 @@ class ResultView:
 
 @dataclass(slots=True)
 class _CaseTally:
+    index: int
+    first_run: int
     statuses: list[EvalStatus] = field(default_factory=list)
     errors: list[str] | None = None  # most cases have none: no list for them
+    usage: UsageTotals = field(default_factory=UsageTotals)
+    reason: str | None = None
+    reason_run: int | None = None
 
 
 class ViewBuilder:
@@ -295,16 +365,26 @@ class ViewBuilder:
         self._runs: set[int] = set()
 
     def add(self, case: EvalCaseResult) -> None:
-        """Account for one case result."""
+        """Account for one case result (or a compact row carrying ``usage`` and ``reason``)."""
         self._runs.add(case.run_id)
         tally = self._cases.get(case.eval_id)
         if tally is None:
-            tally = self._cases[case.eval_id] = _CaseTally()
+            tally = self._cases[case.eval_id] = _CaseTally(len(self._cases), case.run_id)
+        tally.first_run = min(tally.first_run, case.run_id)
         tally.statuses.append(case.final_eval_status)
         if case.error_message:
             if tally.errors is None:
                 tally.errors = []
             tally.errors.append(f"run {case.run_id}: {case.error_message}")
+        if isinstance(case, EvalCaseResult):
+            usage: UsageTotals | None = case_usage(case)
+            reason = first_reason(case)
+        else:
+            usage, reason = getattr(case, "usage", None), getattr(case, "reason", None)
+        if usage is not None and usage.known:  # compact rows keep only known usage: both give the same view
+            tally.usage.merge(usage)
+        if reason is not None and (tally.reason_run is None or case.run_id < tally.reason_run):
+            tally.reason, tally.reason_run = reason, case.run_id
         for metric in case.overall_eval_metric_results:
             row = self._rows.get(metric.metric_name)
             if row is None:
@@ -341,7 +421,20 @@ class ViewBuilder:
                 if status is EvalStatus.NOT_EVALUATED and errors:
                     status = EvalStatus.FAILED
             passed = sum(1 for s in tally.statuses if s is EvalStatus.PASSED)
-            outcomes.append(CaseOutcome(eval_id, status, len(tally.statuses), passed, errors))
+            outcomes.append(
+                CaseOutcome(
+                    eval_id,
+                    status,
+                    len(tally.statuses),
+                    passed,
+                    errors,
+                    reason=tally.reason,
+                    reason_run=tally.reason_run,
+                    usage=tally.usage,
+                    index=tally.index,
+                    first_run=tally.first_run,
+                )
+            )
         return ResultView(
             result=result,
             num_runs=num_runs,

@@ -2,6 +2,7 @@
 callbacks at eight points, the executor seam (where case pipelines run) and the multi-run summary.
 """
 
+from ._agent_cache import AgentResponseCache, agent_identity
 from ._callbacks import (
     POINTS,
     AfterEvaluateCaseArgs,
@@ -48,6 +49,7 @@ __all__ = [
     "AfterEvaluateSetArgs",
     "AfterInferenceCaseArgs",
     "AfterInferenceSetArgs",
+    "AgentResponseCache",
     "BeforeEvaluateCaseArgs",
     "BeforeEvaluateSetArgs",
     "BeforeInferenceCaseArgs",
@@ -81,6 +83,7 @@ __all__ = [
     "RunPlan",
     "StreamedEvalSet",
     "WorkItem",
+    "agent_identity",
     "aggregate_case",
     "bounded_each",
     "bounded_map",

@@ -8,7 +8,7 @@ from typing import Protocol
 from pydantic import ValidationError
 
 from ..agents._safety import describe_exception
-from ..evaluators._base import EvaluateResult, Evaluator
+from ..evaluators._base import CURRENT_CASE, EvaluateResult, Evaluator, PerInvocationResult
 from ..model import (
     EvalCase,
     EvalCaseResult,
@@ -50,8 +50,16 @@ def _reason(exc: BaseException) -> str:
         return describe_exception(exc)
 
 
-def _details(reason: str, score: float | None, rubric_scores: list[RubricScore]) -> EvalMetricResultDetails:
-    return EvalMetricResultDetails(reason=reason or None, score=score, rubric_scores=rubric_scores)
+def _details(
+    reason: str, score: float | None, rubric_scores: list[RubricScore], item: PerInvocationResult | EvaluateResult
+) -> EvalMetricResultDetails:
+    return EvalMetricResultDetails(
+        reason=reason or None,
+        score=score,
+        rubric_scores=rubric_scores,
+        token_usage_details=item.token_usage_details,
+        duration_details=item.duration_details,
+    )
 
 
 def metric_results(metric: EvalMetric, result: EvaluateResult) -> tuple[EvalMetricResult, list[EvalMetricResult]]:
@@ -69,7 +77,7 @@ def metric_results(metric: EvalMetric, result: EvaluateResult) -> tuple[EvalMetr
             eval_status=item.status,
             threshold=metric.threshold,
             criterion=criterion,
-            details=_details(item.reason, item.score, list(item.rubric_scores)),
+            details=_details(item.reason, item.score, list(item.rubric_scores), item),
         )
         for item in result.per_invocation_results
     ]
@@ -83,7 +91,7 @@ def metric_results(metric: EvalMetric, result: EvaluateResult) -> tuple[EvalMetr
         eval_status=result.overall_status,
         threshold=metric.threshold,
         criterion=criterion,
-        details=_details(reason, result.overall_score, rubric_scores),
+        details=_details(reason, result.overall_score, rubric_scores, result),
     )
     return overall, per_invocation
 
@@ -127,6 +135,22 @@ async def _score(
         ) from None
 
 
+def _failed_inference(result: EvalCaseResult, case: EvalCase, inference: InferenceResult) -> EvalCaseResult:
+    """A failed case keeps the agent's traceback and the turns it finished (unscored, beside their expectations)."""
+    if not inference.partial_inferences and not inference.error_traceback:
+        return result
+    expecteds = list(case.conversation or []) if not case.is_trace else []
+    partial = [
+        EvalMetricResultPerInvocation(
+            actual_invocation=actual, expected_invocation=expecteds[i] if i < len(expecteds) else None
+        )
+        for i, actual in enumerate(inference.partial_inferences)
+    ]
+    return result.model_copy(
+        update={"error_traceback": inference.error_traceback, "eval_metric_result_per_invocation": partial}
+    )
+
+
 async def evaluate_case(
     case: EvalCase,
     inference: InferenceResult,
@@ -148,14 +172,17 @@ async def evaluate_case(
         run_id=run_id,
         session_id=inference.session_id,
         user_id=inference.user_id,
+        simulation=inference.simulation,
     )
 
     def failed(message: str) -> EvalCaseResult:
         return base.model_copy(update={"final_eval_status": EvalStatus.FAILED, "error_message": message})
 
     if inference.status is not EvalStatus.PASSED:
-        return failed(inference.error_message or "inference failed")
-    expecteds = expected_invocations(case)
+        return _failed_inference(failed(inference.error_message or "inference failed"), case, inference)
+    expecteds = inference.expected_inferences
+    if expecteds is None:
+        expecteds = expected_invocations(case)
     if len(inference.inferences) != len(expecteds):
         return failed(
             f"inference count {len(inference.inferences)} does not match expected conversation length {len(expecteds)}"
@@ -167,14 +194,17 @@ async def evaluate_case(
         return failed(str(exc))
     overall: list[EvalMetricResult] = []
     per_invocation: list[list[EvalMetricResult]] = [[] for _ in actuals]
-    for metric in case_metrics:
-        try:
+    token = CURRENT_CASE.set(case)  # metrics that judge a simulated user read its conversationScenario
+    try:
+        for metric in case_metrics:
             metric_overall, metric_per_invocation = await _score(evaluators, metric, actuals, expecteds)
-        except _MetricFailure as exc:
-            return failed(str(exc))
-        overall.append(metric_overall)
-        for bucket, item in zip(per_invocation, metric_per_invocation, strict=True):
-            bucket.append(item)
+            overall.append(metric_overall)
+            for bucket, item in zip(per_invocation, metric_per_invocation, strict=True):
+                bucket.append(item)
+    except _MetricFailure as exc:
+        return failed(str(exc))
+    finally:
+        CURRENT_CASE.reset(token)
     return base.model_copy(
         update={
             "final_eval_status": summarize_statuses(m.eval_status for m in overall),

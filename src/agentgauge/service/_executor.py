@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..model import EvalCase, EvalCaseResult
 from ._callbacks import CallbackContext, Callbacks
@@ -19,6 +19,11 @@ from ._evaluate import EvaluatorSource
 from ._multirun import CaseRow
 from ._pool import bounded_each
 from ._types import EvaluateRequest, InferenceRequest, InferenceResult
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._prices import PriceTable
+    from ..simulation import SimulationSettings
+    from ._agent_cache import AgentResponseCache
 
 __all__ = ["CompactResult", "Emit", "ExecutionJob", "Executor", "LocalExecutor", "RunPlan", "WorkItem"]
 
@@ -70,7 +75,9 @@ Emit = Callable[[WorkItem, "EvalCaseResult | CompactResult"], None]
 @dataclass
 class ExecutionJob:
     """What an executor needs besides the work items: the agent and registry of the evaluator, its callbacks and
-    limits, and a scorer import that may still be running (``prepared``)."""
+    limits, a scorer import that may still be running (``prepared``), and the run settings every case pipeline
+    uses: ``prices`` (cost of token usage), ``simulation`` (user simulator, expected agent, tool-mock generator)
+    and ``agent_cache`` (earlier agent answers to reuse)."""
 
     app_name: str
     eval_set_id: str
@@ -82,6 +89,9 @@ class ExecutionJob:
     prepared: asyncio.Future[None] | None = None
     keep_inferences: bool = False
     keep_results: bool = False
+    prices: PriceTable | None = None
+    simulation: SimulationSettings | None = None
+    agent_cache: AgentResponseCache | None = None
 
 
 class Executor(Protocol):
@@ -112,6 +122,9 @@ class LocalExecutor:
             callbacks=job.callbacks,
             parallelism=job.parallelism,
             timeout=job.timeout,
+            prices=job.prices,
+            simulation=job.simulation,
+            agent_cache=job.agent_cache,
         )
         prepared = job.prepared
 
@@ -130,7 +143,7 @@ class LocalExecutor:
 
         async def pipeline(item: WorkItem) -> None:
             run = item.run
-            inference, context = await service.infer(run.inference_request, item.case, run.context)
+            inference, context = await service.infer(run.inference_request, item.case, run.context, run_id=run.run_id)
             if job.keep_inferences:
                 run.inference_results.append(inference)
             if job.keep_results:

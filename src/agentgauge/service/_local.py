@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .._uuid import uuid4
 from ..agents import Agent, as_agent
@@ -24,9 +24,14 @@ from ._callbacks import (
     Callbacks,
 )
 from ._evaluate import EvaluatorSource, evaluate_case
-from ._inference import infer_case
+from ._inference import DEFAULT_USER_ID, infer_case
 from ._pool import bounded_map
 from ._types import EvalSetRunResult, EvaluateRequest, InferenceRequest, InferenceResult
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._prices import PriceTable
+    from ..simulation import SimulationSettings
+    from ._agent_cache import AgentResponseCache
 
 __all__ = ["EvalSetSource", "LocalService", "select_cases"]
 
@@ -70,7 +75,11 @@ class LocalService:
       :class:`~agentgauge.evaluator.AgentEvaluator` is built from them.
 
     ``agent`` may be anything :func:`~agentgauge.agents.as_agent` accepts, or ``None`` when only trace-mode
-    cases run. ``timeout`` bounds each case's inference (seconds).
+    cases run. ``timeout`` bounds each case's inference (seconds); ``prices`` sets the cost of recorded token
+    usage (default: the built-in price table). ``simulation`` holds the user simulator, expected agent and
+    tool-mock generator of scenario and ``expectedRunnerEnabled`` cases.
+    ``agent_cache`` answers cases the agent already answered (same agent source, request and run) without calling
+    it, and stores new answers.
     """
 
     def __init__(
@@ -83,6 +92,9 @@ class LocalService:
         parallelism: int = 4,
         timeout: float | None = None,
         session_id_supplier: Callable[[], str] = _new_session_id,
+        prices: PriceTable | None = None,
+        simulation: SimulationSettings | None = None,
+        agent_cache: AgentResponseCache | None = None,
     ) -> None:
         if parallelism < 1:
             raise ValueError(f"parallelism must be at least 1, got {parallelism}")
@@ -95,9 +107,12 @@ class LocalService:
         self.parallelism = parallelism
         self.timeout = timeout
         self.session_id_supplier = session_id_supplier
+        self.prices = prices
+        self.simulation = simulation
+        self.agent_cache = agent_cache
 
     async def infer(
-        self, request: InferenceRequest, case: EvalCase, context: CallbackContext
+        self, request: InferenceRequest, case: EvalCase, context: CallbackContext, *, run_id: int = 1
     ) -> tuple[InferenceResult, CallbackContext]:
         """One case's inference with its ``BeforeInferenceCase`` / ``AfterInferenceCase`` callbacks.
 
@@ -112,14 +127,7 @@ class LocalService:
         except CallbackError as exc:
             failed = InferenceResult(request.app_name, request.eval_set_id, case.eval_id, session_id=session_id)
             return failed.fail(str(exc)), context
-        result = await infer_case(
-            self.agent,
-            case,
-            app_name=request.app_name,
-            eval_set_id=request.eval_set_id,
-            session_id=session_id,
-            timeout=self.timeout,
-        )
+        result = await self._infer_case(request, case, session_id, run_id)
         try:
             context = await self.callbacks.run(
                 "after_inference_case", context, AfterInferenceCaseArgs(request, result, None, start)
@@ -127,6 +135,31 @@ class LocalService:
         except CallbackError as exc:
             result.fail(str(exc))
         return result, context
+
+    async def _infer_case(
+        self, request: InferenceRequest, case: EvalCase, session_id: str, run_id: int
+    ) -> InferenceResult:
+        cache = self.agent_cache if self.agent is not None and not case.is_trace else None
+        cached = cache.get(case, run_id) if cache is not None else None
+        if cached is not None:
+            session = case.session_input
+            user_id = (session.user_id if session is not None else "") or DEFAULT_USER_ID
+            return InferenceResult(
+                request.app_name, request.eval_set_id, case.eval_id, cached, session_id=session_id, user_id=user_id
+            )
+        result = await infer_case(
+            self.agent,
+            case,
+            app_name=request.app_name,
+            eval_set_id=request.eval_set_id,
+            session_id=session_id,
+            timeout=self.timeout,
+            prices=self.prices,
+            simulation=self.simulation,
+        )
+        if cache is not None and result.status is EvalStatus.PASSED:
+            cache.put(case, run_id, result.inferences)
+        return result
 
     async def score(
         self,

@@ -16,6 +16,7 @@ from ..model import (
     MetricSummary,
     RunSummary,
     StatusCounts,
+    UsageTotals,
     status_for_score,
     summarize_statuses,
 )
@@ -140,6 +141,8 @@ class CaseRow:
     final_eval_status: EvalStatus
     error_message: str | None
     metrics: tuple[MetricRow, ...]
+    usage: UsageTotals | None = None  # None when no invocation recorded any duration, tokens or cost
+    reason: str | None = None  # the first reason the case did not pass (None when it passed)
 
     @property
     def overall_eval_metric_results(self) -> tuple[MetricRow, ...]:
@@ -164,7 +167,11 @@ def _metric_row(name: str, score: float | None, status: EvalStatus, threshold: f
 
 
 def case_row(result: EvalCaseResult) -> CaseRow:
-    """The compact row of a case result."""
+    """The compact row of a case result (with its usage totals and first failure reason for the reports)."""
+    from ..reporting._usage import case_usage
+    from ..reporting._view import first_reason
+
+    usage = case_usage(result)
     return CaseRow(
         result.eval_id,
         result.run_id,
@@ -173,6 +180,8 @@ def case_row(result: EvalCaseResult) -> CaseRow:
         tuple(
             _metric_row(m.metric_name, m.score, m.eval_status, m.threshold) for m in result.overall_eval_metric_results
         ),
+        usage if usage.known else None,
+        first_reason(result),
     )
 
 

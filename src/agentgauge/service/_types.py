@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..model import EvalCaseResult, EvalMetric, EvalStatus, Invocation
+from ..model import EvalCaseResult, EvalMetric, EvalStatus, Invocation, SimulationSummary
 
 __all__ = ["EvalSetRunResult", "EvaluateConfig", "EvaluateRequest", "InferenceRequest", "InferenceResult"]
 
@@ -23,7 +23,11 @@ class InferenceResult:
     """What the agent produced for one case (one session), or why it could not.
 
     ``status`` is ``passed`` when inference succeeded and ``failed`` otherwise; a failed result carries
-    ``error_message`` and no ``inferences``.
+    ``error_message`` and no ``inferences``. ``expected_inferences``, when set, are what the inferences are scored
+    against instead of the case's conversation (an expected agent's run, or user-only placeholders of a simulated
+    conversation); ``simulation`` describes a simulated conversation. When the agent itself failed,
+    ``partial_inferences`` holds the turns it completed before the failure and ``error_traceback`` the agent's
+    traceback (secrets masked); both are shown in reports, never scored.
     """
 
     app_name: str
@@ -34,12 +38,22 @@ class InferenceResult:
     user_id: str = ""
     status: EvalStatus = EvalStatus.PASSED
     error_message: str | None = None
+    expected_inferences: list[Invocation] | None = None
+    simulation: SimulationSummary | None = None
+    partial_inferences: list[Invocation] = field(default_factory=list)
+    error_traceback: str | None = None
 
-    def fail(self, message: str) -> InferenceResult:
-        """Mark this result failed with ``message``; the partial inferences are dropped."""
+    def fail(
+        self, message: str, *, partial: list[Invocation] | None = None, traceback: str | None = None
+    ) -> InferenceResult:
+        """Mark this result failed with ``message``; the inferences move to ``partial_inferences`` only when given
+        as ``partial`` (the turns finished before the failure), with the failure's ``traceback``."""
         self.status = EvalStatus.FAILED
         self.error_message = message
         self.inferences = []
+        self.expected_inferences = None
+        self.partial_inferences = list(partial or [])
+        self.error_traceback = traceback
         return self
 
 

@@ -4,7 +4,10 @@ trpc: ``llm_final_response``, ``llm_rubric_response``, ``llm_rubric_knowledge_re
 ``llm_rubric_reference_critic``, ``llm_hallucinations``, ``llm_verifier_pairwise``, ``llm_judge_template`` (config
 in ``criterion.llmJudge``; judge failures fail the case). ADK: ``final_response_match_v2``,
 ``response_evaluation_score``, ``safety_v1``, ``hallucinations_v1``, ``rubric_based_final_response_quality_v1``,
-``rubric_based_tool_use_quality_v1`` (config in ``criterion.adk``; judge failures leave invocations not evaluated).
+``rubric_based_tool_use_quality_v1``, the multi-turn ``multi_turn_task_success_v1``,
+``multi_turn_trajectory_quality_v1``, ``multi_turn_tool_use_quality_v1``,
+``rubric_based_multi_turn_trajectory_quality_v1`` and ``per_turn_user_simulator_quality_v1`` (config in
+``criterion.adk``; judge failures leave invocations not evaluated).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from ._adk import ADK_METRICS
 from ._critic import CRITIC_METRICS
 from ._engine import JudgeMetric, LLMJudgeEvaluator
 from ._hallucinations import HALLUCINATIONS, HallucinationsEvaluator
+from ._multi_turn import MULTI_TURN_METRICS, USER_SIMULATOR_QUALITY, MultiTurnEvaluator, UserSimulatorQualityEvaluator
 from ._pairwise import PAIRWISE, PairwiseEvaluator
 from ._ready import check_judge_ready
 from ._sample import JudgeConfig, Prompt, Sample
@@ -27,11 +31,13 @@ __all__ = [
     "JudgeConfig",
     "JudgeMetric",
     "LLMJudgeEvaluator",
+    "MultiTurnEvaluator",
     "PairwiseEvaluator",
     "Prompt",
     "Sample",
     "TemplateEvaluator",
     "TrpcHallucinationsEvaluator",
+    "UserSimulatorQualityEvaluator",
     "build_llm_evaluators",
     "check_judge_ready",
 ]
@@ -44,6 +50,8 @@ ALL_METRICS: tuple[JudgeMetric, ...] = (
     TEMPLATE,
     *ADK_METRICS,
     HALLUCINATIONS,
+    *MULTI_TURN_METRICS,
+    USER_SIMULATOR_QUALITY,
 )
 """Every built-in judge metric."""
 
@@ -53,14 +61,28 @@ def build_llm_evaluators(settings: JudgeSettings | None = None) -> list[LLMJudge
     pool = JudgePool(settings)
     out: list[LLMJudgeEvaluator] = []
     special: dict[
-        str, type[HallucinationsEvaluator | TrpcHallucinationsEvaluator | PairwiseEvaluator | TemplateEvaluator]
+        str,
+        type[
+            HallucinationsEvaluator
+            | TrpcHallucinationsEvaluator
+            | PairwiseEvaluator
+            | TemplateEvaluator
+            | UserSimulatorQualityEvaluator
+        ],
     ] = {
         HALLUCINATIONS.name: HallucinationsEvaluator,
         TRPC_HALLUCINATIONS.name: TrpcHallucinationsEvaluator,
         PAIRWISE.name: PairwiseEvaluator,
         TEMPLATE.name: TemplateEvaluator,
+        USER_SIMULATOR_QUALITY.name: UserSimulatorQualityEvaluator,
     }
+    multi_turn = {m.name for m in MULTI_TURN_METRICS}
     for metric in ALL_METRICS:
         cls = special.get(metric.name)
-        out.append(cls(pool) if cls is not None else LLMJudgeEvaluator(metric, pool))
+        if cls is not None:
+            out.append(cls(pool))
+        elif metric.name in multi_turn:
+            out.append(MultiTurnEvaluator(metric, pool))
+        else:
+            out.append(LLMJudgeEvaluator(metric, pool))
     return out

@@ -1,0 +1,77 @@
+"""``agentgauge results``: the results kept in a SQL store, newest first."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Annotated
+
+import typer
+
+from ._app import app
+from ._common import fail_input, input_errors_exit_2
+
+__all__ = ["results_command"]
+
+
+@app.command("results")
+def results_command(
+    store: Annotated[
+        str | None,
+        typer.Option("--store", envvar="AGENTGAUGE_STORE", show_envvar=True, help="The SQL store (see docs/store.md)."),
+    ] = None,
+    app_name: Annotated[str | None, typer.Option("--app-name", help="Only the results of this app.")] = None,
+    eval_set: Annotated[str | None, typer.Option("--eval-set", help="Only the results of this eval set id.")] = None,
+    limit: Annotated[int, typer.Option("--limit", help="At most this many results (newest first).")] = 20,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the list as JSON.")] = False,
+) -> None:
+    """List the results stored in a SQL store, newest first: when, app, eval set, status, case runs, result id.
+
+    Status is ``completed``, ``interrupted`` (stopped by Ctrl-C), ``running`` (still running, or the run was killed:
+    its finished cases are kept) or ``aborted``. Read one with ``agentgauge show RESULT_ID --store URL``.
+
+    Example:
+
+      agentgauge results --store sqlite:///results.db --eval-set calculator
+    """
+    from ..sqlstore import resolve_store_url
+
+    url = resolve_store_url(store)
+    if url is None:
+        fail_input("no store given: use --store URL or set AGENTGAUGE_STORE")
+    if limit < 1:
+        fail_input(f"--limit must be at least 1, got {limit}")
+    with input_errors_exit_2():
+        from ..sqlstore._cli import open_result_store
+
+        found = open_result_store(url).find(app=app_name, eval_set_id=eval_set, limit=limit)
+    if json_out:
+        rows = [
+            {
+                "appName": i.app_name,
+                "evalSetResultId": i.eval_set_result_id,
+                "evalSetId": i.eval_set_id,
+                "status": i.status,
+                "numCases": i.num_cases,
+                "creationTimestamp": i.creation_timestamp,
+            }
+            for i in found
+        ]
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    if not found:
+        typer.echo("no results stored")
+        return
+    header = ("Created (UTC)", "App", "Eval set", "Status", "Case runs", "Result id")
+    table: list[tuple[str, ...]] = [header]
+    for i in found:
+        when = (
+            ""
+            if i.creation_timestamp is None
+            else f"{datetime.fromtimestamp(i.creation_timestamp, UTC):%Y-%m-%d %H:%M:%S}"
+        )
+        table.append((when, i.app_name, i.eval_set_id, i.status, str(i.num_cases), i.eval_set_result_id))
+    # Plain columns, never cut: ids are what users copy from this list.
+    widths = [max(len(row[n]) for row in table) for n in range(len(header) - 1)]
+    for row in table:
+        typer.echo("  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]]))

@@ -1,0 +1,29 @@
+"""Comparing two evaluation results: which cases were fixed or broke, how metric means moved, pass@k, and whether a
+change is statistically significant.
+
+``compare_results(base, new)`` returns a :class:`Comparison` (a pydantic model, the ``--json`` output of
+``agentgauge compare``); :func:`print_comparison`, :func:`render_markdown` and :func:`render_html` present it.
+Both inputs may be native or ADK result files (read with :func:`agentgauge.formats.load_result`).
+"""
+
+from ._compute import compare_results
+from ._model import CaseChange, ChangeKind, Comparison, MetricDelta, PassAtK, ResultRef, Significance
+from ._render import headline, print_comparison, render_html, render_markdown
+from ._significance import fisher_exact, mcnemar_exact
+
+__all__ = [
+    "CaseChange",
+    "ChangeKind",
+    "Comparison",
+    "MetricDelta",
+    "PassAtK",
+    "ResultRef",
+    "Significance",
+    "compare_results",
+    "fisher_exact",
+    "headline",
+    "mcnemar_exact",
+    "print_comparison",
+    "render_html",
+    "render_markdown",
+]

@@ -1,0 +1,230 @@
+"""Building a :class:`Comparison` from two eval set results (native or ADK, any number of runs)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ..model import EvalCaseResult, EvalSetResult, EvalStatus
+from ..stats import pass_at_k, pass_hat_k
+from ._model import CaseChange, ChangeKind, Comparison, MetricDelta, PassAtK, ResultRef, Significance
+from ._significance import ALPHA, fisher_exact, mcnemar_exact, min_runs_for_significance
+
+__all__ = ["compare_results"]
+
+
+@dataclass
+class _Case:
+    """One case of one side: its runs, overall status and per-metric scores."""
+
+    eval_id: str
+    runs: list[EvalCaseResult] = field(default_factory=list)
+    status: EvalStatus = EvalStatus.NOT_EVALUATED
+
+    @property
+    def passed_runs(self) -> int:
+        return sum(1 for run in self.runs if run.final_eval_status is EvalStatus.PASSED)
+
+    def scores(self) -> dict[str, list[float]]:
+        out: dict[str, list[float]] = {}
+        for run in self.runs:
+            for metric in run.overall_eval_metric_results:
+                bucket = out.setdefault(metric.metric_name, [])
+                if metric.score is not None and metric.eval_status is not EvalStatus.NOT_EVALUATED:
+                    bucket.append(metric.score)
+        return out
+
+    def means(self) -> dict[str, float | None]:
+        return {name: (sum(v) / len(v) if v else None) for name, v in self.scores().items()}
+
+
+def _cases(result: EvalSetResult) -> dict[str, _Case]:
+    from ..service import aggregate_case
+
+    cases: dict[str, _Case] = {}
+    for run in result.eval_case_results:
+        cases.setdefault(run.eval_id, _Case(run.eval_id)).runs.append(run)
+    for case in cases.values():
+        # The rule the run's own summary uses, so compare agrees with what `eval` reported.
+        case.status = aggregate_case(case.eval_id, case.runs).overall_status
+    return cases
+
+
+def _reason(case: _Case) -> str | None:
+    """The first thing that kept a case from passing: an error, else the first failed metric."""
+    for run in case.runs:
+        if run.final_eval_status is EvalStatus.PASSED:
+            continue
+        if run.error_message:
+            return run.error_message.splitlines()[0]
+        for metric in run.overall_eval_metric_results:
+            if metric.eval_status is EvalStatus.FAILED:
+                score = "none" if metric.score is None else f"{metric.score:.2f}"
+                why = metric.details.reason if metric.details and metric.details.reason else ""
+                text = f"{metric.metric_name}: score {score} < threshold {metric.threshold:g}"
+                return f"{text} ({why.splitlines()[0]})" if why.strip() else text
+    return None if case.status is EvalStatus.PASSED else f"case status {case.status.value}"
+
+
+def _kind(base: _Case | None, new: _Case | None) -> ChangeKind:
+    if base is None:
+        return ChangeKind.NEW
+    if new is None:
+        return ChangeKind.REMOVED
+    was, now = base.status is EvalStatus.PASSED, new.status is EvalStatus.PASSED
+    if was and now:
+        return ChangeKind.STILL_PASSING
+    if was:
+        return ChangeKind.BROKEN
+    return ChangeKind.FIXED if now else ChangeKind.STILL_FAILING
+
+
+def _case_significance(base: _Case, new: _Case) -> Significance | None:
+    if len(base.runs) < 2 or len(new.runs) < 2:
+        return None
+    p = fisher_exact(base.passed_runs, len(base.runs), new.passed_runs, len(new.runs))
+    counts = f"{base.passed_runs}/{len(base.runs)} runs passed before, {new.passed_runs}/{len(new.runs)} now"
+    if base.passed_runs * len(new.runs) == new.passed_runs * len(base.runs):
+        verdict = "the same pass rate"
+    elif p < ALPHA:
+        verdict = f"significant at {ALPHA:g}: the pass rate really changed"
+    else:
+        verdict = f"not significant at {ALPHA:g}: the difference may be chance"
+    return Significance(test="fisher_exact", p_value=p, significant=p < ALPHA, alpha=ALPHA, note=f"{counts}; {verdict}")
+
+
+def _change(eval_id: str, base: _Case | None, new: _Case | None) -> CaseChange:
+    change = CaseChange(eval_id=eval_id, change=_kind(base, new))
+    if base is not None:
+        change.base_status, change.base_runs, change.base_passed_runs = base.status, len(base.runs), base.passed_runs
+        change.base_metrics = base.means()
+    if new is not None:
+        change.new_status, change.new_runs, change.new_passed_runs = new.status, len(new.runs), new.passed_runs
+        change.new_metrics = new.means()
+        change.reason = _reason(new)
+    if base is not None and new is not None:
+        change.significance = _case_significance(base, new)
+    return change
+
+
+def _metric_deltas(pairs: Sequence[tuple[_Case, _Case]]) -> list[MetricDelta]:
+    totals: dict[str, tuple[list[float], list[float]]] = {}
+    for base, new in pairs:
+        for side, case in ((0, base), (1, new)):
+            for name, scores in case.scores().items():
+                totals.setdefault(name, ([], []))[side].extend(scores)
+    out = []
+    for name, (before, after) in totals.items():
+        base_mean = sum(before) / len(before) if before else None
+        new_mean = sum(after) / len(after) if after else None
+        delta = new_mean - base_mean if base_mean is not None and new_mean is not None else None
+        out.append(
+            MetricDelta(
+                metric_name=name,
+                base_mean=base_mean,
+                new_mean=new_mean,
+                delta=delta,
+                base_scored=len(before),
+                new_scored=len(after),
+            )
+        )
+    return out
+
+
+def _mean(values: Iterable[float]) -> float:
+    items = list(values)
+    return sum(items) / len(items) if items else 0.0
+
+
+def _pass_at_k(pairs: Sequence[tuple[_Case, _Case]]) -> list[PassAtK]:
+    if not pairs:
+        return []
+    k_max = min(min(len(b.runs), len(n.runs)) for b, n in pairs)
+    out = []
+    for k in sorted({1, k_max}):
+        out.append(
+            PassAtK(
+                k=k,
+                base_pass_at_k=_mean(pass_at_k(len(b.runs), b.passed_runs, k) for b, _ in pairs),
+                new_pass_at_k=_mean(pass_at_k(len(n.runs), n.passed_runs, k) for _, n in pairs),
+                base_pass_hat_k=_mean(pass_hat_k(len(b.runs), b.passed_runs, k) for b, _ in pairs),
+                new_pass_hat_k=_mean(pass_hat_k(len(n.runs), n.passed_runs, k) for _, n in pairs),
+            )
+        )
+    return out
+
+
+def _set_significance(fixed: int, broken: int) -> Significance:
+    p = mcnemar_exact(fixed, broken)
+    if fixed + broken == 0:
+        note = "no case changed status"
+    else:
+        verdict = (
+            f"significant at {ALPHA:g}: more cases moved one way than chance explains"
+            if p < ALPHA
+            else f"not significant at {ALPHA:g}: too few status changes to rule out chance"
+        )
+        note = f"{fixed} fixed against {broken} broken; {verdict}"
+    return Significance(test="mcnemar_exact", p_value=p, significant=p < ALPHA, alpha=ALPHA, note=note)
+
+
+def _ref(result: EvalSetResult, source: str, cases: dict[str, _Case]) -> ResultRef:
+    return ResultRef(
+        source=source,
+        eval_set_result_id=result.eval_set_result_id,
+        eval_set_id=result.eval_set_id,
+        num_runs=max((len(c.runs) for c in cases.values()), default=1),
+        cases=len(cases),
+        passed_cases=sum(1 for c in cases.values() if c.status is EvalStatus.PASSED),
+        interrupted=result.interrupted,
+    )
+
+
+def compare_results(
+    base: EvalSetResult, new: EvalSetResult, *, base_source: str = "base", new_source: str = "new"
+) -> Comparison:
+    """Compare two results case by case (matched by eval id).
+
+    A case's status on each side follows the rule of the run's own summary (several runs: the averaged metrics
+    decide). Metric means are taken over the cases present on both sides, so added or removed cases do not move
+    them. With several runs per case, each case gets Fisher's exact test on its runs passed; the set gets the exact
+    McNemar test on fixed against broken cases. ``base_source`` / ``new_source`` name the inputs in the output.
+    """
+    before, after = _cases(base), _cases(new)
+    order = list(before) + [eval_id for eval_id in after if eval_id not in before]
+    changes = [_change(eval_id, before.get(eval_id), after.get(eval_id)) for eval_id in order]
+    pairs = [(before[e], after[e]) for e in order if e in before and e in after]
+    comparison = Comparison(
+        base=_ref(base, base_source, before),
+        new=_ref(new, new_source, after),
+        cases=changes,
+        metrics=_metric_deltas(pairs),
+        pass_at_k=_pass_at_k(pairs),
+    )
+    if pairs:
+        comparison.significance = _set_significance(
+            comparison.count(ChangeKind.FIXED), comparison.count(ChangeKind.BROKEN)
+        )
+    comparison.regressed = comparison.count(ChangeKind.BROKEN) > 0
+    comparison.notes = _notes(comparison, pairs)
+    return comparison
+
+
+def _notes(comparison: Comparison, pairs: Sequence[tuple[_Case, _Case]]) -> list[str]:
+    notes = []
+    if comparison.base.eval_set_id != comparison.new.eval_set_id:
+        notes.append(
+            f"different eval sets ({comparison.base.eval_set_id!r} and {comparison.new.eval_set_id!r}): "
+            "cases are matched by id"
+        )
+    for side, ref in (("base", comparison.base), ("new", comparison.new)):
+        if ref.interrupted:
+            notes.append(f"the {side} run was interrupted: cases it did not finish are missing from it")
+    if not pairs:
+        notes.append("no case is in both results: nothing to compare case by case")
+    elif min(min(len(b.runs), len(n.runs)) for b, n in pairs) < 2:
+        notes.append(
+            "some cases ran once: a single run cannot tell a real change from chance; run with --num-runs "
+            f"{min_runs_for_significance()} or more for a per-case significance test"
+        )
+    return notes

@@ -1,0 +1,121 @@
+"""The persisted shape of a comparison of two results (``agentgauge compare --json``)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import Field
+
+from ..model._base import GaugeModel, omit_empty
+from ..model._status import EvalStatus
+
+__all__ = ["CaseChange", "ChangeKind", "Comparison", "MetricDelta", "PassAtK", "ResultRef", "Significance"]
+
+
+class ChangeKind(StrEnum):
+    """How one case's overall status moved from the base result to the new one."""
+
+    FIXED = "fixed"
+    """Not passed in base, passed in new."""
+    BROKEN = "broken"
+    """Passed in base, not passed in new: a regression."""
+    STILL_FAILING = "still_failing"
+    """Not passed in either."""
+    STILL_PASSING = "still_passing"
+    """Passed in both."""
+    NEW = "new"
+    """Only in the new result."""
+    REMOVED = "removed"
+    """Only in the base result."""
+
+
+class ResultRef(GaugeModel):
+    """One side of a comparison: which result it is and its headline numbers."""
+
+    source: str
+    """The file (or id) the result was read from."""
+    eval_set_result_id: str = ""
+    eval_set_id: str = ""
+    num_runs: int = 1
+    """The most runs any case has."""
+    cases: int = 0
+    passed_cases: int = 0
+    interrupted: bool = False
+
+
+class Significance(GaugeModel):
+    """A statistical test and its plain-language reading."""
+
+    test: str
+    """``fisher_exact`` (one case's runs) or ``mcnemar_exact`` (cases that changed status)."""
+    p_value: float
+    significant: bool
+    """``p_value < alpha``."""
+    alpha: float = 0.05
+    note: str
+
+
+class CaseChange(GaugeModel):
+    """One case in both results: its status on each side, runs passed, metric means and what changed."""
+
+    eval_id: str
+    change: ChangeKind
+    base_status: EvalStatus | None = None
+    new_status: EvalStatus | None = None
+    base_runs: int = 0
+    base_passed_runs: int = 0
+    new_runs: int = 0
+    new_passed_runs: int = 0
+    base_metrics: dict[str, float | None] = Field(default_factory=dict)
+    """Mean score per metric over the base runs (``None``: never scored)."""
+    new_metrics: dict[str, float | None] = Field(default_factory=dict)
+    reason: str | None = omit_empty()
+    """Why the case does not pass in the new result (its first error or failed metric)."""
+    significance: Significance | None = omit_empty()
+    """Fisher's exact test on the runs passed, when both sides ran the case at least twice."""
+
+
+class MetricDelta(GaugeModel):
+    """One metric's mean score over the cases present on both sides, and how it moved."""
+
+    metric_name: str
+    base_mean: float | None = None
+    new_mean: float | None = None
+    delta: float | None = None
+    """``new_mean - base_mean`` (``None`` when either side never scored it)."""
+    base_scored: int = 0
+    """Case runs that produced a score in base."""
+    new_scored: int = 0
+
+
+class PassAtK(GaugeModel):
+    """Mean pass@k and pass^k over the common cases (trpc-agent-go semantics, see :mod:`agentgauge.stats`)."""
+
+    k: int
+    base_pass_at_k: float
+    new_pass_at_k: float
+    base_pass_hat_k: float
+    new_pass_hat_k: float
+
+
+class Comparison(GaugeModel):
+    """Everything ``agentgauge compare`` reports: per case changes, per metric deltas, pass@k and significance.
+
+    ``regressed`` is true when at least one case broke; ``compare`` then exits with 1.
+    """
+
+    base: ResultRef
+    new: ResultRef
+    cases: list[CaseChange] = Field(default_factory=list)
+    """Base order first, then the cases only the new result has."""
+    metrics: list[MetricDelta] = Field(default_factory=list)
+    pass_at_k: list[PassAtK] = Field(default_factory=list)
+    significance: Significance | None = omit_empty()
+    """The exact McNemar test on fixed against broken cases (absent when no case is on both sides)."""
+    notes: list[str] = omit_empty(factory=list)
+    """Plain-language remarks: different eval sets, interrupted runs, too few runs for a significance test."""
+    regressed: bool = False
+
+    def count(self, kind: ChangeKind) -> int:
+        """How many cases changed this way."""
+        return sum(1 for case in self.cases if case.change is kind)

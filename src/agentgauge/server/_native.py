@@ -1,0 +1,237 @@
+"""agentgauge's own REST API under ``/api``: what ADK's routes lack (metrics files, background runs with live
+progress, result details and comparison, validation)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, File, Query, UploadFile
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+
+from ..errors import InputError, NotFoundError
+from ._adk_shapes import parse_adk_case
+from ._compare import compare_results, result_row
+from ._state import ServerState
+
+__all__ = ["native_router"]
+
+
+def _dump(model: Any) -> Any:
+    return model.model_dump(mode="json")
+
+
+def native_router(state: ServerState) -> APIRouter:
+    """The ``/api`` routes."""
+    router = APIRouter(prefix="/api", tags=["agentgauge"])
+
+    @router.get("/apps")
+    def apps() -> JSONResponse:
+        """Every app: name, whether an agent is served for it, its eval set ids."""
+        return JSONResponse(
+            [
+                {"name": name, "hasAgent": state.has_agent(name), "evalSets": state.eval_sets.list(name)}
+                for name in state.app_names()
+            ]
+        )
+
+    @router.get("/metrics")
+    def metrics() -> JSONResponse:
+        """The registered metrics: name, description, value range, whether a judge model is needed."""
+        return JSONResponse(
+            [
+                {
+                    "name": i.name,
+                    "description": i.description,
+                    "minValue": i.min_value,
+                    "maxValue": None if math.isinf(i.max_value) else i.max_value,  # unbounded: counts, seconds
+                    "needsExpected": i.needs_expected,
+                    "needsJudge": i.needs_judge,
+                }
+                for i in state.registry.infos()
+            ]
+        )
+
+    @router.get("/apps/{app}/eval-sets")
+    def list_sets(app: str) -> JSONResponse:
+        """The app's eval sets with their case counts."""
+        state.check_app(app)
+        out = []
+        for set_id in state.eval_sets.list(app):
+            try:
+                eval_set = state.eval_sets.get(app, set_id)
+            except InputError as exc:  # a broken file is listed with its error, not hidden
+                out.append({"evalSetId": set_id, "error": str(exc), "caseIds": []})
+                continue
+            out.append(
+                {
+                    "evalSetId": set_id,
+                    "name": eval_set.name or set_id,
+                    "caseIds": [c.eval_id for c in eval_set.eval_cases],
+                }
+            )
+        return JSONResponse(out)
+
+    @router.post("/apps/{app}/eval-sets", status_code=201)
+    def create_set(app: str, body: Annotated[dict[str, Any], Body()]) -> JSONResponse:
+        """Create an empty eval set: body ``{"evalSetId": ...}``."""
+        state.check_app(app)
+        set_id = body.get("evalSetId") or body.get("eval_set_id")
+        if not isinstance(set_id, str) or not set_id:
+            raise InputError("evalSetId is required")
+        return JSONResponse(_dump(state.eval_sets.create(app, set_id)), status_code=201)
+
+    @router.get("/apps/{app}/eval-sets/{set_id}")
+    def get_set(app: str, set_id: str) -> JSONResponse:
+        """The eval set (native JSON)."""
+        state.check_app(app)
+        return JSONResponse(_dump(state.eval_sets.get(app, set_id)))
+
+    @router.delete("/apps/{app}/eval-sets/{set_id}", status_code=204)
+    def delete_set(app: str, set_id: str) -> None:
+        """Delete an eval set."""
+        state.check_app(app)
+        state.eval_sets.delete(app, set_id)
+
+    @router.get("/apps/{app}/eval-sets/{set_id}/cases/{case_id}")
+    def get_case(app: str, set_id: str, case_id: str) -> JSONResponse:
+        """One case (native JSON)."""
+        state.check_app(app)
+        return JSONResponse(_dump(state.eval_sets.get_case(app, set_id, case_id)))
+
+    @router.put("/apps/{app}/eval-sets/{set_id}/cases/{case_id}")
+    def put_case(app: str, set_id: str, case_id: str, body: Annotated[Any, Body()]) -> JSONResponse:
+        """Replace a case with the JSON sent (native or ADK); invalid JSON answers 400 with the JSON path."""
+        state.check_app(app)
+        if isinstance(body, dict) and body.get("evalId", case_id) != case_id:
+            raise InputError(f"evalId {body.get('evalId')!r} does not match the case in the URL {case_id!r}")
+        case = parse_adk_case({**body, "evalId": case_id} if isinstance(body, dict) else body, set_id, source="case")
+        state.eval_sets.update_case(app, set_id, case)
+        return JSONResponse(_dump(state.eval_sets.get_case(app, set_id, case_id)))
+
+    @router.delete("/apps/{app}/eval-sets/{set_id}/cases/{case_id}", status_code=204)
+    def delete_case(app: str, set_id: str, case_id: str) -> None:
+        """Delete a case."""
+        state.check_app(app)
+        state.eval_sets.delete_case(app, set_id, case_id)
+
+    @router.get("/apps/{app}/eval-sets/{set_id}/metrics")
+    def get_metrics(app: str, set_id: str) -> JSONResponse:
+        """The eval set's metrics file (``[]`` when there is none)."""
+        state.check_app(app)
+        try:
+            found = state.metrics.get_all(app, set_id)
+        except NotFoundError:
+            found = []
+        return JSONResponse([_dump(m) for m in found])
+
+    @router.put("/apps/{app}/eval-sets/{set_id}/metrics")
+    def put_metrics(app: str, set_id: str, body: Annotated[Any, Body()]) -> JSONResponse:
+        """Replace the eval set's metrics file; names and criteria are checked first."""
+        from ..formats import parse_metrics
+
+        state.check_app(app)
+        metrics = parse_metrics(json.dumps(body), source="metrics")
+        state.registry.validate_metrics(metrics)
+        state.metrics.put_all(app, set_id, metrics)
+        return JSONResponse([_dump(m) for m in metrics])
+
+    @router.post("/apps/{app}/eval-sets/{set_id}/runs", status_code=202)
+    async def start_run(app: str, set_id: str, body: Annotated[dict[str, Any] | None, Body()] = None) -> JSONResponse:
+        """Start a run in the background: body ``{caseIds?, metrics?, numRuns?, parallelism?}`` (no metrics: the
+        eval set's metrics file). Answers 202 with the run id; follow it at ``/api/runs/{runId}/events``."""
+        from ..formats import parse_metrics
+        from ._runs import RunRequest
+
+        state.check_app(app)
+        body = body or {}
+        raw = body.get("metrics")
+        metrics = None if raw is None else parse_metrics(json.dumps(raw), source="metrics")
+        try:
+            num_runs = int(body.get("numRuns", 1))
+            parallelism = int(body.get("parallelism", state.config.default_parallelism))
+        except (TypeError, ValueError):
+            raise InputError("numRuns and parallelism must be integers") from None
+        case_ids = body.get("caseIds") or []
+        if not isinstance(case_ids, list) or not all(isinstance(c, str) for c in case_ids):
+            raise InputError("caseIds must be a list of case ids")
+        run = await state.runs.start(RunRequest(app, set_id, case_ids, metrics, num_runs, parallelism))
+        return JSONResponse(run.snapshot(), status_code=202)
+
+    @router.get("/runs/{run_id}")
+    def get_run(run_id: str) -> JSONResponse:
+        """A run's progress: status, done/total, per-case status, result id once finished."""
+        return JSONResponse(state.runs.get(run_id).snapshot())
+
+    @router.get("/runs/{run_id}/events")
+    async def run_events(run_id: str, since: Annotated[int, Query(ge=0)] = 0) -> StreamingResponse:
+        """The run's events as server-sent events (``run_started``, ``case_started``, ``case_finished``,
+        ``run_finished`` / ``run_failed``); earlier events are replayed first, ``since`` skips some."""
+        run = state.runs.get(run_id)
+
+        async def stream() -> AsyncIterator[str]:
+            async for event in run.follow(since):
+                yield f"event: {event['event']}\nid: {event['seq']}\ndata: {json.dumps(event)}\n\n"
+
+        return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+    @router.get("/apps/{app}/results")
+    def list_results(app: str, eval_set_id: Annotated[str | None, Query(alias="evalSetId")] = None) -> JSONResponse:
+        """The app's results, newest first: id, eval set, time, status and counts."""
+        state.check_app(app)
+        rows = []
+        for result_id in state.results.list(app):
+            try:
+                result = state.results.get(app, result_id)
+            except (InputError, NotFoundError):
+                continue
+            if eval_set_id is None or result.eval_set_id == eval_set_id:
+                rows.append(result_row(result))
+        rows.sort(key=lambda r: r["creationTimestamp"] or 0.0, reverse=True)
+        return JSONResponse(rows)
+
+    @router.get("/apps/{app}/results/{result_id}")
+    def get_result(app: str, result_id: str) -> JSONResponse:
+        """A stored result (native JSON)."""
+        state.check_app(app)
+        return JSONResponse(_dump(state.results.get(app, result_id)))
+
+    @router.get("/apps/{app}/results/{result_id}/report.html", response_class=HTMLResponse)
+    def result_report(app: str, result_id: str) -> HTMLResponse:
+        """The result as the HTML report (``agentgauge eval --report html``)."""
+        from ..reporting import render
+
+        state.check_app(app)
+        return HTMLResponse(render(state.results.get(app, result_id), "html"))
+
+    @router.get("/apps/{app}/compare")
+    def compare(app: str, base: Annotated[str, Query()], head: Annotated[str, Query()]) -> JSONResponse:
+        """Per-case status and metric score changes from result ``base`` to result ``head``."""
+        state.check_app(app)
+        return JSONResponse(compare_results(state.results.get(app, base), state.results.get(app, head)))
+
+    @router.post("/validate/eval-set")
+    async def validate_eval_set(eval_set_file: Annotated[UploadFile, File()]) -> JSONResponse:
+        """Check an uploaded eval set (multipart field ``eval_set_file``, any supported dialect), as agentevals:
+        ``{"data": {"valid", "evalSetId", "numCases", "errors"}, "error": null}``."""
+        from ..formats import parse_eval_set
+
+        data = await eval_set_file.read()
+        source = eval_set_file.filename or "eval_set_file"
+        try:
+            parsed = await asyncio.to_thread(parse_eval_set, data, source=source)
+        except InputError as exc:
+            body: dict[str, Any] = {"valid": False, "evalSetId": None, "numCases": 0, "errors": [str(exc)]}
+            return JSONResponse({"data": body, "error": None})
+        body = {"valid": True, "evalSetId": parsed.eval_set_id, "numCases": len(parsed.eval_cases), "errors": []}
+        return JSONResponse({"data": body, "error": None})
+
+    @router.get("/health")
+    async def health() -> dict[str, str]:
+        """``{"status": "ok"}``."""
+        return {"status": "ok"}
+
+    return router

@@ -1,0 +1,451 @@
+// agentgauge web UI: plain JavaScript over the server's /api and ADK routes (no framework, no build step).
+"use strict";
+
+const DEFAULT_METRICS = { tool_trajectory_avg_score: 1.0, response_match_score: 0.8 };
+const USER_ID = "user";
+const ui = { app: null, set: null, caseIds: [], metrics: [], session: null, editing: null, results: [] };
+const $ = (id) => document.getElementById(id);
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === "class") node.className = value;
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node[key] = value;
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+const enc = encodeURIComponent;
+
+async function api(method, path, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = typeof body === "string" ? body : JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  const text = await response.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch (_) { data = text; }
+  if (!response.ok) {
+    const message = (data && (data.error || data.detail)) || `${response.status} ${response.statusText}`;
+    throw new Error(typeof message === "string" ? message : JSON.stringify(message));
+  }
+  return data;
+}
+
+function status(value) {
+  const name = value || "";
+  return el("span", { class: `status ${name}` }, name.replace("_", " "));
+}
+
+function showError(target, error) {
+  const node = $(target);
+  node.textContent = error ? String(error.message || error) : "";
+  node.hidden = !error;
+}
+
+function when(ts) {
+  return ts ? new Date(ts * 1000).toLocaleString() : "";
+}
+
+// ---- apps and eval sets ----
+
+async function loadApps() {
+  const apps = await api("GET", "/api/apps");
+  const list = $("apps");
+  list.replaceChildren();
+  for (const app of apps) {
+    const item = el("li", { class: "app-item", dataset: { app: app.name }, onclick: () => selectApp(app.name) },
+      app.name, el("span", { class: "count" }, app.hasAgent ? "agent" : "data"));
+    list.append(item);
+  }
+  if (!ui.app && apps.length) await selectApp(apps[0].name);
+}
+
+async function selectApp(name) {
+  ui.app = name;
+  ui.set = null;
+  for (const item of document.querySelectorAll(".app-item")) item.classList.toggle("active", item.dataset.app === name);
+  $("where").textContent = name;
+  await loadSets();
+  showSet();
+}
+
+async function loadSets() {
+  const sets = await api("GET", `/api/apps/${enc(ui.app)}/eval-sets`);
+  const list = $("sets");
+  list.replaceChildren();
+  for (const set of sets) {
+    const item = el("li", { class: "set-item", dataset: { set: set.evalSetId }, onclick: () => selectSet(set.evalSetId) },
+      set.evalSetId, el("span", { class: "count" }, set.error ? "invalid" : String(set.caseIds.length)));
+    item.classList.toggle("active", set.evalSetId === ui.set);
+    list.append(item);
+  }
+}
+
+async function selectSet(id) {
+  ui.set = id;
+  for (const item of document.querySelectorAll(".set-item")) item.classList.toggle("active", item.dataset.set === id);
+  $("where").textContent = `${ui.app} / ${id}`;
+  closeEditor();
+  await showSet();
+}
+
+async function createSet(event) {
+  event.preventDefault();
+  const id = $("new-set-id").value.trim();
+  showError("sidebar-error", null);
+  try {
+    await api("POST", `/api/apps/${enc(ui.app)}/eval-sets`, { evalSetId: id });
+    $("new-set-id").value = "";
+    await loadSets();
+    await selectSet(id);
+  } catch (error) {
+    showError("sidebar-error", error);
+  }
+}
+
+// ---- cases ----
+
+async function showSet() {
+  $("no-set").hidden = !!ui.set;
+  $("cases-view").hidden = !ui.set;
+  if (!ui.set) return;
+  const [evalSet, fileMetrics] = await Promise.all([
+    api("GET", `/api/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}`),
+    api("GET", `/api/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}/metrics`),
+  ]);
+  $("set-title").textContent = `Eval set ${evalSet.evalSetId}`;
+  ui.caseIds = (evalSet.evalCases || []).map((c) => c.evalId);
+  const body = $("case-list");
+  body.replaceChildren();
+  for (const c of evalSet.evalCases || []) {
+    const turns = (c.conversation || []).length;
+    body.append(el("tr", { class: "case-row", dataset: { case: c.evalId } },
+      el("td", {}, el("input", { type: "checkbox", class: "case-check", value: c.evalId })),
+      el("td", {}, c.evalId),
+      el("td", {}, String(turns)),
+      el("td", { class: "case-status" }, ""),
+      el("td", {}, el("button", { type: "button", class: "case-edit", onclick: () => openEditor(c.evalId) }, "View / edit"))));
+  }
+  $("file-metrics-label").hidden = fileMetrics.length === 0;
+  $("use-file-metrics").checked = fileMetrics.length > 0;
+  renderMetricPicker(fileMetrics);
+  await refreshLastStatuses();
+  await loadResults();
+}
+
+function renderMetricPicker(fileMetrics) {
+  const chosen = {};
+  for (const m of fileMetrics) chosen[m.metricName] = m.threshold;
+  if (!fileMetrics.length) Object.assign(chosen, DEFAULT_METRICS);
+  const box = $("run-metrics");
+  box.replaceChildren();
+  for (const m of ui.metrics) {
+    const on = m.name in chosen;
+    const threshold = on ? chosen[m.name] : m.maxValue;
+    box.append(el("label", { title: m.description },
+      el("input", { type: "checkbox", class: "metric-check", value: m.name, checked: on }),
+      el("span", {}, m.name + (m.needsJudge ? " (judge)" : "")),
+      el("input", { type: "number", class: "metric-threshold", step: "0.05", min: m.minValue, max: m.maxValue,
+        value: threshold, dataset: { metric: m.name } })));
+  }
+  $("metric-details").hidden = $("use-file-metrics").checked;
+  summarizeMetrics();
+}
+
+function summarizeMetrics() {
+  const chosen = [...document.querySelectorAll(".metric-check:checked")].map((box) => {
+    const input = document.querySelector(`.metric-threshold[data-metric="${CSS.escape(box.value)}"]`);
+    return `${box.value} ≥ ${input.value}`;
+  });
+  $("metric-summary").textContent = chosen.join(", ") || "none chosen";
+}
+
+async function refreshLastStatuses() {
+  const rows = await api("GET", `/api/apps/${enc(ui.app)}/results?evalSetId=${enc(ui.set)}`);
+  if (!rows.length) return;
+  const latest = await api("GET", `/api/apps/${enc(ui.app)}/results/${enc(rows[0].evalSetResultId)}`);
+  const statuses = {};
+  for (const r of latest.evalCaseResults || []) {
+    const prev = statuses[r.evalId];
+    statuses[r.evalId] = prev === "failed" ? prev : r.finalEvalStatus;
+  }
+  for (const [id, value] of Object.entries(statuses)) setCaseStatus(id, value);
+}
+
+function setCaseStatus(id, value) {
+  const row = document.querySelector(`.case-row[data-case="${CSS.escape(id)}"] .case-status`);
+  if (row) row.replaceChildren(status(value));
+}
+
+async function openEditor(id) {
+  const data = await api("GET", `/api/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}/cases/${enc(id)}`);
+  ui.editing = id;
+  $("case-editor").value = JSON.stringify(data, null, 2);
+  $("editor-case").textContent = id;
+  showError("case-error", null);
+  $("editor-box").hidden = false;
+  $("case-editor").focus();
+}
+
+function closeEditor() {
+  ui.editing = null;
+  $("editor-box").hidden = true;
+}
+
+async function saveCase() {
+  let parsed;
+  try {
+    parsed = JSON.parse($("case-editor").value);
+  } catch (error) {
+    showError("case-error", `invalid JSON: ${error.message}`);
+    return;
+  }
+  try {
+    const saved = await api("PUT", `/api/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}/cases/${enc(ui.editing)}`, parsed);
+    $("case-editor").value = JSON.stringify(saved, null, 2);
+    showError("case-error", null);
+    $("run-status").replaceChildren(el("span", { class: "ok", id: "save-ok" }, `Saved case ${ui.editing}.`));
+  } catch (error) {
+    showError("case-error", error);
+  }
+}
+
+async function deleteCase() {
+  if (!ui.editing || !confirm(`Delete case ${ui.editing}?`)) return;
+  await api("DELETE", `/api/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}/cases/${enc(ui.editing)}`);
+  closeEditor();
+  await loadSets();
+  await showSet();
+}
+
+async function deleteSet() {
+  if (!ui.set || !confirm(`Delete eval set ${ui.set} and all its cases?`)) return;
+  await api("DELETE", `/api/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}`);
+  ui.set = null;
+  closeEditor();
+  await loadSets();
+  await showSet();
+}
+
+// ---- runs ----
+
+function selectedMetrics() {
+  if ($("use-file-metrics").checked) return undefined;
+  const metrics = [];
+  for (const box of document.querySelectorAll(".metric-check")) {
+    if (!box.checked) continue;
+    const input = document.querySelector(`.metric-threshold[data-metric="${CSS.escape(box.value)}"]`);
+    metrics.push({ metricName: box.value, threshold: Number(input.value) });
+  }
+  return metrics;
+}
+
+async function runSelected() {
+  const caseIds = [...document.querySelectorAll(".case-check:checked")].map((b) => b.value);
+  const ids = caseIds.length ? caseIds : ui.caseIds;
+  const body = { caseIds: ids, numRuns: Number($("num-runs").value), parallelism: Number($("parallelism").value) };
+  const metrics = selectedMetrics();
+  if (metrics !== undefined) body.metrics = metrics;
+  $("run-status").replaceChildren();
+  let run;
+  try {
+    run = await api("POST", `/api/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}/runs`, body);
+  } catch (error) {
+    $("run-status").replaceChildren(el("div", { class: "error", id: "run-error" }, error.message));
+    return;
+  }
+  for (const id of ids) setCaseStatus(id, "pending");
+  $("run-selected").disabled = true;
+  $("progress-box").hidden = false;
+  $("progress").max = run.total || 1;
+  $("progress").value = 0;
+  $("progress-text").textContent = `0 / ${run.total}`;
+  followRun(run.runId);
+}
+
+function followRun(runId) {
+  const source = new EventSource(`/api/runs/${enc(runId)}/events`);
+  const app = ui.app;
+  source.addEventListener("case_started", (e) => setCaseStatus(JSON.parse(e.data).evalId, "running"));
+  source.addEventListener("case_finished", (e) => {
+    const data = JSON.parse(e.data);
+    setCaseStatus(data.evalId, data.status);
+    $("progress").value = data.done;
+    $("progress-text").textContent = `${data.done} / ${data.total}`;
+  });
+  const finish = async (message, css, resultId) => {
+    source.close();
+    $("run-selected").disabled = false;
+    $("run-status").replaceChildren(el("div", { class: css, id: "run-done" }, message));
+    if (resultId && app === ui.app) {
+      await loadResults();
+      await refreshLastStatuses();
+    }
+  };
+  source.addEventListener("run_finished", (e) => {
+    const data = JSON.parse(e.data);
+    finish(`Run finished: ${data.status}.`, data.status === "passed" ? "ok" : "error", data.resultId);
+  });
+  source.addEventListener("run_failed", (e) => finish(`Run failed: ${JSON.parse(e.data).error}`, "error", null));
+}
+
+// ---- results and comparison ----
+
+async function loadResults() {
+  if (!ui.set) return;
+  ui.results = await api("GET", `/api/apps/${enc(ui.app)}/results?evalSetId=${enc(ui.set)}`);
+  const body = $("result-list");
+  body.replaceChildren();
+  const base = $("compare-base");
+  const head = $("compare-head");
+  base.replaceChildren();
+  head.replaceChildren();
+  ui.results.forEach((r, index) => {
+    const label = `#${ui.results.length - index} ${when(r.creationTimestamp)} (${r.overallStatus})`;
+    body.append(el("tr", { class: "result-row", dataset: { result: r.evalSetResultId } },
+      el("td", {}, el("input", { type: "checkbox", class: "compare-check", value: r.evalSetResultId })),
+      el("td", {}, when(r.creationTimestamp)),
+      el("td", {}, status(r.overallStatus)),
+      el("td", {}, String(r.counts.passed)),
+      el("td", {}, String(r.counts.failed)),
+      el("td", {}, String(r.counts.not_evaluated)),
+      el("td", {}, el("a", { class: "open-result", onclick: () => openResult(r.evalSetResultId) }, "open"))));
+    base.append(el("option", { value: r.evalSetResultId, selected: index === 1 }, label));
+    head.append(el("option", { value: r.evalSetResultId, selected: index === 0 }, label));
+  });
+}
+
+function openResult(id) {
+  for (const row of document.querySelectorAll(".result-row")) row.classList.toggle("selected", row.dataset.result === id);
+  const frame = $("result-frame");
+  frame.src = `/api/apps/${enc(ui.app)}/results/${enc(id)}/report.html`;
+  frame.hidden = false;
+  showTab("panel-runs");
+}
+
+async function compare() {
+  const checked = [...document.querySelectorAll(".compare-check:checked")].map((b) => b.value);
+  if (checked.length === 2) {
+    // The list is newest first: the older of the two is the base.
+    $("compare-base").value = checked[1];
+    $("compare-head").value = checked[0];
+  }
+  const base = $("compare-base").value;
+  const head = $("compare-head").value;
+  if (!base || !head) return;
+  const data = await api("GET", `/api/apps/${enc(ui.app)}/compare?base=${enc(base)}&head=${enc(head)}`);
+  const parts = Object.entries(data.changes).map(([k, v]) => `${v} ${k}`);
+  $("compare-summary").textContent = parts.join(", ");
+  const body = $("compare-table").querySelector("tbody");
+  body.replaceChildren();
+  for (const c of data.cases) {
+    const scores = c.metrics.map((m) => {
+      const fmt = (v) => (v === null || v === undefined ? "–" : Number(v).toFixed(2));
+      return `${m.metricName}: ${fmt(m.base)} → ${fmt(m.head)}`;
+    }).join("\n");
+    body.append(el("tr", { class: "compare-row", dataset: { case: c.evalId } },
+      el("td", {}, c.evalId), el("td", {}, status(c.base)), el("td", {}, status(c.head)),
+      el("td", { class: "change" }, status(c.change)), el("td", { class: "scores" }, el("pre", {}, scores))));
+  }
+  $("compare-table").hidden = false;
+  showTab("panel-compare");
+}
+
+// ---- chat ----
+
+function chatMessage(kind, text) {
+  const log = $("chat-log");
+  log.append(el("div", { class: `msg ${kind}` }, text));
+  log.scrollTop = log.scrollHeight;
+}
+
+async function newSession() {
+  const session = await api("POST", `/apps/${enc(ui.app)}/users/${USER_ID}/sessions`, {});
+  ui.session = session.id;
+  $("chat-session").textContent = `session ${session.id}`;
+  $("chat-log").replaceChildren();
+  $("chat-note").replaceChildren();
+  return session.id;
+}
+
+async function sendMessage(event) {
+  event.preventDefault();
+  const text = $("chat-input").value.trim();
+  if (!text) return;
+  if (!ui.session) await newSession();
+  $("chat-input").value = "";
+  chatMessage("user", text);
+  try {
+    const events = await api("POST", "/run", {
+      appName: ui.app, userId: USER_ID, sessionId: ui.session,
+      newMessage: { role: "user", parts: [{ text }] },
+    });
+    for (const e of events) {
+      for (const part of (e.content && e.content.parts) || []) {
+        if (part.functionCall) chatMessage("tool", `→ ${part.functionCall.name}(${JSON.stringify(part.functionCall.args)})`);
+        else if (part.functionResponse) chatMessage("tool", `← ${JSON.stringify(part.functionResponse.response)}`);
+        else if (part.text) chatMessage("agent", part.text);
+      }
+    }
+  } catch (error) {
+    chatMessage("error", error.message);
+  }
+}
+
+async function saveSession(event) {
+  event.preventDefault();
+  const note = $("chat-note");
+  if (!ui.session || !ui.set) {
+    note.replaceChildren(el("div", { class: "error" }, ui.set ? "Chat first." : "Choose an eval set first."));
+    return;
+  }
+  const evalId = $("save-case-id").value.trim();
+  try {
+    await api("POST", `/dev/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}/add-session`,
+      { evalId, sessionId: ui.session, userId: USER_ID });
+    note.replaceChildren(el("div", { class: "ok", id: "saved-case" }, `Added case ${evalId} to ${ui.set}.`));
+    $("save-case-id").value = "";
+    await loadSets();
+    await showSet();
+  } catch (error) {
+    note.replaceChildren(el("div", { class: "error" }, error.message));
+  }
+}
+
+// ---- wiring ----
+
+function showTab(panel) {
+  for (const tab of document.querySelectorAll(".tab")) tab.classList.toggle("active", tab.dataset.panel === panel);
+  for (const section of document.querySelectorAll(".panel")) section.hidden = section.id !== panel;
+}
+
+async function start() {
+  for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => showTab(tab.dataset.panel));
+  $("new-set-form").addEventListener("submit", createSet);
+  $("case-save").addEventListener("click", saveCase);
+  $("case-close").addEventListener("click", closeEditor);
+  $("case-delete").addEventListener("click", deleteCase);
+  $("delete-set").addEventListener("click", deleteSet);
+  $("run-selected").addEventListener("click", runSelected);
+  $("check-all").addEventListener("change", (e) => {
+    for (const box of document.querySelectorAll(".case-check")) box.checked = e.target.checked;
+  });
+  $("use-file-metrics").addEventListener("change", (e) => { $("metric-details").hidden = e.target.checked; });
+  $("run-metrics").addEventListener("change", summarizeMetrics);
+  $("chat-new").addEventListener("click", newSession);
+  $("chat-form").addEventListener("submit", sendMessage);
+  $("save-form").addEventListener("submit", saveSession);
+  $("compare-btn").addEventListener("click", compare);
+  $("compare-selected").addEventListener("click", compare);
+  ui.metrics = await api("GET", "/api/metrics");
+  await loadApps();
+  document.body.dataset.ready = "true";
+}
+
+start().catch((error) => showError("sidebar-error", error));

@@ -1,0 +1,108 @@
+"""Helpers for the browser tests: a uvicorn server in a thread and a headless Chromium driven by selenium.
+
+The browser is the system's Chromium with its ChromeDriver (Debian ``chromium`` and ``chromium-driver``); nothing is
+ever downloaded. Outside CI a missing browser skips the tests with the reason; with ``CI=true`` it fails them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+DRIVER_CANDIDATES = ("/usr/bin/chromedriver",)
+CHROME_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+    "--window-size=1280,900",
+)
+
+
+def _first(paths: tuple[str, ...], name: str) -> str | None:
+    for path in paths:
+        if os.access(path, os.X_OK):
+            return path
+    return shutil.which(name)
+
+
+def browser_binaries() -> tuple[str, str]:
+    """(chromium, chromedriver) paths; skips the test (fails it when ``CI=true``) when either is missing."""
+    chromium = _first(CHROMIUM_CANDIDATES, "chromium")
+    driver = _first(DRIVER_CANDIDATES, "chromedriver")
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing = "the selenium package"
+    else:
+        missing = " and ".join(n for n, p in (("chromium", chromium), ("chromedriver", driver)) if p is None)
+    if missing:
+        reason = f"browser tests need {missing} (Debian packages chromium and chromium-driver)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"CI=true but {reason}", pytrace=False)
+        pytest.skip(reason)
+    assert chromium is not None and driver is not None
+    return chromium, driver
+
+
+@contextmanager
+def chromium_driver() -> Iterator[Any]:
+    """A headless Chromium session with a throw-away profile directory."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    chromium, driver_path = browser_binaries()
+    profile = tempfile.mkdtemp(prefix="agentgauge-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in CHROME_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={profile}")
+    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now (on 127.0.0.1)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def running_server(app: Any) -> Iterator[str]:
+    """Serve ``app`` with uvicorn on 127.0.0.1 and a free port in a thread; yields the base URL."""
+    import uvicorn
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

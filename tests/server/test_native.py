@@ -1,0 +1,221 @@
+"""agentgauge's /api: eval sets and cases, metrics files, background runs with server-sent progress, results,
+the HTML report, comparison, validation and the OpenAPI page."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from agentgauge.server import ServerConfig, create_app
+
+SLOW_AGENT = """
+import asyncio
+from agentgauge.agents import AgentOutput
+
+async def root_agent(request):
+    await asyncio.sleep(0.3)
+    return AgentOutput(final_response="slow " + request.user_content.content)
+"""
+
+
+async def _events(client: httpx.AsyncClient, run_id: str) -> list[dict[str, Any]]:
+    response = await client.get(f"/api/runs/{run_id}/events")
+    assert response.headers["content-type"].startswith("text/event-stream")
+    return [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")]
+
+
+async def test_apps_sets_and_cases(client: httpx.AsyncClient, data_dir: Path) -> None:
+    apps = (await client.get("/api/apps")).json()
+    assert apps == [{"name": "calculator", "hasAgent": True, "evalSets": ["calculator"]}]
+    sets = (await client.get("/api/apps/calculator/eval-sets")).json()
+    assert sets[0]["evalSetId"] == "calculator" and "calc_add" in sets[0]["caseIds"]
+    created = await client.post("/api/apps/calculator/eval-sets", json={"evalSetId": "mine"})
+    assert created.status_code == 201 and created.json()["evalSetId"] == "mine"
+    case = (await client.get("/api/apps/calculator/eval-sets/calculator/cases/calc_add")).json()
+    assert case["conversation"][0]["userContent"]["content"] == "calc add 2 3"
+    case["conversation"][0]["finalResponse"]["content"] = "calc result: 6"
+    saved = await client.put("/api/apps/calculator/eval-sets/calculator/cases/calc_add", json=case)
+    assert saved.status_code == 200 and saved.json()["conversation"][0]["finalResponse"]["content"] == "calc result: 6"
+    on_disk = json.loads((data_dir / "calculator" / "calculator.evalset.json").read_text())
+    assert on_disk["evalCases"][0]["conversation"][0]["finalResponse"]["content"] == "calc result: 6"
+    # An invalid case is refused with the JSON path of the problem, and the file is left alone.
+    bad = await client.put("/api/apps/calculator/eval-sets/calculator/cases/calc_add", json={"conversation": 5})
+    assert bad.status_code == 400 and "conversation" in bad.json()["error"]
+    assert json.loads((data_dir / "calculator" / "calculator.evalset.json").read_text()) == on_disk
+    wrong_id = await client.put("/api/apps/calculator/eval-sets/calculator/cases/calc_add", json={"evalId": "x"})
+    assert wrong_id.status_code == 400 and "does not match" in wrong_id.json()["error"]
+    assert (await client.delete("/api/apps/calculator/eval-sets/calculator/cases/calc_add")).status_code == 204
+    assert (await client.get("/api/apps/calculator/eval-sets/calculator/cases/calc_add")).status_code == 404
+    assert (await client.delete("/api/apps/calculator/eval-sets/mine")).status_code == 204
+    assert (await client.get("/api/apps/calculator/eval-sets/mine")).status_code == 404
+
+
+async def test_metrics_file(client: httpx.AsyncClient, data_dir: Path) -> None:
+    got = (await client.get("/api/apps/calculator/eval-sets/calculator/metrics")).json()
+    assert [m["metricName"] for m in got] == ["tool_trajectory_avg_score", "final_response_avg_score"]
+    new = [{"metricName": "response_match_score", "threshold": 0.5}]
+    put = await client.put("/api/apps/calculator/eval-sets/calculator/metrics", json=new)
+    assert put.status_code == 200
+    on_disk = json.loads((data_dir / "calculator" / "calculator.metrics.json").read_text())
+    assert on_disk == [{"metricName": "response_match_score", "threshold": 0.5}]
+    bad = await client.put("/api/apps/calculator/eval-sets/calculator/metrics", json=[{"metricName": "nope"}])
+    assert bad.status_code == 400 and "unknown metric 'nope'" in bad.json()["error"]
+    assert (await client.get("/api/apps/calculator/eval-sets/none/metrics")).json() == []
+    listed = {m["name"]: m for m in (await client.get("/api/metrics")).json()}
+    assert listed["response_evaluation_score"]["maxValue"] == 5.0 and listed["safety_v1"]["needsJudge"] is True
+
+
+async def test_background_run_with_progress_events(client: httpx.AsyncClient) -> None:
+    body = {"caseIds": ["calc_add", "calc_divide"], "numRuns": 2, "parallelism": 2}
+    started = await client.post("/api/apps/calculator/eval-sets/calculator/runs", json=body)
+    assert started.status_code == 202
+    run = started.json()
+    assert run["total"] == 4 and set(run["cases"]) == {"calc_add", "calc_divide"}
+    events = await _events(client, run["runId"])
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "run_started" and kinds[-1] == "run_finished"
+    assert kinds.count("case_started") == 4 and kinds.count("case_finished") == 4
+    finished = [e for e in events if e["event"] == "case_finished"]
+    assert sorted(e["done"] for e in finished) == [1, 2, 3, 4]
+    assert {e["status"] for e in finished} == {"passed"}
+    assert finished[0]["scores"] == {"tool_trajectory_avg_score": 1.0, "final_response_avg_score": 1.0}
+    status = (await client.get(f"/api/runs/{run['runId']}")).json()
+    assert status["status"] == "finished" and status["done"] == 4 and status["cases"]["calc_add"] == "passed"
+    result_id = events[-1]["resultId"]
+    result = (await client.get(f"/api/apps/calculator/results/{result_id}")).json()
+    assert result["summary"]["numRuns"] == 2 and len(result["evalCaseResults"]) == 4
+    rows = (await client.get("/api/apps/calculator/results?evalSetId=calculator")).json()
+    assert rows[0]["evalSetResultId"] == result_id and rows[0]["counts"] == {
+        "passed": 4, "failed": 0, "not_evaluated": 0,
+    }  # fmt: skip
+    # ?since= skips events already seen.
+    assert [e["seq"] for e in await _events(client, run["runId"])][-1] == events[-1]["seq"]
+    later = (await client.get(f"/api/runs/{run['runId']}/events?since={events[-1]['seq']}")).text
+    assert later.count("data: ") == 1
+
+
+async def test_run_with_chosen_metrics_and_bad_requests(client: httpx.AsyncClient) -> None:
+    body = {"caseIds": ["calc_add"], "metrics": [{"metricName": "response_match_score", "threshold": 0.5}]}
+    run = (await client.post("/api/apps/calculator/eval-sets/calculator/runs", json=body)).json()
+    events = await _events(client, run["runId"])
+    finished = [e for e in events if e["event"] == "case_finished"]
+    assert list(finished[0]["scores"]) == ["response_match_score"]
+    for bad, message in (
+        ({"caseIds": ["nope"]}, "nope"),
+        ({"metrics": [{"metricName": "nope"}]}, "unknown metric"),
+        ({"numRuns": 0}, "numRuns"),
+        ({"parallelism": 1000}, "parallelism"),
+        ({"caseIds": "calc_add"}, "caseIds"),
+    ):
+        response = await client.post("/api/apps/calculator/eval-sets/calculator/runs", json=bad)
+        assert response.status_code == 400, bad
+        assert message in response.json()["error"]
+    assert (await client.post("/api/apps/calculator/eval-sets/nope/runs", json={})).status_code == 404
+    assert (await client.get("/api/runs/unknown")).status_code == 404
+
+
+async def test_long_runs_do_not_block_other_requests(tmp_path: Path) -> None:
+    app_dir = tmp_path / "slow"
+    app_dir.mkdir()
+    (app_dir / "agent.py").write_text(SLOW_AGENT)
+    cases = [{"evalId": f"c{i}", "conversation": [{"userContent": {"content": str(i)}}]} for i in range(6)]
+    (app_dir / "s.evalset.json").write_text(json.dumps({"evalSetId": "s", "evalCases": cases}))
+    config = ServerConfig(data_dir=tmp_path, agents={"slow": str(app_dir / "agent.py")})
+    transport = httpx.ASGITransport(app=create_app(config), client=("127.0.0.1", 1))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        body = {"parallelism": 1, "metrics": []}
+        run = (await client.post("/api/apps/slow/eval-sets/s/runs", json=body)).json()
+        began = time.monotonic()
+        listed = await client.get("/api/apps")
+        assert listed.status_code == 200 and time.monotonic() - began < 0.3
+        assert (await client.get(f"/api/runs/{run['runId']}")).json()["status"] == "running"
+        for _ in range(100):
+            if (await client.get(f"/api/runs/{run['runId']}")).json()["status"] != "running":
+                break
+            await asyncio.sleep(0.1)
+        assert (await client.get(f"/api/runs/{run['runId']}")).json()["status"] == "finished"
+
+
+async def test_report_and_compare(client: httpx.AsyncClient) -> None:
+    async def run() -> str:
+        started = await client.post("/api/apps/calculator/eval-sets/calculator/runs", json={"caseIds": ["calc_add"]})
+        return str((await _events(client, started.json()["runId"]))[-1]["resultId"])
+
+    before = await run()
+    case = (await client.get("/api/apps/calculator/eval-sets/calculator/cases/calc_add")).json()
+    case["conversation"][0]["finalResponse"]["content"] = "calc result: 6"
+    await client.put("/api/apps/calculator/eval-sets/calculator/cases/calc_add", json=case)
+    after = await run()
+    report = await client.get(f"/api/apps/calculator/results/{after}/report.html")
+    assert report.headers["content-type"].startswith("text/html")
+    assert "<del>6</del>" in report.text and "<ins>5</ins>" in report.text
+    diff = (await client.get(f"/api/apps/calculator/compare?base={before}&head={after}")).json()
+    assert diff["changes"] == {"regressed": 1}
+    (row,) = diff["cases"]
+    assert (row["evalId"], row["base"], row["head"], row["change"]) == ("calc_add", "passed", "failed", "regressed")
+    scores = {m["metricName"]: m for m in row["metrics"]}
+    assert scores["final_response_avg_score"] == {"metricName": "final_response_avg_score", "base": 1.0,
+                                                  "head": 0.0, "delta": -1.0}  # fmt: skip
+    assert (await client.get(f"/api/apps/calculator/compare?base={before}&head=nope")).status_code == 404
+
+
+async def test_validate_eval_set_like_agentevals(client: httpx.AsyncClient) -> None:
+    good = Path(__file__).resolve().parents[2] / "examples" / "calculator" / "calculator.evalset.json"
+    response = await client.post("/api/validate/eval-set", files={"eval_set_file": (good.name, good.read_bytes())})
+    assert response.json() == {
+        "data": {"valid": True, "evalSetId": "calculator", "numCases": 6, "errors": []}, "error": None,
+    }  # fmt: skip
+    bad = b'{"evalSetId": "x", "evalCases": [{"evalId": 3}]}'
+    response = await client.post("/api/validate/eval-set", files={"eval_set_file": ("bad.json", bad)})
+    data = response.json()["data"]
+    assert data["valid"] is False and data["numCases"] == 0
+    assert "bad.json" in data["errors"][0] and "evalCases[0].evalId" in data["errors"][0]
+    missing = await client.post("/api/validate/eval-set", files={"other": ("a.json", b"{}")})
+    assert missing.status_code == 422
+
+
+async def test_openapi_docs(client: httpx.AsyncClient) -> None:
+    docs = await client.get("/docs")
+    assert docs.status_code == 200 and "swagger" in docs.text.lower()
+    schema = (await client.get("/openapi.json")).json()
+    for path in ("/dev/apps/{app_name}/eval-sets/{eval_set_id}/run", "/api/runs/{run_id}/events", "/run_sse"):
+        assert path in schema["paths"]
+
+
+async def test_ui_assets_are_served(client: httpx.AsyncClient) -> None:
+    page = await client.get("/")
+    assert page.status_code == 200 and '<script src="/static/app.js">' in page.text
+    for asset in ("/static/app.js", "/static/style.css", "/static/favicon.svg"):
+        assert (await client.get(asset)).status_code == 200
+    assert "http" not in "".join(line for line in page.text.splitlines() if "src=" in line or "href=" in line)
+
+
+async def test_concurrent_writes_lose_nothing(client: httpx.AsyncClient, data_dir: Path) -> None:
+    """Requests run in parallel threads; the managers' file locks keep every change."""
+    await client.post("/api/apps/calculator/eval-sets", json={"evalSetId": "busy"})
+    sessions = []
+    for i in range(12):
+        created = await client.post("/apps/calculator/users/u/sessions", json={"sessionId": f"s{i}"})
+        sessions.append(created.json()["id"])
+    adds = [
+        client.post(
+            "/dev/apps/calculator/eval-sets/busy/add-session", json={"evalId": f"c{i}", "sessionId": s, "userId": "u"}
+        )
+        for i, s in enumerate(sessions)
+    ]
+    case = (await client.get("/api/apps/calculator/eval-sets/calculator/cases/calc_add")).json()
+    edits = [
+        client.put("/api/apps/calculator/eval-sets/calculator/cases/calc_add", json={**case, "note": i})
+        for i in range(8)
+    ]
+    responses = await asyncio.gather(*adds, *edits)
+    assert all(r.status_code == 200 for r in responses), [r.text for r in responses if r.status_code != 200]
+    stored = json.loads((data_dir / "calculator" / "busy.evalset.json").read_text())
+    assert sorted(c["evalId"] for c in stored["evalCases"]) == sorted(f"c{i}" for i in range(12))
+    calculator = json.loads((data_dir / "calculator" / "calculator.evalset.json").read_text())
+    assert len(calculator["evalCases"]) == 6
