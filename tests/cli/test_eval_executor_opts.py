@@ -21,6 +21,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
         (["--executor", "ray", "--ray-address", "nowhere"], "--ray-address must be 'auto', ray://HOST:PORT"),
         (["--executor", "ray", "--rate-limit", "judge"], "--rate-limit 'judge': expected ENDPOINT=RPM"),
         (["--executor", "ray", "--traces", "x.jsonl"], "--executor ray is not available with --traces"),
+        (["--executor", "ray", "--cache-agent"], "--cache-agent is not available with --executor ray"),
+        (["--executor", "ray", "--cache-agent-dir", "c"], "--cache-agent is not available with --executor ray"),
     ],
 )
 def test_bad_executor_options_exit_2(options: list[str], message: str, tmp_path: Path) -> None:

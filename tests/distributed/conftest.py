@@ -72,3 +72,16 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         sys.path.remove(str(BENCH))
         if not temp.is_relative_to(base):
             shutil.rmtree(temp, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The benchmark's generated data (40 cases) with the two ADK metrics, and its replay script."""
+    import _cli
+    import gen
+
+    out = tmp_path_factory.mktemp("bench")
+    manifest = gen.write(out, 40)
+    expected = Path(manifest["files"]["expected.native"]["path"])
+    replay = _cli._replay_script(Path(manifest["files"]["actual.native"]["path"]), out / "replay.json")
+    return {"set": expected, "metrics": out / "metrics.json", "replay": replay, "dir": out}

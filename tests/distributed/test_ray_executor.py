@@ -11,8 +11,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from agentgauge import AgentEvaluator
 from agentgauge.distributed import RateLimit, RayExecutor
 from agentgauge.evaluator import EvaluationResult
@@ -50,19 +48,6 @@ async def agent(request):
     await asyncio.sleep({latency})
     return AgentOutput(final_response=Message(role="assistant", content=f"{{os.getpid()}} {{start}} {{time.time()}}"))
 """
-
-
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The benchmark's generated data (40 cases) with the two ADK metrics, and its replay script."""
-    import _cli
-    import gen
-
-    out = tmp_path_factory.mktemp("bench")
-    manifest = gen.write(out, 40)
-    expected = Path(manifest["files"]["expected.native"]["path"])
-    replay = _cli._replay_script(Path(manifest["files"]["actual.native"]["path"]), out / "replay.json")
-    return {"set": expected, "metrics": out / "metrics.json", "replay": replay, "dir": out}
 
 
 def _agent_file(folder: Path, name: str, source: str) -> str:

@@ -506,7 +506,8 @@ def _run(
         ids = [t.eval_set.eval_set_id for t in targets if t.eval_set is not None]
         resumed = resume_state(resume, output_dir, app, ids, console, store=result_store)
     agent = load_agent(agent_spec) if agent_spec is not None else None
-    settings = _simulation(simulation, targets, default_judge, output_dir, no_cache, judge_timeout)
+    plan = _simulation(simulation, targets, default_judge, output_dir, no_cache, judge_timeout)
+    settings = plan.build() if plan is not None else None
     agent_cache = None
     if cache_agent is not None and agent_spec is not None:
         from ._eval_resume import make_agent_cache
@@ -515,7 +516,9 @@ def _run(
     remote = None
     if engine is not None:
         remote = engine.build(
-            agent_spec, registry_factory(output_dir, no_cache, judge_timeout, default_judge, plugins or [])
+            agent_spec,
+            registry_factory(output_dir, no_cache, judge_timeout, default_judge, plugins or []),
+            simulation=plan.for_workers().build if plan is not None else None,  # workers load the files themselves
         )
     run_phase_starts()
     results = result_store if result_store is not None else LocalEvalResultManager(base_dir=output_dir)
@@ -573,11 +576,12 @@ def _simulation(
     no_cache: bool,
     judge_timeout: float | None,
 ) -> Any:
-    """The run's simulation settings (user simulator, expected agent, tool-mock generator), see _simulation_opts."""
-    from ._simulation_opts import resolve_simulation
+    """The plan of the run's simulation settings (user simulator, expected agent, tool-mock generator), see
+    _simulation_opts; ``None`` when no case needs any."""
+    from ._simulation_opts import simulation_plan
 
     sets = [(t.eval_set, set(_select(t)), str(t.path), t.metrics_source) for t in targets if t.eval_set is not None]
-    return resolve_simulation(
+    return simulation_plan(
         options or SimulationOptions(),
         sets,
         judge_model=default_judge,

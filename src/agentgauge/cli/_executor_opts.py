@@ -13,6 +13,7 @@ from ._common import fail_input
 if TYPE_CHECKING:  # pragma: no cover
     from ..distributed import RateLimit
     from ..service import EvaluatorSource, Executor
+    from ..simulation import SimulationSettings
 
 __all__ = ["ExecutorChoice", "executor_choice"]
 
@@ -27,15 +28,27 @@ class ExecutorChoice:
     address: str | None = None
     rate_limits: dict[str, RateLimit] = field(default_factory=dict)
 
-    def build(self, agent_spec: str | None, registry: Callable[[], EvaluatorSource]) -> Executor | None:
-        """``None`` for the local engine; else a Ray executor loading ``agent_spec`` in its workers."""
+    def build(
+        self,
+        agent_spec: str | None,
+        registry: Callable[[], EvaluatorSource],
+        simulation: Callable[[], SimulationSettings] | None = None,
+    ) -> Executor | None:
+        """``None`` for the local engine; else a Ray executor loading ``agent_spec`` in its workers, where
+        ``simulation`` builds the run's simulation settings."""
         if self.kind == "local":
             return None
         from ..distributed import RayExecutor
 
         if agent_spec is not None and Path(agent_spec.split(":", 1)[0]).exists():
             agent_spec = str(Path(agent_spec).absolute())  # workers need not share this directory
-        return RayExecutor(self.address, agent_spec=agent_spec, registry=registry, rate_limits=self.rate_limits)
+        return RayExecutor(
+            self.address,
+            agent_spec=agent_spec,
+            registry=registry,
+            rate_limits=self.rate_limits,
+            simulation=simulation,
+        )
 
 
 def executor_choice(kind: str, address: str | None, rate_limits: list[str]) -> ExecutorChoice:

@@ -3,6 +3,7 @@ are loaded (so a missing simulator or expected agent is reported before anything
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..model import EvalSet
     from ..simulation import SimulationSettings
 
-__all__ = ["SimulationOptions", "load_user_simulator", "resolve_simulation", "simulator_client"]
+__all__ = [
+    "SimulationOptions",
+    "SimulationPlan",
+    "load_user_simulator",
+    "resolve_simulation",
+    "simulation_plan",
+    "simulator_client",
+]
 
 
 @dataclass
@@ -122,10 +130,91 @@ def resolve_simulation(
     scenario case has no simulated user (nothing could run it). A case that needs an expected agent when none is
     given fails on its own, as in trpc-agent-go.
     """
-    from ..agents import load_agent
-    from ..errors import InputError
-    from ..simulation import JudgeMockGenerator, LlmUserSimulator, SimulationSettings
+    plan = simulation_plan(options, sets, judge_model=judge_model, cache_dir=cache_dir, judge_timeout=judge_timeout)
+    return plan.build() if plan is not None else None
 
+
+@dataclass(frozen=True)
+class SimulationPlan:
+    """What the simulation settings of a run are built from: plain data (file names, models, the ADK simulator
+    config), so a remote worker can build the same settings itself -- objects loaded from files by path cannot
+    be shipped there."""
+
+    options: SimulationOptions
+    adk_config: dict[str, Any]
+    scenario_ids: tuple[str, ...]
+    scenario_file: str
+    llm_mocks: bool
+    judge_model: dict[str, str] | None
+    cache_dir: Path | None
+    judge_timeout: float | None
+
+    def build(self) -> SimulationSettings:
+        """The settings (loads the simulator and expected-agent files; raises :class:`InputError` when a
+        scenario case has no simulated user)."""
+        from ..agents import load_agent
+        from ..errors import InputError
+        from ..simulation import JudgeMockGenerator, LlmUserSimulator, SimulationSettings
+
+        options, adk_config, judge_model = self.options, self.adk_config, self.judge_model
+        settings = SimulationSettings(max_turns=options.max_turns)
+        max_invocations = adk_config.get("max_allowed_invocations")
+        if isinstance(max_invocations, int):
+            settings.adk_max_invocations = max_invocations
+        if options.expected_agent is not None:
+            settings.expected_agent = load_agent(options.expected_agent)
+        model = options.simulator_model or (judge_model or {}).get("modelName") or adk_config.get("model")
+        base_url = options.simulator_base_url or (
+            None if options.simulator_model else (judge_model or {}).get("baseURL")
+        )
+        client = None
+        if model and (
+            (self.scenario_ids and options.user_simulator is None) or self.llm_mocks or options.simulator_model
+        ):
+            from ..judges import JudgeConfigError
+
+            try:
+                client = simulator_client(str(model), base_url, cache_dir=self.cache_dir, budget=self.judge_timeout)
+            except JudgeConfigError as exc:
+                raise InputError(f"simulator model: {exc}") from None
+            settings.mock_generator = JudgeMockGenerator(client)
+        if options.user_simulator is not None:
+            settings.user_simulator = load_user_simulator(options.user_simulator)
+        elif client is not None:
+            settings.user_simulator = LlmUserSimulator(
+                client,
+                custom_instructions=adk_config.get("custom_instructions"),
+                include_function_calls=bool(adk_config.get("include_function_calls", False)),
+            )
+        elif self.scenario_ids:
+            raise InputError(
+                f"case(s) {', '.join(self.scenario_ids)} have a conversationScenario and need a simulated user: pass "
+                "--simulator-model MODEL (any OpenAI-compatible model; --simulator-base-url URL), --judge-model, or "
+                "--user-simulator FILE",
+                file=self.scenario_file,
+            )
+        return settings
+
+    def for_workers(self) -> SimulationPlan:
+        """This plan with the simulator and expected-agent file names made absolute (a worker's working directory
+        may differ)."""
+        options = dataclasses.replace(
+            self.options,
+            user_simulator=_absolute(self.options.user_simulator),
+            expected_agent=_absolute(self.options.expected_agent),
+        )
+        return dataclasses.replace(self, options=options)
+
+
+def simulation_plan(
+    options: SimulationOptions,
+    sets: list[tuple[EvalSet, set[str], str, str]],
+    *,
+    judge_model: dict[str, str] | None,
+    cache_dir: Path | None,
+    judge_timeout: float | None,
+) -> SimulationPlan | None:
+    """The :class:`SimulationPlan` of a run (see :func:`resolve_simulation`), ``None`` when no case needs one."""
     scenario_ids: list[str] = []
     expected_ids: list[str] = []
     llm_mocks = False
@@ -149,36 +238,16 @@ def resolve_simulation(
             llm_mocks = llm_mocks or any(rule.llm_generator is not None for rule in rules)
     if not (scenario_ids or expected_ids or llm_mocks or options.given):
         return None
-    settings = SimulationSettings(max_turns=options.max_turns)
-    max_invocations = adk_config.get("max_allowed_invocations")
-    if isinstance(max_invocations, int):
-        settings.adk_max_invocations = max_invocations
-    if options.expected_agent is not None:
-        settings.expected_agent = load_agent(options.expected_agent)
-    model = options.simulator_model or (judge_model or {}).get("modelName") or adk_config.get("model")
-    base_url = options.simulator_base_url or (None if options.simulator_model else (judge_model or {}).get("baseURL"))
-    client = None
-    if model and ((scenario_ids and options.user_simulator is None) or llm_mocks or options.simulator_model):
-        from ..judges import JudgeConfigError
+    return SimulationPlan(
+        options, adk_config, tuple(scenario_ids), scenario_file, llm_mocks, judge_model, cache_dir, judge_timeout
+    )
 
-        try:
-            client = simulator_client(str(model), base_url, cache_dir=cache_dir, budget=judge_timeout)
-        except JudgeConfigError as exc:
-            raise InputError(f"simulator model: {exc}") from None
-        settings.mock_generator = JudgeMockGenerator(client)
-    if options.user_simulator is not None:
-        settings.user_simulator = load_user_simulator(options.user_simulator)
-    elif client is not None:
-        settings.user_simulator = LlmUserSimulator(
-            client,
-            custom_instructions=adk_config.get("custom_instructions"),
-            include_function_calls=bool(adk_config.get("include_function_calls", False)),
-        )
-    elif scenario_ids:
-        raise InputError(
-            f"case(s) {', '.join(scenario_ids)} have a conversationScenario and need a simulated user: pass "
-            "--simulator-model MODEL (any OpenAI-compatible model; --simulator-base-url URL), --judge-model, or "
-            "--user-simulator FILE",
-            file=scenario_file,
-        )
-    return settings
+
+def _absolute(spec: str | None) -> str | None:
+    # "file.py", "file.py:attribute" or a directory: the file part made absolute; a module name stays as it is.
+    if spec is None:
+        return None
+    path, colon, attribute = spec.partition(".py:")
+    if colon:
+        return f"{Path(path + '.py').absolute()}:{attribute}" if Path(path + ".py").exists() else spec
+    return str(Path(spec).absolute()) if Path(spec).exists() else spec

@@ -22,7 +22,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._uuid import uuid4
 from ..errors import InputError
@@ -37,6 +37,9 @@ from ..service import (
     WorkItem,
 )
 from ._ratelimit import RateLimit
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..simulation import SimulationSettings
 
 __all__ = ["RayExecutor"]
 
@@ -79,6 +82,9 @@ class RayExecutor:
     - ``batch_size``: cases sent per actor call (default: an eighth of an actor's slots, 1 to 64); the cases of a
       call run concurrently in the actor and return together, which saves Ray's per-call cost at high concurrency.
     - ``max_attempts``: how often a case is sent when the worker running it dies (then it fails with a reason).
+    - ``simulation``: a picklable factory of the run's simulation settings, called once per worker (default: the
+      evaluator's ``simulation`` settings are shipped as they are; objects defined in a file loaded by path cannot
+      be, so the command line passes a factory that loads those files in the worker).
     - ``init_options`` go to ``ray.init`` (e.g. ``runtime_env``), ``actor_options`` to every worker actor
       (e.g. ``{"num_cpus": 1}``, the default).
 
@@ -101,6 +107,7 @@ class RayExecutor:
         batch_size: int | None = None,
         init_options: Mapping[str, Any] | None = None,
         actor_options: Mapping[str, Any] | None = None,
+        simulation: Callable[[], SimulationSettings] | None = None,
     ) -> None:
         if num_actors is not None and num_actors < 1:
             raise ValueError(f"num_actors must be at least 1, got {num_actors}")
@@ -117,6 +124,7 @@ class RayExecutor:
         self.batch_size = batch_size
         self.init_options = dict(init_options or {})
         self.actor_options = dict(actor_options or {})
+        self.simulation = simulation
         self.worker_pids: list[int] = []
         """Process ids of the worker actors of the current run (for monitoring and tests)."""
         self.retried = 0
@@ -188,9 +196,10 @@ class RayExecutor:
             agent = self.agent_spec if self.agent_spec is not None else job.agent
             options = {"num_cpus": 1, **self.actor_options}
             worker_class = ray.remote(CaseWorker).options(max_concurrency=slots, max_restarts=-1, **options)
+            simulation = self.simulation if self.simulation is not None else job.simulation
             try:
                 actors = [
-                    worker_class.remote(agent, self.registry, job.timeout, limiter_spec, job.prices, job.simulation)
+                    worker_class.remote(agent, self.registry, job.timeout, limiter_spec, job.prices, simulation)
                     for _ in range(count)
                 ]
             except (TypeError, ValueError, AttributeError) as exc:  # e.g. a simulator object that cannot pickle

@@ -44,7 +44,8 @@ class CaseWorker:
     """One Ray actor: ``agent`` is an agent spec (loaded here with :func:`~agentgauge.agents.load_agent`), an
     agent object shipped by Ray, or ``None`` (trace mode only); ``registry`` builds the evaluator registry.
     ``limiter`` is the rate limiter actor's name and the endpoints it governs (``None``: no limits); ``prices``
-    and ``simulation`` are the run's price table and simulation settings (shipped by Ray, as the evaluator has them).
+    and ``simulation`` are the run's price table and simulation settings (or a factory of the settings, called
+    here).
     """
 
     def __init__(
@@ -54,7 +55,7 @@ class CaseWorker:
         timeout: float | None,
         limiter: tuple[str, str, frozenset[str]] | None,
         prices: PriceTable | None = None,
-        simulation: SimulationSettings | None = None,
+        simulation: SimulationSettings | Callable[[], SimulationSettings] | None = None,
     ) -> None:
         loaded = load_agent(agent) if isinstance(agent, str) else agent
         runner: Agent | None = as_agent(loaded) if loaded is not None else None
@@ -74,6 +75,8 @@ class CaseWorker:
             evaluators: EvaluatorSource = Registry()
         else:
             evaluators = registry()
+        if callable(simulation):
+            simulation = simulation()
         self._service = LocalService(
             runner,
             eval_set_manager=_NoSets(),
