@@ -218,3 +218,27 @@ def test_cli_simulation_files_are_loaded_in_the_workers(ray_cluster: Any, tmp_pa
     turns = _user_turns(tmp_path / "ray")
     assert turns == _user_turns(tmp_path / "local")
     assert turns["paris_trip"] == ["Hi, can you help me prepare a trip?", "I'm going to Paris.", "On friday."]
+
+
+def test_cli_store_takes_the_results_of_a_ray_run(ray_cluster: Any, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from agentgauge.cli import app
+
+    calc = EXAMPLES / "calculator"
+    store = f"sqlite:///{tmp_path / 'results.db'}"
+    args = ["eval", str(calc / "agent.py"), str(calc / "calculator.evalset.json"), "--executor", "ray", "--json"]
+    ran = CliRunner().invoke(app, [*args, "--store", store])
+    assert ran.exit_code == 0, ran.output
+    result_id = orjson.loads(ran.stdout)["evalSetResultId"]
+    shown = CliRunner().invoke(app, ["show", result_id, "--store", store, "--json"])
+    assert shown.exit_code == 0, shown.output
+    cases = orjson.loads(shown.stdout)["evalCaseResults"]
+    assert sorted(c["evalId"] for c in cases) == sorted(c["evalId"] for c in _calculator_cases())
+    assert all(c["finalEvalStatus"] == "passed" for c in cases)
+
+
+def _calculator_cases() -> list[dict[str, Any]]:
+    doc = orjson.loads((EXAMPLES / "calculator" / "calculator.evalset.json").read_bytes())
+    cases: list[dict[str, Any]] = doc.get("evalCases") or doc["eval_cases"]
+    return cases
