@@ -171,10 +171,10 @@ def test_rate_limiter_holds_the_rate_across_two_actors(ray_cluster: Any, tmp_pat
     assert len({pid for pid, _, _ in calls}) == 2  # both actors made calls
     starts = sorted(start for _, start, _ in calls)
     # Admissions are spaced exactly by the limiter actor; what the agents see adds the message delay to the worker
-    # (a few ms, occasionally tens), so check windows of calls rather than single gaps.
+    # (a few ms; on a loaded machine up to a few hundred), so check windows of calls rather than single gaps.
     interval = 60 / rpm
-    window = [b - a for a, b in zip(starts, starts[5:], strict=False)]
-    assert min(window) >= 5 * interval - 0.1, window  # never faster than the rate over any 6 consecutive calls
+    window = [b - a for a, b in zip(starts, starts[9:], strict=False)]
+    assert min(window) >= 9 * interval - 0.25, window  # never faster than the rate over any 10 consecutive calls
     assert starts[-1] - starts[0] >= 15 * 60 / rpm - 0.05
     assert starts[-1] - starts[0] < 15 * 60 / rpm + 1.5  # and not throttled to a crawl either
 
