@@ -31,9 +31,11 @@ class SimulatedTurns:
         self.session_id = session_id
         self.sent = 0
         self.stop_reason = ""
+        self.played: Sequence[Invocation] = ()  # the conversation's finished turns (the run engine's own list)
 
     async def next(self, actuals: Sequence[Invocation]) -> Invocation | None:
         """The next simulated user message, or ``None`` when the conversation is over."""
+        self.played = actuals
         last = actuals[-1].final_response if actuals else None
         if actuals and last is None and self.rules.dialect == "trpc":
             raise CaseError(f"the agent gave no final response on simulated turn {len(actuals)}")
@@ -151,6 +153,8 @@ async def infer_simulated(
         await _play(agent, case, result, budget, settings, converse, simulated, enabled)
     except BaseException:
         summary.stop_reason = "error"  # timeouts (cancellation) included
+        if rules.driver == "actual":  # the turns the agent finished are the conversation so far (shown, not scored)
+            result.partial_inferences = list(simulated.played)
         raise
     finally:
         summary.turns = simulated.sent
