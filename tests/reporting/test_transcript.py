@@ -142,12 +142,14 @@ def test_markdown_lists_the_conversation_of_a_simulated_case_that_did_not_pass()
     text = render(_result(_simulated_case(), passing_case()), "markdown")
     lines = text.splitlines()
     start = lines.index("**Simulated conversation** (trpc scenario, driver actual, 3 user turns, ended by stop_signal)")
-    assert lines[start + 2 : start + 15] == [
+    assert lines[start + 2 : start + 17] == [
         "- *Starting prompt:* Hi, can you help me prepare a trip?",
         "- *Plan:* You travel to Paris on Friday.",
         "- *Persona:* hurried: A user in a hurry.",
         "- *Stop signal:* \\</finished\\>",
         "- *Turn limit:* 6",
+        "",
+        "*Conversation:*",
         "",
         "- **user:** Hi, can you help me prepare a trip?",
         "  - **agent:** Which city are you travelling to?",
@@ -157,6 +159,13 @@ def test_markdown_lists_the_conversation_of_a_simulated_case_that_did_not_pass()
         '  - tool: `get_weather({"city": "Paris"})` → `{"condition": "rain"}`',
         "  - **agent:** Rain \\<b\\>tomorrow\\</b\\>.",
     ]
+    bare = _simulated_case()
+    assert bare.simulation is not None
+    bare.simulation.scenario = None  # a result saved before scenarios were recorded: the conversation alone
+    bare_lines = render(_result(bare), "markdown").splitlines()
+    start = bare_lines.index(lines[start])
+    assert bare_lines[start + 1 : start + 4] == ["", "- **user:** Hi, can you help me prepare a trip?",
+                                                "  - **agent:** Which city are you travelling to?"]  # fmt: skip
     passed = render(_result(_simulated_case("passed")), "markdown")
     assert "Simulated conversation" not in passed  # Markdown details only the cases that did not pass
 

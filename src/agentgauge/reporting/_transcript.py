@@ -193,7 +193,7 @@ def markdown_transcript(case: EvalCaseResult, code: Callable[[str], str], text: 
     fields = scenario_fields(simulation)
     if fields:
         lines += [f"- *{label}:* {text(one_line(value, _LIMIT))}" for label, value in fields]
-        lines.append("")
+        lines += ["", "*Conversation:*", ""]  # a paragraph between the lists, so Markdown does not join them
     for line in transcript_lines(case):
         if line.kind == "user":
             lines.append(f"- **user:** {text(one_line(line.text or '', _LIMIT))}")
