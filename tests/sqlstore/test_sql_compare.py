@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,18 @@ def test_unknown_id_in_the_store_exits_2(sqlite_url: str) -> None:
     assert ran.output.strip() == f"error: eval set result 'nope' not found in store {sqlite_url}"
     other = CliRunner().invoke(app, ["compare", base_id, "nope", "--store", sqlite_url, "--app-name", "other"])
     assert other.output.strip() == f"error: eval set result {base_id!r} of app 'other' not found in store {sqlite_url}"
+
+
+def test_eval_baseline_is_a_stored_result(store_url: str, tmp_path: Path) -> None:
+    agents = EXAMPLES.parent
+    evalset = str(agents / "calculator" / "calculator.evalset.json")
+    runner = CliRunner()
+    first = runner.invoke(app, ["eval", str(agents / "calculator" / "agent.py"), evalset, "--store", store_url])
+    assert first.exit_code == 0, first.output
+    found = re.search(r"Results saved to store \S+ as (\S+)", first.output)
+    assert found, first.output
+    args = ["eval", str(EXAMPLES / "broken_agent.py"), evalset, "--store", store_url, "--baseline", found.group(1)]
+    ran = runner.invoke(app, [*args, "--fail-on-regression", "--output-dir", str(tmp_path / "out")])
+    assert ran.exit_code == 1, ran.output
+    assert f"Compared with {found.group(1)}: 0 fixed, 2 broken" in ran.output
+    assert "  broken: calc_natural_multiply: " in ran.output
