@@ -40,6 +40,7 @@ def test_the_example_runs_offline(tmp_path: Path) -> None:
     )
     assert done.exit_code == 0, done.output
     cases = {c["evalId"]: c for c in _saved(tmp_path)["evalCaseResults"]}
+    assert cases["paris_trip"]["simulation"].pop("scenario")["startingPrompt"] == "Hi, can you help me prepare a trip?"
     assert cases["paris_trip"]["simulation"] == {
         "dialect": "trpc",
         "driver": "actual",
@@ -112,6 +113,7 @@ def test_max_turns_overrides_the_scenario(tmp_path: Path) -> None:
     )
     assert done.exit_code == 0, done.output  # the expected agent replays the same two user turns
     [case] = _saved(tmp_path)["evalCaseResults"]
+    assert case["simulation"].pop("scenario")["stopSignal"] == "</finished>"  # the scenario as written
     assert case["simulation"] == {"dialect": "trpc", "driver": "actual", "turns": 2, "stopReason": "turn_limit"}
 
 

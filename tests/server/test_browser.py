@@ -152,13 +152,19 @@ def test_eval_tab_flow_in_chromium(browser: Any, live_server: tuple[str, Path]) 
         browser.switch_to.default_content()
     _shot(browser, "result")
 
-    # Compare the two runs: the case regressed.
+    # Compare the two runs: the case broke; metric deltas, pass@k and the significance note are shown.
     for box in ui.all(".compare-check"):
         box.click()
     ui.click("#compare-selected")
     row = ui.css('.compare-row[data-case="add_case"]')
-    assert row.find_element("css selector", ".change").text == "regressed"
-    assert "1 regressed" in ui.css("#compare-summary").text
+    assert row.find_element("css selector", ".change").text == "broken"
+    assert row.find_element("css selector", ".runs").text == "1/1 → 0/1"
+    assert "< threshold" in row.find_element("css selector", ".reason").text
+    assert ui.css("#compare-summary").text == "REGRESSED: 1 broken"
+    delta = ui.css('.metric-delta[data-metric="response_match_score"] .delta')
+    assert delta.text.startswith("-") and "neg" in (delta.get_attribute("class") or "")
+    assert ui.css(".pass-at-k").text.split() == ["1", "1.000", "→", "0.000", "1.000", "→", "0.000"]
+    assert "exact McNemar test" in ui.css(".significance").text
     _shot(browser, "compare")
 
     # Delete the eval set (after confirming).

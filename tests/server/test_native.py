@@ -154,13 +154,29 @@ async def test_report_and_compare(client: httpx.AsyncClient) -> None:
     report = await client.get(f"/api/apps/calculator/results/{after}/report.html")
     assert report.headers["content-type"].startswith("text/html")
     assert "<del>6</del>" in report.text and "<ins>5</ins>" in report.text
-    diff = (await client.get(f"/api/apps/calculator/compare?base={before}&head={after}")).json()
-    assert diff["changes"] == {"regressed": 1}
+    diff = (await client.get(f"/api/apps/calculator/compare?base={before}&new={after}")).json()
+    # The compare package's model, camelCase: what `agentgauge compare --json` prints.
+    assert diff["regressed"] is True
+    assert (diff["base"]["source"], diff["new"]["source"]) == (before, after)
+    assert (diff["base"]["passedCases"], diff["new"]["passedCases"]) == (1, 0)
     (row,) = diff["cases"]
-    assert (row["evalId"], row["base"], row["head"], row["change"]) == ("calc_add", "passed", "failed", "regressed")
-    scores = {m["metricName"]: m for m in row["metrics"]}
-    assert scores["final_response_avg_score"] == {"metricName": "final_response_avg_score", "base": 1.0,
-                                                  "head": 0.0, "delta": -1.0}  # fmt: skip
+    sides = (row["evalId"], row["change"], row["baseStatus"], row["newStatus"])
+    assert sides == ("calc_add", "broken", "passed", "failed")
+    assert (row["basePassedRuns"], row["newPassedRuns"]) == (1, 0)
+    assert row["reason"].startswith("final_response_avg_score: score 0.00 < threshold")
+    assert row["baseMetrics"]["final_response_avg_score"] == 1.0
+    assert row["newMetrics"]["final_response_avg_score"] == 0.0
+    deltas = {m["metricName"]: m for m in diff["metrics"]}
+    assert deltas["final_response_avg_score"]["delta"] == -1.0
+    assert diff["passAtK"] == [{"k": 1, "basePassAtK": 1.0, "newPassAtK": 0.0, "basePassHatK": 1.0,
+                                "newPassHatK": 0.0}]  # fmt: skip
+    assert diff["significance"]["test"] == "mcnemar_exact"
+    assert "some cases ran once" in " ".join(diff["notes"])
+    # `head` is kept as a synonym of `new`; giving neither is a 400 naming the parameter.
+    legacy = (await client.get(f"/api/apps/calculator/compare?base={before}&head={after}")).json()
+    assert legacy["cases"] == diff["cases"]
+    missing = await client.get(f"/api/apps/calculator/compare?base={before}")
+    assert missing.status_code == 400 and "'new'" in missing.text
     assert (await client.get(f"/api/apps/calculator/compare?base={before}&head=nope")).status_code == 404
 
 

@@ -153,6 +153,8 @@ def test_trpc_user_simulation_example_runs(tmp_path: Path, chat_server: ChatServ
         "Tuesday to Thursday, moderate budget.",
         "Near Guomao, morning flight please.",
     ]
+    scenario = case["simulation"].pop("scenario")  # the scenario as played, for the reports
+    assert scenario["conversationPlan"].startswith("You are a user preparing for a business trip")
     assert case["simulation"] == {"dialect": "trpc", "driver": "actual", "turns": 3, "stopReason": "stop_signal"}
     assert case["overallEvalMetricResults"][0]["metricName"] == "llm_rubric_response"
     assert case["overallEvalMetricResults"][0]["score"] == 1
@@ -255,6 +257,7 @@ def test_adk_hello_world_scenarios_run(tmp_path: Path, chat_server: ChatServer) 
     cases = _saved(tmp_path / "out")["evalCaseResults"]
     assert len(cases) == 2
     for case in cases:
+        assert case["simulation"].pop("scenario")["conversationPlan"]  # the scenario as played
         assert case["simulation"] == {"dialect": "adk", "driver": "actual", "turns": 3, "stopReason": "turn_limit"}
         assert case["sessionId"] and case["userId"] == "user"
     assert all(r.body["model"] == "gemini-flash-latest" for r in chat_server.requests)  # the config's model

@@ -12,8 +12,9 @@ from ._common import EXIT_FAILED, EXIT_OK, input_errors_exit_2
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model import EvalSetResult
+    from ..sqlstore import SqlEvalResultManager
 
-__all__ = ["compare", "find_result"]
+__all__ = ["compare", "find_result", "load_result_spec"]
 
 
 def find_result(spec: str, output_dir: Path) -> Path:
@@ -35,9 +36,17 @@ def find_result(spec: str, output_dir: Path) -> Path:
     raise InputError(f"{spec}: no such file, and no result with this id under {output_dir}")
 
 
-def _load(spec: str, output_dir: Path) -> tuple[EvalSetResult, str]:
+def load_result_spec(
+    spec: str, output_dir: Path, *, results: SqlEvalResultManager | None = None, app_name: str | None = None
+) -> tuple[EvalSetResult, str]:
+    """The result ``spec`` names and how to show its source: an existing file; else, with a store's result manager
+    (``--store`` / ``$AGENTGAUGE_STORE``), a result id in that store; else a result id saved under ``output_dir``."""
     from ..formats import load_result
 
+    if results is not None and not Path(spec).exists():
+        from ..sqlstore._cli import load_stored_result
+
+        return load_stored_result(results, spec, app_name), spec
     path = find_result(spec, output_dir)
     return load_result(path), str(path)
 
@@ -60,10 +69,23 @@ def compare(
     html: Annotated[
         Path | None, typer.Option("--html", readable=False, help="Also write a self-contained HTML page.")
     ] = None,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store",
+            envvar="AGENTGAUGE_STORE",
+            show_envvar=True,
+            help="Read BASE and NEW (result ids) from this SQL store when they are not files; see docs/store.md.",
+        ),
+    ] = None,
+    app_name: Annotated[
+        str | None, typer.Option("--app-name", help="With --store: the app of the results (default: found by id).")
+    ] = None,
 ) -> None:
     """Compare two results: fixed / broken / still failing cases, metric mean deltas, pass@k, significance.
 
-    Cases are matched by id; BASE and NEW may be agentgauge, trpc-agent-go or ADK result files, or result ids. With
+    Cases are matched by id; BASE and NEW may be agentgauge, trpc-agent-go or ADK result files, or result ids
+    (saved under --output-dir, or in the SQL store of --store / AGENTGAUGE_STORE). With
     several runs per case, Fisher's exact test says whether a case's pass rate really changed.
 
     Exit code 0 when no case broke, 1 when a case that passed in BASE does not pass in NEW, 2 on bad input.
@@ -73,6 +95,8 @@ def compare(
       agentgauge compare examples/compare/base.evalset_result.json examples/compare/new.evalset_result.json
 
       agentgauge compare calculator_calculator_1f0c... calculator_calculator_9b2e... --markdown compare.md
+
+      agentgauge compare calculator_calculator_1f0c... calculator_calculator_9b2e... --store sqlite:///results.db
     """
     from rich.console import Console
 
@@ -83,10 +107,17 @@ def compare(
     with input_errors_exit_2():
         from .._fileio import atomic_write, check_output_targets
         from ..compare import compare_results, print_comparison, render_html, render_markdown
+        from ..sqlstore import resolve_store_url
 
         check_output_targets(markdown, html)
-        before, base_source = _load(base, output_dir)
-        after, new_source = _load(new, output_dir)
+        url = resolve_store_url(store)
+        results = None
+        if url is not None and not (Path(base).exists() and Path(new).exists()):
+            from ..sqlstore._cli import open_result_store
+
+            results = open_result_store(url)
+        before, base_source = load_result_spec(base, output_dir, results=results, app_name=app_name)
+        after, new_source = load_result_spec(new, output_dir, results=results, app_name=app_name)
         comparison = compare_results(before, after, base_source=base_source, new_source=new_source)
         print_comparison(comparison, console)
         for target, text, kind in ((markdown, render_markdown, "markdown"), (html, render_html, "html")):

@@ -258,6 +258,23 @@ def eval_command(
             "postgresql+psycopg://user@host/db, or a .db path); see docs/store.md.",
         ),
     ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            metavar="RESULT_ID_OR_FILE",
+            help="Compare the new result with this one (a result file, or an id under --output-dir or in --store): "
+            "fixed / broken cases in the summary and in --html / --markdown; see docs/compare.md.",
+        ),
+    ] = None,
+    fail_on_regression: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-regression",
+            help="With --baseline: the exit code is 1 when a case that passed in the baseline does not pass now, "
+            "else 0 (cases failing in both runs do not fail the command).",
+        ),
+    ] = False,
     user_simulator: Annotated[
         str | None,
         typer.Option("--user-simulator", help="Simulated user for conversationScenario cases: file.py[:attribute]."),
@@ -305,6 +322,8 @@ def eval_command(
         fail_input(f"--timeout must be positive, got {timeout:g}")
     if judge_timeout is not None and not 0 < judge_timeout < float("inf"):
         fail_input(f"--judge-timeout must be a positive number of seconds, got {judge_timeout:g}")
+    if fail_on_regression and baseline is None:
+        fail_input("--fail-on-regression needs --baseline RESULT_ID_OR_FILE")
     # Resolved now: an agent calling os.chdir() must not move where results and reports are written.
     start = Path.cwd()
     output_dir = output_dir.absolute()
@@ -341,6 +360,11 @@ def eval_command(
 
         check_output_targets(junit, html, markdown)  # refused before anything runs (FIFO, device, directory, ...)
         result_store = _open_store(store)  # unreachable or too new: refused before anything runs
+        against = None
+        if baseline is not None:  # a missing or invalid baseline is refused before anything runs
+            from ._eval_baseline import load_baseline
+
+            against = load_baseline(baseline, output_dir, result_store, fail_on_regression=fail_on_regression)
         outcomes = runner(
             targets or [],
             config=config,
@@ -369,6 +393,7 @@ def eval_command(
             start=start,
             result_store=result_store,
             sources=[*(targets or []), *([eval_set] if eval_set else [])],
+            baseline=against,
         )
         if json_out:  # stdout carries only this document; anything else printed during the run went to stderr
             print_json(outcomes, stdout)
@@ -376,6 +401,8 @@ def eval_command(
 
     if any(o.interrupted for o in outcomes):
         raise typer.Exit(EXIT_INTERRUPTED)
+    if against is not None and against.fail_on_regression:
+        raise typer.Exit(EXIT_FAILED if against.regressed else EXIT_OK)
     # Every case of every set must have passed (compact rows: the case results may not be in memory).
     statuses = [
         status
@@ -601,6 +628,7 @@ def _report(
     start: Path,
     result_store: Any = None,
     sources: list[str] = [],  # noqa: B006 - never modified
+    baseline: Any = None,
 ) -> None:
     from ..reporting import print_summary, write_report
     from ._github import full_report, github_actions, publish_outcome, source_files
@@ -622,6 +650,8 @@ def _report(
             if result_store is not None:  # read back from the store, one page of case results at a time
                 cases = result_store.iter_case_results(outcome.app_name, _result_id(outcome))
             report_streamed(outcome, console, detailed=detailed, reports=reports, cases=cases)
+        if baseline is not None:  # the comparison block follows the summary; its section goes into the reports
+            baseline.add(outcome, reports, console, several=several)
         for target, fmt in reports:
             console.print(f"{fmt} report written to {_shown(target, start)}", highlight=False, soft_wrap=True)
         saved = _shown(outcome.result_path, start)

@@ -2,13 +2,14 @@
 change is statistically significant.
 
 ``compare_results(base, new)`` returns a :class:`Comparison` (a pydantic model, the ``--json`` output of
-``agentgauge compare``); :func:`print_comparison`, :func:`render_markdown` and :func:`render_html` present it.
+``agentgauge compare``); :func:`print_comparison`, :func:`render_markdown` and :func:`render_html` present it
+(:func:`render_html_section` is the HTML as a section of another page).
 Both inputs may be native or ADK result files (read with :func:`agentgauge.formats.load_result`).
 """
 
 from ._compute import compare_results
 from ._model import CaseChange, ChangeKind, Comparison, MetricDelta, PassAtK, ResultRef, Significance
-from ._render import headline, print_comparison, render_html, render_markdown
+from ._render import headline, print_comparison, render_html, render_html_section, render_markdown
 from ._significance import fisher_exact, mcnemar_exact
 
 __all__ = [
@@ -25,5 +26,6 @@ __all__ = [
     "mcnemar_exact",
     "print_comparison",
     "render_html",
+    "render_html_section",
     "render_markdown",
 ]

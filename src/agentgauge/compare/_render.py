@@ -10,7 +10,7 @@ from ._model import CaseChange, ChangeKind, Comparison
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-__all__ = ["headline", "print_comparison", "render_html", "render_markdown"]
+__all__ = ["headline", "print_comparison", "render_html", "render_html_section", "render_markdown"]
 
 _LABEL = {
     ChangeKind.BROKEN: "broken",
@@ -142,11 +142,12 @@ def _md(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
-def render_markdown(comparison: Comparison) -> str:
-    """The comparison as a Markdown document (GitHub-flavoured tables)."""
+def render_markdown(comparison: Comparison, *, title: str = "Comparison", level: int = 1) -> str:
+    """The comparison as a Markdown document (GitHub-flavoured tables) headed ``title`` at heading ``level`` (2 for
+    a section of another document, e.g. the report of ``eval --baseline``)."""
     base, new = comparison.base, comparison.new
     lines = [
-        "# Comparison",
+        f"{'#' * level} {_md(title)}",
         "",
         f"**{headline(comparison)}**",
         "",
@@ -189,16 +190,20 @@ def render_markdown(comparison: Comparison) -> str:
     return "\n".join(lines) + "\n"
 
 
+_PAGE_CSS = "body{font-family:system-ui,sans-serif;margin:2em;color:#222}"
+# Scoped to the section, so it can sit inside another page (the HTML report of `eval --baseline`) without
+# restyling that page.
 _CSS = """
-body{font-family:system-ui,sans-serif;margin:2em;color:#222}
-table{border-collapse:collapse;margin:1em 0}
-th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#f3f3f3}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
-.broken{color:#b00020;font-weight:bold}.fixed{color:#1b7f1b;font-weight:bold}
-.still_failing{color:#a66b00}.still_passing{color:#1b7f1b}.new{color:#006b8f}.removed{color:#7a1f7a}
-.neg{color:#b00020}.pos{color:#1b7f1b}
-.verdict{font-size:1.2em;font-weight:bold}.regressed{color:#b00020}.ok{color:#1b7f1b}
+.comparison table{border-collapse:collapse;margin:1em 0}
+.comparison th,.comparison td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
+.comparison th{background:#f3f3f3}
+.comparison td.num{text-align:right;font-variant-numeric:tabular-nums}
+.comparison .broken{color:#b00020;font-weight:bold}.comparison .fixed{color:#1b7f1b;font-weight:bold}
+.comparison .still_failing{color:#a66b00}.comparison .still_passing{color:#1b7f1b}
+.comparison .new{color:#006b8f}.comparison .removed{color:#7a1f7a}
+.comparison .neg{color:#b00020}.comparison .pos{color:#1b7f1b}
+.comparison .verdict{font-size:1.2em;font-weight:bold}
+.comparison .regressed{color:#b00020}.comparison .ok{color:#1b7f1b}
 """
 
 
@@ -206,22 +211,21 @@ def _h(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def render_html(comparison: Comparison) -> str:
-    """The comparison as one self-contained HTML page (inline CSS, no script, every value escaped)."""
+def render_html_section(comparison: Comparison, *, title: str = "Comparison", level: int = 2) -> str:
+    """The comparison as one ``<section class="comparison">`` with its own scoped style (no script, every value
+    escaped), headed ``title`` at heading ``level``: for embedding in another page."""
     base, new = comparison.base, comparison.new
     verdict_class = "regressed" if comparison.regressed else "ok"
+    h, sub = f"h{level}", f"h{min(level + 1, 6)}"
     out = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>Comparison: {_h(base.eval_set_id)} → {_h(new.eval_set_id)}</title>",
-        f"<style>{_CSS}</style></head><body>",
-        "<h1>Comparison</h1>",
+        f'<section class="comparison" id="comparison"><style>{_CSS}</style>',
+        f"<{h}>{_h(title)}</{h}>",
         f'<p class="verdict {verdict_class}">{_h(headline(comparison))}</p>',
         "<ul>",
         f"<li>Base: <code>{_h(base.source)}</code>: {base.passed_cases}/{base.cases} cases passed</li>",
         f"<li>New: <code>{_h(new.source)}</code>: {new.passed_cases}/{new.cases} cases passed</li>",
         "</ul>",
-        "<h2>Cases</h2>",
+        f"<{sub}>Cases</{sub}>",
         "<table><thead><tr><th>Case</th><th>Change</th><th>Base</th><th>New</th><th>Runs passed</th>"
         "<th>Reason (new)</th></tr></thead><tbody>",
     ]
@@ -238,7 +242,7 @@ def render_html(comparison: Comparison) -> str:
         )
     out.append("</tbody></table>")
     if comparison.metrics:
-        out.append("<h2>Metric means (cases on both sides)</h2>")
+        out.append(f"<{sub}>Metric means (cases on both sides)</{sub}>")
         out.append("<table><thead><tr><th>Metric</th><th>Base</th><th>New</th><th>Delta</th></tr></thead><tbody>")
         for m in comparison.metrics:
             sign = "neg" if m.delta is not None and m.delta < 0 else "pos" if m.delta else ""
@@ -248,7 +252,7 @@ def render_html(comparison: Comparison) -> str:
             )
         out.append("</tbody></table>")
     if comparison.pass_at_k:
-        out.append("<h2>pass@k</h2><table><thead><tr><th>k</th><th>pass@k base</th><th>pass@k new</th>")
+        out.append(f"<{sub}>pass@k</{sub}><table><thead><tr><th>k</th><th>pass@k base</th><th>pass@k new</th>")
         out.append("<th>pass^k base</th><th>pass^k new</th></tr></thead><tbody>")
         out += [
             f'<tr><td class="num">{p.k}</td><td class="num">{p.base_pass_at_k:.3f}</td>'
@@ -259,8 +263,19 @@ def render_html(comparison: Comparison) -> str:
         out.append("</tbody></table>")
     extra = _significance_lines(comparison) + [f"Note: {n}" for n in comparison.notes]
     if extra:
-        out.append("<h2>Significance and notes</h2><ul>")
+        out.append(f"<{sub}>Significance and notes</{sub}><ul>")
         out += [f"<li>{_h(line.strip())}</li>" for line in extra]
         out.append("</ul>")
-    out.append("</body></html>")
+    out.append("</section>")
     return "\n".join(out) + "\n"
+
+
+def render_html(comparison: Comparison) -> str:
+    """The comparison as one self-contained HTML page (inline CSS, no script, every value escaped)."""
+    base, new = comparison.base, comparison.new
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
+        f"<title>Comparison: {_h(base.eval_set_id)} → {_h(new.eval_set_id)}</title>\n"
+        f"<style>{_PAGE_CSS}</style></head><body>\n"
+        f"{render_html_section(comparison, level=1)}</body></html>\n"
+    )

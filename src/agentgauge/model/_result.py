@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field
 
 from ._base import GaugeModel, omit_empty
-from ._evalset import Invocation
+from ._evalset import ConversationScenario, Invocation
 from ._metric import Criterion
 from ._status import EvalStatus, StatusField
 
@@ -78,12 +78,15 @@ class EvalMetricResultPerInvocation(GaugeModel):
 class SimulationSummary(GaugeModel):
     """How a simulated conversation went: the scenario's dialect and driver, the user turns played and why it
     ended (``stop_signal``: the simulated user sent the stop signal; ``turn_limit``: the turn limit was reached;
-    ``simulator``: the simulator had nothing more to say)."""
+    ``simulator``: the simulator had nothing more to say; ``error``: the conversation failed, see the case's
+    ``error_message``). ``scenario`` is the case's ``conversationScenario`` as played (reports show its starting
+    prompt, plan and persona)."""
 
     dialect: str = ""
     driver: str = ""
     turns: int = 0
     stop_reason: str = ""
+    scenario: ConversationScenario | None = omit_empty()
 
 
 class EvalCaseResult(GaugeModel):

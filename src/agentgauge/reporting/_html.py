@@ -28,6 +28,7 @@ from ..model import (
 )
 from ._diff import RESPONSE, TOOLS, Part, Segment, failed_parts, response_strategy, strategy_phrase, word_diff
 from ._html_assets import CSS, JS
+from ._transcript import TRANSCRIPT_CSS, html_transcript
 from ._usage import case_usage, format_cost, format_duration, format_tokens, usage_text
 from ._view import ResultView, build_view, case_label, format_score, format_tool_call, one_line
 
@@ -238,6 +239,7 @@ def html_case(case: EvalCaseResult, view: ResultView | bool, order: int = 0) -> 
     per_inv = [m for p in case.eval_metric_result_per_invocation for m in p.eval_metric_results]
     if case.overall_eval_metric_results:
         body.append(_metrics_table(case.overall_eval_metric_results, per_inv))
+    body.append(html_transcript(case))
     body += [_invocation(i, p) for i, p in enumerate(case.eval_metric_result_per_invocation)]
     css = f"case st-{status.value}" + (" has-error" if case.error_message else "")
     opened = " open" if status is EvalStatus.FAILED or case.error_message else ""
@@ -364,7 +366,7 @@ def html_head(view: ResultView) -> str:
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
+        f"<title>{escape(title)}</title><style>{CSS}{TRANSCRIPT_CSS}</style></head><body>"
         f"<h1>Eval set {escape(result.eval_set_id)} {_status(view.overall_status)}</h1>"
         f'<div class="muted">agentgauge report{result_id}{escape(stamp)}</div>{note}'
         f"{_summary(view)}<h2>Case details</h2>"

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import IO
 
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus, UsageTotals
+from ._transcript import junit_simulation_properties
 from ._usage import case_usage, format_cost
 from ._view import build_view, case_label, case_mismatches, format_score, group_mismatches, mismatch_text
 
@@ -53,7 +54,7 @@ def _testcase(
     if usage.duration is not None:  # the agent's time on the case's invocations; absent when not recorded
         attributes["time"] = _seconds(usage.duration)
     element = ET.Element("testcase", attributes)
-    extra = _usage_properties(usage)
+    extra = _usage_properties(usage) + junit_simulation_properties(case.simulation)
     if case.overall_eval_metric_results or extra:
         properties = ET.SubElement(element, "properties")
         for metric in case.overall_eval_metric_results:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus
+from ._transcript import markdown_transcript
 from ._usage import case_usage, format_cost, format_duration, format_tokens, usage_text
 from ._view import (
     ResultView,
@@ -128,6 +129,7 @@ def markdown_case(case: EvalCaseResult, view: ResultView | bool) -> str:
         lines += ["<details><summary>Traceback</summary>", "", _fence(case.error_traceback), "", "</details>", ""]
     for group in group_mismatches(case_mismatches(case)):
         lines += [_fence(mismatch_text(group)), ""]
+    lines += markdown_transcript(case, _code, _text)
     return "\n".join(lines) + "\n"
 
 

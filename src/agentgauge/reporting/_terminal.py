@@ -10,6 +10,7 @@ from rich.text import Text
 
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus, UsageTotals
 from ._diff import RESPONSE, TOOLS, Segment, calls_diff, failed_parts, response_strategy, strategy_phrase, word_diff
+from ._transcript import print_transcript
 from ._usage import case_usage, usage_text
 from ._view import (
     Mismatch,
@@ -205,7 +206,8 @@ def _mismatch_block(text: str) -> Text:
 
 
 def print_case(case: EvalCaseResult, multi_run: bool, console: Console) -> None:
-    """Print one case result in detail: metrics per invocation and an Expected / Actual block per mismatch."""
+    """Print one case result in detail: metrics per invocation, a simulated case's conversation, and an Expected /
+    Actual block per mismatch."""
     title = Text("Case ", style="bold")
     title.append(case_label(case, multi_run), style="bold")
     title.append("  ")
@@ -236,6 +238,7 @@ def print_case(case: EvalCaseResult, multi_run: bool, console: Console) -> None:
         inv_usage = usage_text(UsageTotals.of([per_inv.actual_invocation]))
         if inv_usage:
             console.print(Text(f"  Invocation {index + 1}: {inv_usage}", style="dim"), soft_wrap=True)
+    print_transcript(case, console)
     for group in group_mismatches(case_mismatches(case)):
         if group[0].invocation_index is None:
             console.print(_mismatch_block(mismatch_text(group)), soft_wrap=True)

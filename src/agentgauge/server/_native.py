@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 
 from ..errors import InputError, NotFoundError
 from ._adk_shapes import parse_adk_case
-from ._compare import compare_results, result_row
+from ._rows import result_row
 from ._state import ServerState
 
 __all__ = ["native_router"]
@@ -208,10 +208,24 @@ def native_router(state: ServerState) -> APIRouter:
         return HTMLResponse(render(state.results.get(app, result_id), "html"))
 
     @router.get("/apps/{app}/compare")
-    def compare(app: str, base: Annotated[str, Query()], head: Annotated[str, Query()]) -> JSONResponse:
-        """Per-case status and metric score changes from result ``base`` to result ``head``."""
+    def compare(
+        app: str,
+        base: Annotated[str, Query()],
+        new: Annotated[str | None, Query()] = None,
+        head: Annotated[str | None, Query()] = None,
+    ) -> JSONResponse:
+        """What changed from result ``base`` to result ``new`` (``head`` is accepted as a synonym): the
+        :class:`agentgauge.compare.Comparison` of ``agentgauge compare --json``."""
+        from ..compare import compare_results
+
         state.check_app(app)
-        return JSONResponse(compare_results(state.results.get(app, base), state.results.get(app, head)))
+        later = new if new is not None else head
+        if later is None:
+            raise InputError("compare: give the later result as the query parameter 'new'")
+        comparison = compare_results(
+            state.results.get(app, base), state.results.get(app, later), base_source=base, new_source=later
+        )
+        return JSONResponse(_dump(comparison))
 
     @router.post("/validate/eval-set")
     async def validate_eval_set(eval_set_file: Annotated[UploadFile, File()]) -> JSONResponse:

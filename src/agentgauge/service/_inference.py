@@ -302,9 +302,10 @@ async def infer_case(
                 converse(agent, case, result, budget, turns, actuals=finished), timeout
             )
     except CaseError as exc:
-        return result.fail(str(exc), partial=finished, traceback=exc.traceback)
+        # A simulated conversation leaves its finished turns in partial_inferences.
+        return result.fail(str(exc), partial=finished or result.partial_inferences, traceback=exc.traceback)
     except (TimeoutError, AgentTimeout):  # AgentTimeout: the watchdog fired just as the agent call ended
-        return result.fail(f"inference timed out after {timeout:g} s", partial=finished)
+        return result.fail(f"inference timed out after {timeout:g} s", partial=finished or result.partial_inferences)
     finally:
         disarm(budget)
     return result

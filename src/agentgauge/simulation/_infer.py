@@ -31,9 +31,11 @@ class SimulatedTurns:
         self.session_id = session_id
         self.sent = 0
         self.stop_reason = ""
+        self.played: Sequence[Invocation] = ()  # the conversation's finished turns (the run engine's own list)
 
     async def next(self, actuals: Sequence[Invocation]) -> Invocation | None:
         """The next simulated user message, or ``None`` when the conversation is over."""
+        self.played = actuals
         last = actuals[-1].final_response if actuals else None
         if actuals and last is None and self.rules.dialect == "trpc":
             raise CaseError(f"the agent gave no final response on simulated turn {len(actuals)}")
@@ -144,27 +146,49 @@ async def infer_simulated(
         raise CaseError(f"user simulator failed to start: {describe_exception(exc)}") from None
     enabled = case.expected_runner_enabled
     assert agent is not None  # case_problem checked it
-    if rules.driver == "expected":
+    # Recorded before the conversation starts, so a case that fails half-way still shows the turns it played.
+    summary = result.simulation = SimulationSummary(dialect=rules.dialect, driver=rules.driver, scenario=scenario)
+    simulated = SimulatedTurns(user, rules, expected_session if rules.driver == "expected" else result.session_id)
+    try:
+        await _play(agent, case, result, budget, settings, converse, simulated, enabled)
+    except BaseException:
+        summary.stop_reason = "error"  # timeouts (cancellation) included
+        if rules.driver == "actual":  # the turns the agent finished are the conversation so far (shown, not scored)
+            result.partial_inferences = list(simulated.played)
+        raise
+    finally:
+        summary.turns = simulated.sent
+    summary.stop_reason = simulated.stop_reason
+
+
+async def _play(
+    agent: Agent,
+    case: EvalCase,
+    result: InferenceResult,
+    budget: Budget | None,
+    settings: SimulationSettings,
+    converse: Converse,
+    simulated: SimulatedTurns,
+    enabled: bool,
+) -> None:
+    if simulated.rules.driver == "expected":
         expected_agent = _expected_agent(settings, 'conversationScenario driver "expected" needs an expected agent;')
-        simulated = SimulatedTurns(user, rules, expected_session)
         driven = await converse(expected_agent, case, result, budget, simulated)
         _check_started(driven)
         replay = StaticTurns([user_only(inv) for inv in driven], result.session_id)
         result.inferences = await converse(agent, case, result, budget, replay)
         result.expected_inferences = driven if enabled else [user_only(inv) for inv in driven]
     else:
-        simulated = SimulatedTurns(user, rules, result.session_id)
         result.inferences = await converse(agent, case, result, budget, simulated)
         _check_started(result.inferences)
         if enabled:
             expected_agent = _expected_agent(settings, "expectedRunnerEnabled is set")
-            replay = StaticTurns([user_only(inv) for inv in result.inferences], expected_session, side="expected")
+            replay = StaticTurns(
+                [user_only(inv) for inv in result.inferences], f"{result.session_id}-expected", side="expected"
+            )
             result.expected_inferences = await converse(expected_agent, case, result, budget, replay)
         else:
             result.expected_inferences = [user_only(inv) for inv in result.inferences]
-    result.simulation = SimulationSummary(
-        dialect=rules.dialect, driver=rules.driver, turns=simulated.sent, stop_reason=simulated.stop_reason
-    )
 
 
 def _check_started(invocations: list[Invocation]) -> None:

@@ -339,22 +339,68 @@ async function compare() {
   const base = $("compare-base").value;
   const head = $("compare-head").value;
   if (!base || !head) return;
-  const data = await api("GET", `/api/apps/${enc(ui.app)}/compare?base=${enc(base)}&head=${enc(head)}`);
-  const parts = Object.entries(data.changes).map(([k, v]) => `${v} ${k}`);
-  $("compare-summary").textContent = parts.join(", ");
+  const data = await api("GET", `/api/apps/${enc(ui.app)}/compare?base=${enc(base)}&new=${enc(head)}`);
+  renderComparison(data);
+  showTab("panel-compare");
+}
+
+// The labels and order of `agentgauge compare`: what a reader must act on comes first.
+const CHANGE_ORDER = ["broken", "fixed", "still_failing", "new", "removed", "still_passing"];
+const CHANGE_LABEL = { broken: "broken", fixed: "fixed", still_failing: "still failing", new: "new",
+  removed: "removed", still_passing: "still passing" };
+const num = (v, sign) => (v === null || v === undefined ? "–" : (sign && v > 0 ? "+" : "") + Number(v).toFixed(3));
+const runs = (passed, total, present) => (present ? `${passed}/${total}` : "–");
+
+function renderComparison(data) {
+  const count = (kind) => data.cases.filter((c) => c.change === kind).length;
+  const parts = CHANGE_ORDER.filter((k) => count(k)).map((k) => `${count(k)} ${CHANGE_LABEL[k]}`);
+  const summary = $("compare-summary");
+  summary.textContent = `${data.regressed ? "REGRESSED" : "no regression"}: ${parts.join(", ") || "no cases"}`;
+  summary.className = data.regressed ? "error" : "ok";
+  const cases = [...data.cases].sort((a, b) => CHANGE_ORDER.indexOf(a.change) - CHANGE_ORDER.indexOf(b.change));
   const body = $("compare-table").querySelector("tbody");
   body.replaceChildren();
-  for (const c of data.cases) {
-    const scores = c.metrics.map((m) => {
-      const fmt = (v) => (v === null || v === undefined ? "–" : Number(v).toFixed(2));
-      return `${m.metricName}: ${fmt(m.base)} → ${fmt(m.head)}`;
-    }).join("\n");
-    body.append(el("tr", { class: "compare-row", dataset: { case: c.evalId } },
-      el("td", {}, c.evalId), el("td", {}, status(c.base)), el("td", {}, status(c.head)),
-      el("td", { class: "change" }, status(c.change)), el("td", { class: "scores" }, el("pre", {}, scores))));
+  for (const c of cases) {
+    const names = [...new Set([...Object.keys(c.baseMetrics), ...Object.keys(c.newMetrics)])];
+    const scores = names.map((n) => `${n}: ${num(c.baseMetrics[n])} → ${num(c.newMetrics[n])}`).join("\n");
+    body.append(el("tr", { class: "compare-row", dataset: { case: c.evalId, change: c.change } },
+      el("td", {}, c.evalId),
+      el("td", { class: `change ${c.change}` }, CHANGE_LABEL[c.change]),
+      el("td", {}, status(c.baseStatus)), el("td", {}, status(c.newStatus)),
+      el("td", { class: "runs" }, `${runs(c.basePassedRuns, c.baseRuns, c.baseStatus)} → ${runs(c.newPassedRuns, c.newRuns, c.newStatus)}`),
+      el("td", { class: "reason" }, c.reason || ""),
+      el("td", { class: "scores" }, el("pre", {}, scores))));
   }
   $("compare-table").hidden = false;
-  showTab("panel-compare");
+  const metrics = $("compare-metrics").querySelector("tbody");
+  metrics.replaceChildren();
+  for (const m of data.metrics) {
+    const sign = m.delta === null ? "" : m.delta < 0 ? "neg" : m.delta > 0 ? "pos" : "";
+    metrics.append(el("tr", { class: "metric-delta", dataset: { metric: m.metricName } },
+      el("td", {}, m.metricName), el("td", {}, num(m.baseMean)), el("td", {}, num(m.newMean)),
+      el("td", { class: `delta ${sign}` }, num(m.delta, true))));
+  }
+  $("compare-metrics").hidden = data.metrics.length === 0;
+  const passAtK = $("compare-pass-at-k").querySelector("tbody");
+  passAtK.replaceChildren();
+  for (const p of data.passAtK) {
+    passAtK.append(el("tr", { class: "pass-at-k" }, el("td", {}, String(p.k)),
+      el("td", {}, `${num(p.basePassAtK)} → ${num(p.newPassAtK)}`),
+      el("td", {}, `${num(p.basePassHatK)} → ${num(p.newPassHatK)}`)));
+  }
+  $("compare-pass-at-k").hidden = data.passAtK.length === 0;
+  const notes = $("compare-notes");
+  notes.replaceChildren();
+  if (data.significance) {
+    const s = data.significance;
+    notes.append(el("li", { class: "significance" }, `Significance (exact McNemar test, cases): p = ${Number(s.pValue).toPrecision(3)}, ${s.note}`));
+  }
+  for (const c of cases) {
+    if (c.significance && c.basePassedRuns * c.newRuns !== c.newPassedRuns * c.baseRuns) {
+      notes.append(el("li", { class: "significance" }, `${c.evalId} (Fisher exact test, runs): p = ${Number(c.significance.pValue).toPrecision(3)}, ${c.significance.note}`));
+    }
+  }
+  for (const note of data.notes || []) notes.append(el("li", { class: "note" }, `Note: ${note}`));
 }
 
 // ---- chat ----

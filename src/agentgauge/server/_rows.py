@@ -1,0 +1,33 @@
+"""One line of the web UI's result list: id, eval set, time, overall status and case counts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import EvalSetResult
+
+__all__ = ["result_row"]
+
+
+def _counts(result: EvalSetResult) -> dict[str, int]:
+    counts = {"passed": 0, "failed": 0, "not_evaluated": 0}
+    for case in result.eval_case_results:
+        key = case.final_eval_status.value
+        if key in counts:
+            counts[key] += 1
+    return counts
+
+
+def result_row(result: EvalSetResult) -> dict[str, Any]:
+    """One line of a result list: id, eval set, creation time, overall status and case counts."""
+    summary = result.summary
+    status = summary.overall_status.value if summary is not None else None
+    return {
+        "evalSetResultId": result.eval_set_result_id,
+        "evalSetId": result.eval_set_id,
+        "creationTimestamp": result.creation_timestamp,
+        "overallStatus": status,
+        "numRuns": summary.num_runs if summary is not None else 1,
+        "counts": _counts(result),
+        "interrupted": result.interrupted,
+    }
