@@ -216,3 +216,14 @@ def test_validate_refuses_a_session_like_object_with_other_keys(tmp_path: Path) 
     odd.write_text('{"app_name": "a", "id": "x", "events": [], "turns": 3}')
     res = runner.invoke(app, ["validate", str(odd)])
     assert res.exit_code == 2 and "unrecognised file" in res.stderr
+
+
+def test_validate_names_the_lower_case_metric_for_an_enum_spelling() -> None:
+    # ADK-TS's sample spells the enum members; ADK registers only the lower-case values, so both refuse it.
+    config = Path(__file__).parent / "data/seed_files/adk_ts_guardrails.test_config.json"
+    res = runner.invoke(app, ["validate", str(config)])
+    assert res.exit_code == 2
+    assert res.stderr.startswith(
+        f"error: {config}: metrics[0].metricName: unknown metric 'TOOL_TRAJECTORY_AVG_SCORE' "
+        "(did you mean 'tool_trajectory_avg_score'? metric names are case-sensitive); valid metrics: "
+    )
