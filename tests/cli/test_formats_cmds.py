@@ -200,3 +200,30 @@ def test_validate_initial_session_and_convert_refuses_it(tmp_path: Path) -> None
     res = runner.invoke(app, ["convert", str(session), str(tmp_path / "o.json")])
     assert res.exit_code == 2 and "nothing to convert" in res.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_validate_initial_session_saved_from_a_session() -> None:
+    # ADK's own trip_planner_agent fixture: a saved Session (id, events, last_update_time) that ADK's
+    # AgentEvaluator reads as an initial session; only app_name, user_id and state are used.
+    session = Path(__file__).parent / "data/seed_files/trip_planner.initial.session.json"
+    res = runner.invoke(app, ["validate", str(session)])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.strip() == f"ok: {session} (initial session, app 'trip_planner_agent')"
+
+
+def test_validate_refuses_a_session_like_object_with_other_keys(tmp_path: Path) -> None:
+    odd = tmp_path / "odd.json"
+    odd.write_text('{"app_name": "a", "id": "x", "events": [], "turns": 3}')
+    res = runner.invoke(app, ["validate", str(odd)])
+    assert res.exit_code == 2 and "unrecognised file" in res.stderr
+
+
+def test_validate_names_the_lower_case_metric_for_an_enum_spelling() -> None:
+    # ADK-TS's sample spells the enum members; ADK registers only the lower-case values, so both refuse it.
+    config = Path(__file__).parent / "data/seed_files/adk_ts_guardrails.test_config.json"
+    res = runner.invoke(app, ["validate", str(config)])
+    assert res.exit_code == 2
+    assert res.stderr.startswith(
+        f"error: {config}: metrics[0].metricName: unknown metric 'TOOL_TRAJECTORY_AVG_SCORE' "
+        "(did you mean 'tool_trajectory_avg_score'? metric names are case-sensitive); valid metrics: "
+    )

@@ -71,7 +71,8 @@ async def test_total_budget_stops_retrying(chat_server: ChatServer) -> None:
     assert await judge.complete(MESSAGES, generation_config={}, time_budget=30) == "warm"
     with pytest.raises(JudgeError, match="HTTP 503"):
         await judge.complete(MESSAGES, generation_config={})
-    assert 1 < len(chat_server.requests) - 1 < 10
+    # The budget, not max_attempts, ended it (a loaded machine may fit only one attempt in 0.9 s).
+    assert 1 <= len(chat_server.requests) - 1 < 10
     await judge.aclose()
 
 

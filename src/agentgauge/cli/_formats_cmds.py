@@ -60,7 +60,23 @@ def _check_depth_of_output(doc: Any, source: str, fmt: str) -> None:
         ) from None
 
 
-_SESSION_KEYS = frozenset({"app_name", "appName", "user_id", "userId", "state", "session_id", "sessionId"})
+# ADK's initial.session.json is often a saved ``Session`` (``id``, ``events``, ``last_update_time`` too): ADK's
+# AgentEvaluator reads it and keeps app_name, user_id and state, so those extra keys do not make it another kind.
+_SESSION_KEYS = frozenset(
+    {
+        "app_name",
+        "appName",
+        "user_id",
+        "userId",
+        "state",
+        "session_id",
+        "sessionId",
+        "id",
+        "events",
+        "last_update_time",
+        "lastUpdateTime",
+    }
+)
 
 
 def _check_metric_names(metrics: Any, path: str, registry: Any = None) -> None:

@@ -118,7 +118,15 @@ class Registry:
         try:
             return self._evaluators[name]
         except KeyError:
-            raise NotFoundError(f"unknown metric {name!r}; valid metrics: {', '.join(self.names())}") from None
+            raise NotFoundError(self._unknown(name)) from None
+
+    def _unknown(self, name: str) -> str:
+        """The message for an unregistered metric name, with the right spelling when only the case differs."""
+        names = self.names()
+        # ADK-TS's sample test_config.json spells the PrebuiltMetrics enum member (TOOL_TRAJECTORY_AVG_SCORE):
+        # ADK (Python and TypeScript) registers the lower-case values only, so the name is refused there too.
+        hint = next((f" (did you mean {n!r}? metric names are case-sensitive)" for n in names if n == name.lower()), "")
+        return f"unknown metric {name!r}{hint}; valid metrics: {', '.join(names)}"
 
     def resolve(self, metric: EvalMetric) -> Evaluator:
         """The evaluator for ``metric`` (by ``evaluatorName``, else ``metricName``); an ADK custom metric
@@ -192,7 +200,7 @@ class Registry:
             if key not in self:
                 field = "evaluatorName" if metric.evaluator_name else "metricName"
                 raise InputError(
-                    f"unknown metric {key!r}; valid metrics: {', '.join(self.names())}",
+                    self._unknown(key),
                     file=file,
                     location=f"metrics[{i}].{field}",
                 )
