@@ -122,9 +122,7 @@ def resolve_simulation(
     scenario case has no simulated user (nothing could run it). A case that needs an expected agent when none is
     given fails on its own, as in trpc-agent-go.
     """
-    from ..agents import load_agent
     from ..errors import InputError
-    from ..simulation import JudgeMockGenerator, LlmUserSimulator, SimulationSettings
 
     scenario_ids: list[str] = []
     expected_ids: list[str] = []
@@ -149,6 +147,10 @@ def resolve_simulation(
             llm_mocks = llm_mocks or any(rule.llm_generator is not None for rule in rules)
     if not (scenario_ids or expected_ids or llm_mocks or options.given):
         return None
+    # Imported only now: a run without scenarios, expected runs or mocks to generate needs none of it.
+    from ..agents import load_agent
+    from ..simulation import JudgeMockGenerator, LlmUserSimulator, SimulationSettings
+
     settings = SimulationSettings(max_turns=options.max_turns)
     max_invocations = adk_config.get("max_allowed_invocations")
     if isinstance(max_invocations, int):
