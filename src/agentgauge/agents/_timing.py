@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 
 __all__ = ["TurnClock", "current_clock", "measures", "time_model", "time_tool", "turn_clock"]
@@ -84,15 +83,28 @@ def current_clock() -> TurnClock | None:
     return _CLOCK.get()
 
 
-@contextlib.contextmanager
-def turn_clock() -> Iterator[TurnClock]:
+class _ClockScope:
+    """The context manager of :func:`turn_clock` (a class: it is entered for every invocation of a run)."""
+
+    __slots__ = ("_clock", "_token")
+
+    def __init__(self) -> None:
+        self._clock = TurnClock()
+        self._token: Token[TurnClock | None] | None = None
+
+    def __enter__(self) -> TurnClock:
+        self._token = _CLOCK.set(self._clock)
+        return self._clock
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._token is not None:
+            _CLOCK.reset(self._token)
+            self._token = None
+
+
+def turn_clock() -> contextlib.AbstractContextManager[TurnClock]:
     """Open a fresh clock for one invocation (the run engine does this around ``agent.run``)."""
-    clock = TurnClock()
-    token = _CLOCK.set(clock)
-    try:
-        yield clock
-    finally:
-        _CLOCK.reset(token)
+    return _ClockScope()
 
 
 def measures(*, models: bool = False, tools: bool = False) -> None:
@@ -103,15 +115,27 @@ def measures(*, models: bool = False, tools: bool = False) -> None:
         clock.sees_all_tools = clock.sees_all_tools or tools
 
 
-@contextlib.contextmanager
-def _interval(kind: str) -> Iterator[None]:
-    clock = _CLOCK.get()
-    start = time.monotonic()
-    try:
-        yield
-    finally:
-        if clock is not None:
-            clock.add(kind, start, time.monotonic())
+class _Interval:
+    """Records the time spent inside the ``with`` block on the clock current when it was entered."""
+
+    __slots__ = ("_clock", "_kind", "_start")
+
+    def __init__(self, kind: str) -> None:
+        self._kind = kind
+        self._clock: TurnClock | None = None
+        self._start = 0.0
+
+    def __enter__(self) -> None:
+        self._clock = _CLOCK.get()
+        self._start = time.monotonic()
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._clock is not None:
+            self._clock.add(self._kind, self._start, time.monotonic())
+
+
+def _interval(kind: str) -> contextlib.AbstractContextManager[None]:
+    return _Interval(kind)
 
 
 def time_model() -> contextlib.AbstractContextManager[None]:

@@ -51,7 +51,10 @@ def startup_gc_paused() -> Iterator[None]:
 
 
 def run_phase_starts() -> None:
-    """The run begins: the collector works again (the evaluator keeps the loaded data out of its way)."""
+    """The run begins: the collector works again, with everything start-up allocated (modules, the loaded eval
+    sets and metrics, the agent) moved out of its way first -- otherwise the first collection after the pause walks
+    all of it. The evaluator hands these objects back to the collector when its run ends."""
+    gc.freeze()
     gc.enable()
 
 

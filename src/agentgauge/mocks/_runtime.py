@@ -6,9 +6,9 @@ import asyncio
 import functools
 import inspect
 import json
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar, cast
 
@@ -169,14 +169,27 @@ def active_mocks() -> ActiveMocks | None:
     return _ACTIVE.get()
 
 
-@contextmanager
-def use_mocks(mocks: ActiveMocks | None) -> Iterator[None]:
+class _MockScope:
+    """The context manager of :func:`use_mocks` (a class: it is entered for every invocation of a run)."""
+
+    __slots__ = ("_mocks", "_token")
+
+    def __init__(self, mocks: ActiveMocks | None) -> None:
+        self._mocks = mocks
+        self._token: Token[ActiveMocks | None] | None = None
+
+    def __enter__(self) -> None:
+        self._token = _ACTIVE.set(self._mocks)
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._token is not None:
+            _ACTIVE.reset(self._token)
+            self._token = None
+
+
+def use_mocks(mocks: ActiveMocks | None) -> AbstractContextManager[None]:
     """Make ``mocks`` the active mocks inside the block (``None``: no mocks)."""
-    token = _ACTIVE.set(mocks)
-    try:
-        yield
-    finally:
-        _ACTIVE.reset(token)
+    return _MockScope(mocks)
 
 
 def _legacy_rules(invocation: Invocation) -> list[ToolMockRule]:
@@ -184,7 +197,7 @@ def _legacy_rules(invocation: Invocation) -> list[ToolMockRule]:
     # and equal arguments by the output and let any other call run.
     rules = []
     for tool in invocation.tools:
-        extra = tool.model_extra or {}
+        extra = tool.__pydantic_extra__ or {}
         if "mock_tool_output" not in extra or extra["mock_tool_output"] is None:
             continue
         expected = tool.arguments if tool.arguments is not None else {}
@@ -207,6 +220,8 @@ def mocks_for(
     if invocation is None:
         return None
     configured = invocation.tool_mock
+    if configured is None and (side != "actual" or not any(tool.__pydantic_extra__ for tool in invocation.tools)):
+        return None  # the common case, checked first: it is asked for every turn of a run
     rules: dict[str, list[ToolMockRule]] = {}
     for rule in getattr(configured, side, None) or []:
         rules.setdefault(rule.name, []).append(rule)

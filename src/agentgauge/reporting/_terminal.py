@@ -106,6 +106,7 @@ def _print_not_passing(view: ResultView, console: Console) -> None:
     if not cases:
         return
     console.print(Text(f"  Did not pass ({len(cases)}):", style="bold red"))
+    lines = []
     for case in cases:
         line = Text("    ")
         line.append(case.eval_id, style="bold")
@@ -116,7 +117,9 @@ def _print_not_passing(view: ResultView, console: Console) -> None:
         if case.reason:
             where = f"run {case.reason_run}: " if view.multi_run and case.reason_run is not None else ""
             line.append(f"{';' if view.multi_run else ':'} {where}{one_line(case.reason)}")
-        console.print(line, soft_wrap=True)
+        lines.append(line)
+    # One print for all the lines (the same output as a print per line, which costs ~0.1 ms each).
+    console.print(Text("\n").join(lines), soft_wrap=True)
 
 
 _MARKS = {"=": ("", "", ""), "-": ("[-", "-]", "red strike"), "+": ("{+", "+}", "bold green")}
