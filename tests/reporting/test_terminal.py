@@ -120,7 +120,7 @@ def test_usage_per_case_invocation_and_in_total() -> None:
     assert "Case fine  passed\n" in out  # nothing recorded: nothing shown
     # The crash recorded tokens without a price: the total cost is a lower bound.
     total = "3.75 s (model 1.88 s) · 210 tokens (170 in / 40 out) · 2 model calls · cost ≥0.002"
-    assert f"  Usage (sum over invocations): {total}" in out
+    assert f"  Summed over invocations: {total}" in out
 
 
 def test_repeated_runs_are_grouped_per_case(multi_run: EvalSetResult) -> None:

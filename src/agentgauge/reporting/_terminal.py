@@ -95,7 +95,7 @@ def print_overview(view: ResultView, console: Console, duration: float | None = 
     _print_not_passing(view, console)
     usage = usage_text(view.usage)
     if usage:
-        console.print(Text(f"  Usage (sum over invocations): {usage}"), soft_wrap=True)
+        console.print(Text(f"  Summed over invocations: {usage}"), soft_wrap=True)
     if duration is not None:
         console.print(f"  Duration: {duration:.2f} s")
 
