@@ -197,7 +197,13 @@ async def test_validate_eval_set_like_agentevals(client: httpx.AsyncClient) -> N
 
 async def test_openapi_docs(client: httpx.AsyncClient) -> None:
     docs = await client.get("/docs")
-    assert docs.status_code == 200 and "swagger" in docs.text.lower()
+    assert docs.status_code == 200 and docs.headers["content-type"].startswith("text/html")
+    # Rendered on the server: no script, nothing fetched from a CDN.
+    assert "<script" not in docs.text and "cdn" not in docs.text.lower()
+    assert '<code class="p">/dev/apps/{app_name}/eval-sets/{eval_set_id}/run</code>' in docs.text
+    assert '<span class="m post">post</span><code class="p">/api/apps/{app}/eval-sets/{set_id}/runs</code>' in docs.text
+    assert "<td><code>app_name</code></td><td>path</td><td>required</td>" in docs.text
+    assert (await client.get("/redoc")).status_code != 200
     schema = (await client.get("/openapi.json")).json()
     for path in ("/dev/apps/{app_name}/eval-sets/{eval_set_id}/run", "/api/runs/{run_id}/events", "/run_sse"):
         assert path in schema["paths"]

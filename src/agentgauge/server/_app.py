@@ -9,7 +9,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 
@@ -70,6 +70,9 @@ def create_app(config: ServerConfig) -> FastAPI:
         title="agentgauge",
         version=_version(),
         description="Evaluate LLM agents: ADK-compatible evaluation API, background runs and a web UI.",
+        # FastAPI's Swagger/ReDoc pages fetch their scripts from a CDN: /docs is rendered here instead.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.agentgauge = state
     # Routes that only read or write files are plain functions: FastAPI runs them in its thread pool, so a large eval
@@ -88,6 +91,13 @@ def create_app(config: ServerConfig) -> FastAPI:
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
         where = ".".join(str(p) for p in first.get("loc", ()))
         return _error(422, f"{where}: {first.get('msg')}")
+
+    @app.get("/docs", include_in_schema=False)
+    def api_docs() -> HTMLResponse:
+        """The API reference (every route, its parameters and docstring), as plain HTML that needs no network."""
+        from ._api_docs import api_reference_html
+
+        return HTMLResponse(api_reference_html(app.openapi()))
 
     @app.get("/health", tags=["ADK"])
     async def health() -> dict[str, str]:
