@@ -147,3 +147,18 @@ def test_a_failed_contains_check_says_what_was_missing() -> None:
     check.criterion = Criterion(final_response={"text": {"matchStrategy": "contains"}})
     out = _output(EvalSetResult(eval_set_id="s", eval_case_results=[case]), detailed=True)
     assert '  Final response: "The answer is 48." (must contain "[-The answer is 42.-]")' in out
+
+
+def test_not_passing_list_is_capped_with_a_count_of_the_rest() -> None:
+    from agentgauge.reporting._terminal import NOT_PASSING_SHOWN
+
+    cases = []
+    for index in range(NOT_PASSING_SHOWN + 5):
+        case = failing_case()
+        case.eval_id = f"case{index:04d}"
+        cases.append(case)
+    result = EvalSetResult(eval_set_result_id="big", eval_set_id="calc", eval_case_results=cases)
+    out = _output(result)
+    assert f"  Did not pass ({NOT_PASSING_SHOWN + 5}):" in out
+    assert f"    case{NOT_PASSING_SHOWN - 1:04d}: " in out and f"case{NOT_PASSING_SHOWN:04d}" not in out
+    assert "    ... and 5 more: all are in the saved result" in out

@@ -100,14 +100,20 @@ def print_overview(view: ResultView, console: Console, duration: float | None = 
         console.print(f"  Duration: {duration:.2f} s")
 
 
+NOT_PASSING_SHOWN = 200
+"""At most this many cases are named in the terminal summary's "Did not pass" list; the rest are counted (a
+terminal is no place for 400,000 lines: the result file and the HTML/Markdown reports hold them all)."""
+
+
 def _print_not_passing(view: ResultView, console: Console) -> None:
-    """Every case that did not pass, with its first reason (and, with several runs, how many runs passed)."""
+    """Each case that did not pass, with its first reason (and, with several runs, how many runs passed), up to
+    :data:`NOT_PASSING_SHOWN` of them."""
     cases = view.not_passing
     if not cases:
         return
     console.print(Text(f"  Did not pass ({len(cases)}):", style="bold red"))
     lines = []
-    for case in cases:
+    for case in cases[:NOT_PASSING_SHOWN]:
         line = Text("    ")
         line.append(case.eval_id, style="bold")
         if view.multi_run:
@@ -118,6 +124,13 @@ def _print_not_passing(view: ResultView, console: Console) -> None:
             where = f"run {case.reason_run}: " if view.multi_run and case.reason_run is not None else ""
             line.append(f"{';' if view.multi_run else ':'} {where}{one_line(case.reason)}")
         lines.append(line)
+    if len(cases) > NOT_PASSING_SHOWN:
+        lines.append(
+            Text(
+                f"    ... and {len(cases) - NOT_PASSING_SHOWN} more: all are in the saved result "
+                "(agentgauge show RESULT --print-detailed-results, or --html / --markdown)"
+            )
+        )
     # One print for all the lines (the same output as a print per line, which costs ~0.1 ms each).
     console.print(Text("\n").join(lines), soft_wrap=True)
 
