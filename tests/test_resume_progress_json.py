@@ -63,4 +63,4 @@ def test_a_compact_result_reaches_a_writer_without_add_json() -> None:
     collector = _Collector(writer, keep_full=False)  # type: ignore[arg-type]
     collector.add(0, CompactResult(case_row(result), detail))
     assert writer.added == [result]
-    assert collector.rows == [case_row(result)]
+    assert list(collector.rows) == [case_row(result)]

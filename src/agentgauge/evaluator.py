@@ -285,7 +285,11 @@ class AgentEvaluator:
         keep_inferences = bool(self.callbacks.names("after_inference_set"))
         keep_results = bool(self.callbacks.names("after_evaluate_set"))
         writer = self._open_writer(eval_set_id, result_id)
-        collector = _Collector(writer, keep_full=writer is None or total <= self.max_results_in_memory)
+        collector = _Collector(
+            writer,
+            keep_full=writer is None or total <= self.max_results_in_memory,
+            known_ids=[case.eval_id for case in runs[0].cases] if runs else None,
+        )
         progress_log = _open_progress(writer, self.app_name, eval_set_id, result_id, self.num_runs, metrics, resume)
         done = 0
         if self.progress is not None:
@@ -296,6 +300,8 @@ class AgentEvaluator:
             for run in runs:
                 if stream is None:
                     selected: Iterable[EvalCase] = run.cases
+                elif len(run.cases) == len(eval_set.eval_cases):  # every case: no set of a million ids to test
+                    selected = stream(self.app_name, eval_set_id)
                 else:
                     wanted = {case.eval_id for case in run.cases}
                     selected = (c for c in stream(self.app_name, eval_set_id) if c.eval_id in wanted)

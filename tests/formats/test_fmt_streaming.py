@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import copy
 import io
+import itertools
 import json
 import pickle
 import tracemalloc
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import orjson
 import pytest
@@ -126,12 +130,19 @@ cases = loose_objects(
 )
 
 
+def _counting_uuids() -> Iterator[uuid.UUID]:
+    return (uuid.UUID(int=n) for n in itertools.count(1))
+
+
 @SETTINGS
 @given(cases)
 def test_direct_building_matches_validation_or_declines(raw: dict[str, Any]) -> None:
-    built = build_case(copy.deepcopy(raw))
+    # A tool call recorded without an id gets a random one on either path: the same sequence for both here.
+    with mock.patch("agentgauge.model._evalset.uuid4", side_effect=_counting_uuids()):
+        built = build_case(copy.deepcopy(raw))
     try:
-        expected = validated_case(raw)
+        with mock.patch("agentgauge.model._evalset.uuid4", side_effect=_counting_uuids()):
+            expected = validated_case(raw)
     except InputError:
         assert built is None  # never accepts what validation rejects
         return

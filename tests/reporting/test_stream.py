@@ -14,7 +14,8 @@ from agentgauge.cli import app
 from agentgauge.formats import save_result
 from agentgauge.model import EvalSetResult, EvalStatus
 from agentgauge.reporting import build_view, print_summary, render
-from agentgauge.reporting._stream import scan_result_file, stream_reports, view_from_rows
+from agentgauge.reporting._row_view import view_from_rows
+from agentgauge.reporting._stream import scan_result_file, stream_reports
 from agentgauge.reporting._terminal import print_overview
 from agentgauge.service import case_row, summarize_rows
 
@@ -37,10 +38,11 @@ def test_streamed_reports_equal_rendered_ones(make: object, tmp_path: Path) -> N
 @pytest.mark.parametrize("make", [multi_run_result, usage_result])
 def test_view_from_compact_rows_matches_the_whole_view(make: object) -> None:
     result: EvalSetResult = make()  # type: ignore[operator]
-    rows = summarize_rows(map(case_row, result.eval_case_results), case_ids=[], num_runs=2)
+    case_ids = list(dict.fromkeys(c.eval_id for c in result.eval_case_results))
+    rows = summarize_rows(map(case_row, result.eval_case_results), case_ids=case_ids, num_runs=2)
     header = result.model_copy(update={"eval_case_results": []})
-    fast, whole = view_from_rows(header, rows.by_case, rows.case_status), build_view(result)
-    assert fast.cases == whole.cases and fast.pass_k == whole.pass_k and fast.num_runs == whole.num_runs
+    fast, whole = view_from_rows(header, rows), build_view(result)
+    assert list(fast.cases) == whole.cases and fast.pass_k == whole.pass_k and fast.num_runs == whole.num_runs
     assert fast.usage == whole.usage and [c.reason for c in fast.cases] == [c.reason for c in whole.cases]
     assert [(m.metric_name, m.mean, m.passed, m.failed) for m in fast.metrics] == [
         (m.metric_name, m.mean, m.passed, m.failed) for m in whole.metrics

@@ -134,11 +134,12 @@ def report_streamed(
     """Reports of a run too large to hold: the summary from its compact rows, the rest read case by case (from
     the result file, or from ``cases`` when the result went elsewhere, e.g. a SQL store)."""
     from ..formats._result_stream import ResultStream
-    from ..reporting._stream import stream_reports, view_from_rows
+    from ..reporting._row_view import view_from_rows
+    from ..reporting._stream import stream_reports
     from ..reporting._terminal import print_overview
 
     assert outcome.rows is not None and outcome.result_header is not None
-    view = view_from_rows(outcome.result_header, outcome.rows.by_case, outcome.rows.case_status)
+    view = view_from_rows(outcome.result_header, outcome.rows)
     if detailed or reports:
         if cases is None:
             assert outcome.result_path is not None

@@ -233,10 +233,10 @@ def publish_outcome(
         publish(build_view(result), result.eval_case_results, console, sources=sources, full_report=full_report)
         return
     from ..formats._result_stream import ResultStream
-    from ..reporting._stream import view_from_rows
+    from ..reporting._row_view import view_from_rows
 
     assert outcome.rows is not None and outcome.result_header is not None
-    view = view_from_rows(outcome.result_header, outcome.rows.by_case, outcome.rows.case_status)
+    view = view_from_rows(outcome.result_header, outcome.rows)
     if cases is None:
         assert outcome.result_path is not None
         cases = ResultStream(outcome.result_path).cases()

@@ -10,12 +10,12 @@ the document); Markdown and HTML write their summary first from the view, then e
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from .._fileio import AtomicFile
 from ..errors import InputError
-from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResult, EvalStatus
+from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResult
 from ._html import HTML_TAIL, html_case, html_head
 from ._junit import JUnitWriter
 from ._markdown import markdown_case, markdown_head, markdown_tail
@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ..formats._result_stream import ResultStream
 
-__all__ = ["scan_result_file", "stream_json", "stream_reports", "view_from_rows"]
+__all__ = ["scan_result_file", "stream_json", "stream_reports"]
 
 
 class _TextTarget:
@@ -178,17 +178,6 @@ def scan_result_file(path: str | os.PathLike[str]) -> tuple[ResultStream, Result
         return None
     assert stream.header is not None
     return stream, builder.finish(stream.header, case_status=stream.case_status)
-
-
-def view_from_rows(
-    header: EvalSetResult, rows: Mapping[str, Iterable[Any]], case_status: Mapping[str, EvalStatus]
-) -> ResultView:
-    """The view of a run from its compact per-case rows (:class:`~agentgauge.service.CaseRow`, grouped by case)."""
-    builder = ViewBuilder()
-    for runs in rows.values():
-        for row in runs:
-            builder.add(row)
-    return builder.finish(header, case_status=case_status)
 
 
 def stream_json(

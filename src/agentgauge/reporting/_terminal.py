@@ -108,12 +108,12 @@ terminal is no place for 400,000 lines: the result file and the HTML/Markdown re
 def _print_not_passing(view: ResultView, console: Console) -> None:
     """Each case that did not pass, with its first reason (and, with several runs, how many runs passed), up to
     :data:`NOT_PASSING_SHOWN` of them."""
-    cases = view.not_passing
-    if not cases:
+    count = view.not_passing_count
+    if not count:
         return
-    console.print(Text(f"  Did not pass ({len(cases)}):", style="bold red"))
+    console.print(Text(f"  Did not pass ({count}):", style="bold red"))
     lines = []
-    for case in cases[:NOT_PASSING_SHOWN]:
+    for case in view.first_not_passing(NOT_PASSING_SHOWN):
         line = Text("    ")
         line.append(case.eval_id, style="bold")
         if view.multi_run:
@@ -124,10 +124,10 @@ def _print_not_passing(view: ResultView, console: Console) -> None:
             where = f"run {case.reason_run}: " if view.multi_run and case.reason_run is not None else ""
             line.append(f"{';' if view.multi_run else ':'} {where}{one_line(case.reason)}")
         lines.append(line)
-    if len(cases) > NOT_PASSING_SHOWN:
+    if count > NOT_PASSING_SHOWN:
         lines.append(
             Text(
-                f"    ... and {len(cases) - NOT_PASSING_SHOWN} more: all are in the saved result "
+                f"    ... and {count - NOT_PASSING_SHOWN} more: all are in the saved result "
                 "(agentgauge show RESULT --print-detailed-results, or --html / --markdown)"
             )
         )

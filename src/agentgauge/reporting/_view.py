@@ -5,9 +5,10 @@ Every output format (terminal, JUnit, Markdown, HTML) is built from these views 
 
 from __future__ import annotations
 
+import itertools
 import json
 import statistics
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +46,7 @@ __all__ = [
     "message_text",
     "mismatch_text",
     "one_line",
+    "pass_k_rows",
 ]
 
 
@@ -231,7 +233,7 @@ class MetricRow:
 
     metric_name: str
     threshold: float
-    scores: list[float] = field(default_factory=list)
+    scores: MutableSequence[float] = field(default_factory=list)
     passed: int = 0
     failed: int = 0
     not_evaluated: int = 0
@@ -285,13 +287,31 @@ class PassK:
     pass_hat_k: float
 
 
+@dataclass
+class _CaseStats:
+    """What one pass over a view's cases gives (see :meth:`ResultView._stats`)."""
+
+    counts: dict[EvalStatus, int]
+    errored: int
+    not_passing: int
+    usage: UsageTotals
+
+
+def _not_passing(case: CaseOutcome) -> bool:
+    return case.status is not EvalStatus.PASSED or case.runs_passed < case.runs or bool(case.errors)
+
+
 @dataclass(frozen=True)
 class ResultView:
-    """Everything the reports show about one EvalSetResult."""
+    """Everything the reports show about one EvalSetResult.
+
+    ``cases`` may be a list or a sequence that builds each outcome when read (a million-case run's view); the
+    counts below come from one pass over it, made once.
+    """
 
     result: EvalSetResult
     num_runs: int
-    cases: list[CaseOutcome]
+    cases: Sequence[CaseOutcome]
     metrics: list[MetricRow]
     pass_k: list[PassK]
 
@@ -300,18 +320,36 @@ class ResultView:
         """True when the result holds several runs of each case."""
         return self.num_runs > 1
 
+    def _stats(self) -> _CaseStats:
+        stats: _CaseStats | None = self.__dict__.get("_stats_cache")
+        if stats is None:  # the view is frozen, so its cases never change
+            stats = _CaseStats({status: 0 for status in EvalStatus}, 0, 0, UsageTotals())
+            for case in self.cases:
+                stats.counts[case.status] += 1
+                stats.errored += bool(case.errors)
+                stats.not_passing += _not_passing(case)
+                stats.usage.merge(case.usage)
+            self.__dict__["_stats_cache"] = stats
+        return stats
+
     @property
     def usage(self) -> UsageTotals:
         """Durations, tokens and costs summed over every case and run."""
-        total = UsageTotals()
-        for case in self.cases:
-            total.merge(case.usage)
-        return total
+        return self._stats().usage
 
     @property
     def not_passing(self) -> list[CaseOutcome]:
         """Cases that failed or were not evaluated, and (with several runs) cases with a run that did not pass."""
-        return [c for c in self.cases if c.status is not EvalStatus.PASSED or c.runs_passed < c.runs or c.errors]
+        return [c for c in self.cases if _not_passing(c)]
+
+    @property
+    def not_passing_count(self) -> int:
+        """How many cases :attr:`not_passing` lists."""
+        return self._stats().not_passing
+
+    def first_not_passing(self, limit: int) -> list[CaseOutcome]:
+        """The first ``limit`` cases of :attr:`not_passing` (without building the whole list)."""
+        return list(itertools.islice((c for c in self.cases if _not_passing(c)), limit))
 
     def outcome(self, eval_id: str) -> CaseOutcome | None:
         """The outcome of the case ``eval_id`` (``None`` when the view has no such case)."""
@@ -322,12 +360,12 @@ class ResultView:
 
     def count(self, status: EvalStatus) -> int:
         """How many cases ended with ``status``."""
-        return sum(1 for c in self.cases if c.status is status)
+        return self._stats().counts[status]
 
     @property
     def errored(self) -> int:
         """How many cases had an inference/evaluation error in at least one run."""
-        return sum(1 for c in self.cases if c.errors)
+        return self._stats().errored
 
     @property
     def overall_status(self) -> EvalStatus:
@@ -335,9 +373,9 @@ class ResultView:
         never passed."""
         if not self.cases:
             return EvalStatus.NOT_EVALUATED
-        if all(c.status is EvalStatus.PASSED for c in self.cases):
+        if self.count(EvalStatus.PASSED) == len(self.cases):
             return EvalStatus.NOT_EVALUATED if self.result.interrupted else EvalStatus.PASSED
-        if any(c.status is EvalStatus.FAILED for c in self.cases):
+        if self.count(EvalStatus.FAILED):
             return EvalStatus.FAILED
         return EvalStatus.NOT_EVALUATED
 
@@ -440,17 +478,19 @@ class ViewBuilder:
             num_runs=num_runs,
             cases=outcomes,
             metrics=list(self._rows.values()),
-            pass_k=_pass_k(outcomes, num_runs),
+            pass_k=pass_k_rows([c.runs_passed for c in outcomes], num_runs),
         )
 
 
-def _pass_k(cases: list[CaseOutcome], num_runs: int) -> list[PassK]:
-    if num_runs <= 1 or not cases:
+def pass_k_rows(runs_passed: Sequence[int], num_runs: int) -> list[PassK]:
+    """Mean pass@k and pass^k over cases (``runs_passed``: how many of each case's runs passed) for k = 1 and k =
+    ``num_runs``; none for a single run."""
+    if num_runs <= 1 or not runs_passed:
         return []
     rows = []
     for k in sorted({1, num_runs}):
-        at = [pass_at_k(num_runs, min(c.runs_passed, num_runs), k) for c in cases]
-        hat = [pass_hat_k(num_runs, min(c.runs_passed, num_runs), k) for c in cases]
+        at = [pass_at_k(num_runs, min(passed, num_runs), k) for passed in runs_passed]
+        hat = [pass_hat_k(num_runs, min(passed, num_runs), k) for passed in runs_passed]
         rows.append(PassK(k, statistics.fmean(at), statistics.fmean(hat)))
     return rows
 

@@ -28,15 +28,17 @@ from ._multirun import (
     CaseAggregate,
     CaseRow,
     MetricRow,
-    RowSummary,
+    MetricTally,
     aggregate_case,
     case_order,
     case_row,
     metric_summaries,
-    summarize_rows,
     summarize_runs,
+    tally_metrics,
 )
 from ._pool import bounded_each, bounded_map
+from ._row_summary import CaseGroups, RowSummary, summarize_rows
+from ._rows import RowTable, SparseText
 from ._rubrics import RubricError, merge_case_rubrics
 from ._source import STREAM_MIN_BYTES, CaseStream, LoadedEvalSet, StreamedEvalSet, open_eval_set
 from ._types import EvalSetRunResult, EvaluateConfig, EvaluateRequest, InferenceRequest, InferenceResult
@@ -61,6 +63,7 @@ __all__ = [
     "CallbackResult",
     "Callbacks",
     "CaseAggregate",
+    "CaseGroups",
     "CaseRow",
     "CaseStream",
     "CompactResult",
@@ -78,9 +81,12 @@ __all__ = [
     "LocalExecutor",
     "LocalService",
     "MetricRow",
+    "MetricTally",
     "RowSummary",
+    "RowTable",
     "RubricError",
     "RunPlan",
+    "SparseText",
     "StreamedEvalSet",
     "WorkItem",
     "agent_identity",
@@ -100,6 +106,7 @@ __all__ = [
     "select_cases",
     "summarize_rows",
     "summarize_runs",
+    "tally_metrics",
     "trace_invocations",
     "user_only",
 ]

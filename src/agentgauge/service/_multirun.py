@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ..model import (
-    CaseMetricRunResult,
-    CaseRunSummary,
     EvalCaseResult,
-    EvalCaseSummary,
     EvalMetricResult,
     EvalSetResultSummary,
     EvalStatus,
     MetricSummary,
-    RunSummary,
     StatusCounts,
     UsageTotals,
     status_for_score,
@@ -25,13 +22,13 @@ __all__ = [
     "CaseAggregate",
     "CaseRow",
     "MetricRow",
-    "RowSummary",
+    "MetricTally",
     "aggregate_case",
     "case_order",
     "case_row",
     "metric_summaries",
-    "summarize_rows",
     "summarize_runs",
+    "tally_metrics",
 ]
 
 
@@ -75,24 +72,69 @@ def _averaged(results: Sequence[EvalMetricResult]) -> EvalMetricResult:
     )
 
 
+class MetricTally:
+    """One metric's results added one at a time: status counts, the evaluated scores (for the mean), the first
+    threshold, and whether every result was informational. What :func:`metric_summaries` and the summaries of
+    compact rows compute from."""
+
+    __slots__ = ("counts", "informational_only", "name", "scores", "threshold")
+
+    def __init__(self, name: str, threshold: float) -> None:
+        self.name = name
+        self.threshold = threshold
+        self.counts = StatusCounts()
+        self.scores = array("d")
+        self.informational_only = True
+
+    def add(self, score: float | None, status: EvalStatus) -> None:
+        """Count one result."""
+        self.counts.add(status)
+        if status is not EvalStatus.INFORMATIONAL:
+            self.informational_only = False
+        if status is not EvalStatus.NOT_EVALUATED and score is not None:
+            self.scores.append(score)
+
+    @property
+    def average(self) -> float | None:
+        """The mean of the evaluated scores (``None`` without any)."""
+        return sum(self.scores) / len(self.scores) if self.scores else None
+
+    @property
+    def status(self) -> EvalStatus:
+        """``informational`` when every result was, else the average against the first threshold."""
+        if self.informational_only:
+            return EvalStatus.INFORMATIONAL
+        return status_for_score(self.average, self.threshold)
+
+    def summary(self) -> MetricSummary:
+        """The :class:`MetricSummary` of the results added."""
+        return MetricSummary(
+            metric_name=self.name,
+            average_score=self.average,
+            eval_status=self.status,
+            threshold=self.threshold,
+            status_counts=self.counts,
+        )
+
+
+def tally_metrics(
+    results: Iterable[tuple[str, float | None, EvalStatus, float]], tallies: dict[str, MetricTally] | None = None
+) -> dict[str, MetricTally]:
+    """Add (name, score, status, threshold) results to per-metric tallies (new ones unless ``tallies`` is given),
+    in order of first appearance."""
+    out: dict[str, MetricTally] = {} if tallies is None else tallies
+    for name, score, status, threshold in results:
+        tally = out.get(name)
+        if tally is None:
+            tally = out[name] = MetricTally(name, threshold)
+        tally.add(score, status)
+    return out
+
+
 def metric_summaries(results: Iterable[EvalMetricResult]) -> list[MetricSummary]:
     """Per metric: the mean over results that were evaluated, its status, and counts over every result."""
-    summaries = []
-    for name, group in _group(results).items():
-        counts = StatusCounts()
-        for result in group:
-            counts.add(result.eval_status)
-        average = _average(group)
-        summaries.append(
-            MetricSummary(
-                metric_name=name,
-                average_score=average,
-                eval_status=_status(group, average),
-                threshold=group[0].threshold,
-                status_counts=counts,
-            )
-        )
-    return summaries
+    tallies = tally_metrics((r.metric_name, r.score, r.eval_status, r.threshold) for r in results)
+    return [tally.summary() for tally in tallies.values()]
 
 
 def aggregate_case(eval_id: str, runs: Sequence[EvalCaseResult]) -> CaseAggregate:
@@ -185,100 +227,6 @@ def case_row(result: EvalCaseResult) -> CaseRow:
     )
 
 
-def _row_status(runs: Sequence[CaseRow]) -> EvalStatus:
-    # The same rule as aggregate_case, on compact rows.
-    if len(runs) <= 1:
-        status = summarize_statuses(r.final_eval_status for r in runs)
-    else:
-        groups = _group(m for r in runs for m in r.metrics)  # type: ignore[misc]
-        status = summarize_statuses(_status(g, _average(g)) for g in groups.values())
-    if status is EvalStatus.NOT_EVALUATED and any(r.error_message for r in runs):
-        status = EvalStatus.FAILED
-    return status
-
-
-def _case_summary(eval_id: str, status: EvalStatus, runs: Sequence[CaseRow]) -> EvalCaseSummary:
-    counts = StatusCounts()
-    for run in runs:
-        counts.add(run.final_eval_status)
-    return EvalCaseSummary(
-        eval_id=eval_id,
-        overall_status=status,
-        run_status_counts=counts,
-        metric_summaries=metric_summaries(m for r in runs for m in r.metrics),  # type: ignore[misc]
-        run_summaries=[
-            CaseRunSummary(
-                run_id=run.run_id,
-                final_eval_status=run.final_eval_status,
-                error_message=run.error_message,
-                metric_results=[
-                    CaseMetricRunResult(
-                        metric_name=m.metric_name, score=m.score, eval_status=m.eval_status, threshold=m.threshold
-                    )
-                    for m in run.metrics
-                ],
-            )
-            for run in sorted(runs, key=lambda r: r.run_id)
-        ],
-    )
-
-
-@dataclass
-class RowSummary:
-    """The multi-run summary of compact rows: ``head`` is the summary without its per-case entries, which
-    :meth:`case_summaries` produces one at a time (eval-set order), so they never need to exist together."""
-
-    head: EvalSetResultSummary
-    by_case: dict[str, list[CaseRow]]
-    case_status: dict[str, EvalStatus]
-
-    def case_summaries(self) -> Iterator[EvalCaseSummary]:
-        """The ``evalCaseSummaries`` entries, in eval-set order."""
-        for eval_id, status in self.case_status.items():
-            yield _case_summary(eval_id, status, self.by_case[eval_id])
-
-    def full(self) -> EvalSetResultSummary:
-        """The complete summary (per-case entries included)."""
-        summary = self.head.model_copy()
-        summary.eval_case_summaries = list(self.case_summaries())
-        return summary
-
-
-def summarize_rows(rows: Iterable[CaseRow], *, case_ids: Sequence[str], num_runs: int) -> RowSummary:
-    """The multi-run summary of compact case rows (see :class:`RowSummary`)."""
-    order = case_order(case_ids)
-    by_run: dict[int, list[CaseRow]] = {}
-    by_case: dict[str, list[CaseRow]] = {}
-    for row in rows:
-        by_run.setdefault(row.run_id, []).append(row)
-        by_case.setdefault(row.eval_id, []).append(row)
-    run_summaries = []
-    run_counts = StatusCounts()
-    for run_id in sorted(by_run):
-        case_rows = by_run[run_id]
-        counts = StatusCounts()
-        for row in case_rows:
-            counts.add(row.final_eval_status)
-        status = summarize_statuses(r.final_eval_status for r in case_rows)
-        run_counts.add(status)
-        run_summaries.append(
-            RunSummary(
-                run_id=run_id,
-                overall_status=status,
-                case_status_counts=counts,
-                metric_summaries=metric_summaries(m for r in case_rows for m in r.metrics),  # type: ignore[misc]
-            )
-        )
-    case_status = {eval_id: _row_status(by_case[eval_id]) for eval_id in sorted(by_case, key=order)}
-    head = EvalSetResultSummary(
-        overall_status=summarize_statuses(case_status.values()),
-        num_runs=num_runs,
-        run_status_counts=run_counts,
-        run_summaries=run_summaries,
-    )
-    return RowSummary(head, by_case, case_status)
-
-
 def summarize_runs(
     results: Sequence[EvalCaseResult], *, case_ids: Sequence[str], num_runs: int
 ) -> tuple[EvalSetResultSummary, list[CaseAggregate]]:
@@ -288,5 +236,7 @@ def summarize_runs(
     for result in results:
         by_case.setdefault(result.eval_id, []).append(result)
     aggregates = [aggregate_case(eval_id, by_case[eval_id]) for eval_id in sorted(by_case, key=order)]
+    from ._row_summary import summarize_rows
+
     summary = summarize_rows(map(case_row, results), case_ids=case_ids, num_runs=num_runs).full()
     return summary, aggregates

@@ -1,0 +1,246 @@
+"""The multi-run summary of a run's compact rows, computed without a Python object per case.
+
+:func:`summarize_rows` groups the rows of a :class:`~agentgauge.service.RowTable` by case (cases in eval-set order),
+decides each case's status and builds the summary head (per-run counts and metric summaries). The groups are arrays
+of row positions; the usual shapes -- one run, or runs dispatched one after the other -- are recognised in one
+linear pass, without a map from case id to group.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from ..model import (
+    CaseMetricRunResult,
+    CaseRunSummary,
+    EvalCaseSummary,
+    EvalSetResultSummary,
+    EvalStatus,
+    RunSummary,
+    StatusCounts,
+    summarize_statuses,
+)
+from ._multirun import CaseRow, MetricTally, case_order, metric_summaries, tally_metrics
+from ._rows import RowTable
+
+__all__ = ["CaseGroups", "RowSummary", "summarize_rows"]
+
+_STATUSES = tuple(EvalStatus)
+_CODES = {status: code for code, status in enumerate(_STATUSES)}
+
+
+class CaseGroups:
+    """The rows of each case: ``ids[g]`` is case ``g`` (eval-set order), its rows are :meth:`rows_of` ``(g)``."""
+
+    def __init__(self, ids: list[str], members: array[int] | None, bounds: array[int] | None, period: int) -> None:
+        self.ids = ids
+        self._members = members  # row positions, grouped by case (None: see _period)
+        self._bounds = bounds  # group g is _members[_bounds[g]:_bounds[g + 1]]
+        self._period = period  # without _members: group g is rows g, g + period, g + 2 * period, ...
+        self.status = bytearray()
+        """Each case's status (an :class:`EvalStatus` code, see :meth:`status_of`)."""
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def rows_of(self, group: int, total_rows: int) -> Sequence[int]:
+        """The positions of case ``group``'s rows (in the order they were added) in a table of ``total_rows``."""
+        if self._members is None or self._bounds is None:
+            return range(group, total_rows, self._period)
+        return self._members[self._bounds[group] : self._bounds[group + 1]]
+
+    def status_of(self, group: int) -> EvalStatus:
+        """The status of case ``group``."""
+        return _STATUSES[self.status[group]]
+
+
+def _repeating_period(ids: list[str]) -> int | None:
+    """``p`` when the ids are distinct ids ``ids[:p]`` repeated (the last repeat may stop early), else ``None``."""
+    if not ids:
+        return None
+    first = ids[0]
+    period = next((i for i in range(1, len(ids)) if ids[i] == first), len(ids))
+    for start in range(period, len(ids), period):
+        block = ids[start : start + period]
+        if block != ids[: len(block)]:
+            return None
+    if len(set(ids[:period])) != period:
+        return None
+    return period
+
+
+def _in_order(found: list[str], case_ids: Sequence[str]) -> bool:
+    """True when ``found`` lists its ids in the order of ``case_ids`` (which must hold every one of them)."""
+    position = 0
+    for eval_id in found:
+        while position < len(case_ids) and case_ids[position] != eval_id:
+            position += 1
+        if position == len(case_ids):
+            return False
+        position += 1
+    return True
+
+
+def group_rows(table: RowTable, case_ids: Sequence[str]) -> CaseGroups:
+    """Group the table's rows by case, cases in the order of ``case_ids`` (ids not there last, by id)."""
+    ids = table.eval_ids
+    period = _repeating_period(ids)
+    if period is not None and _in_order(ids[:period], case_ids):
+        return CaseGroups(ids[:period], None, None, period)
+    positions: dict[str, list[int]] = {}
+    for index, eval_id in enumerate(ids):
+        positions.setdefault(eval_id, []).append(index)
+    order = list(positions)
+    if not _in_order(order, case_ids):
+        order.sort(key=case_order(case_ids))
+    members, bounds = array("q"), array("q", [0])
+    for eval_id in order:
+        members.extend(positions.pop(eval_id))
+        bounds.append(len(members))
+    return CaseGroups(order, members, bounds, 0)
+
+
+def _case_status(table: RowTable, rows: Sequence[int]) -> EvalStatus:
+    # The rule of aggregate_case, on compact rows: one run gives its status; several, their averaged metrics'.
+    if len(rows) <= 1:
+        status = summarize_statuses(table.status(i) for i in rows)
+    else:
+        tallies: dict[str, MetricTally] = {}
+        for i in rows:
+            tally_metrics(table.metrics(i), tallies)
+        status = summarize_statuses(t.status for t in tallies.values())
+    if status is EvalStatus.NOT_EVALUATED and any(table.error_message(i) for i in rows):
+        status = EvalStatus.FAILED
+    return status
+
+
+def _case_summary(eval_id: str, status: EvalStatus, runs: Sequence[CaseRow]) -> EvalCaseSummary:
+    counts = StatusCounts()
+    for run in runs:
+        counts.add(run.final_eval_status)
+    return EvalCaseSummary(
+        eval_id=eval_id,
+        overall_status=status,
+        run_status_counts=counts,
+        metric_summaries=metric_summaries(m for r in runs for m in r.metrics),  # type: ignore[misc]
+        run_summaries=[
+            CaseRunSummary(
+                run_id=run.run_id,
+                final_eval_status=run.final_eval_status,
+                error_message=run.error_message,
+                metric_results=[
+                    CaseMetricRunResult(
+                        metric_name=m.metric_name, score=m.score, eval_status=m.eval_status, threshold=m.threshold
+                    )
+                    for m in run.metrics
+                ],
+            )
+            for run in sorted(runs, key=lambda r: r.run_id)
+        ],
+    )
+
+
+class _CaseStatuses(Mapping[str, EvalStatus]):
+    """Each case's status by id, in eval-set order, read from the groups (a dict is built only for lookups)."""
+
+    def __init__(self, groups: CaseGroups) -> None:
+        self._groups = groups
+        self._index: dict[str, int] | None = None
+
+    def __len__(self) -> int:
+        return len(self._groups)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._groups.ids)
+
+    def __getitem__(self, eval_id: str) -> EvalStatus:
+        if self._index is None:
+            self._index = {eval_id: g for g, eval_id in enumerate(self._groups.ids)}
+        return self._groups.status_of(self._index[eval_id])
+
+    def values(self) -> Iterator[EvalStatus]:  # type: ignore[override]
+        """The statuses in eval-set order (no lookup by id)."""
+        return (_STATUSES[code] for code in self._groups.status)
+
+
+@dataclass
+class RowSummary:
+    """The multi-run summary of compact rows: ``head`` is the summary without its per-case entries, which
+    :meth:`case_summaries` produces one at a time (eval-set order), so they never need to exist together."""
+
+    head: EvalSetResultSummary
+    table: RowTable
+    groups: CaseGroups
+
+    @property
+    def case_status(self) -> Mapping[str, EvalStatus]:
+        """Each case's status by id, in eval-set order."""
+        return _CaseStatuses(self.groups)
+
+    def case_rows(self, group: int) -> list[CaseRow]:
+        """The rows of case ``group`` (eval-set order), as :class:`CaseRow` objects."""
+        return [self.table.row(i) for i in self.groups.rows_of(group, len(self.table))]
+
+    @property
+    def by_case(self) -> dict[str, list[CaseRow]]:
+        """Every case's rows by id, in eval-set order (built on each call: for small runs and tests)."""
+        return {eval_id: self.case_rows(g) for g, eval_id in enumerate(self.groups.ids)}
+
+    def case_summaries(self) -> Iterator[EvalCaseSummary]:
+        """The ``evalCaseSummaries`` entries, in eval-set order."""
+        for group, eval_id in enumerate(self.groups.ids):
+            yield _case_summary(eval_id, self.groups.status_of(group), self.case_rows(group))
+
+    def full(self) -> EvalSetResultSummary:
+        """The complete summary (per-case entries included)."""
+        summary = self.head.model_copy()
+        summary.eval_case_summaries = list(self.case_summaries())
+        return summary
+
+
+def _run_summaries(table: RowTable) -> list[RunSummary]:
+    counts: dict[int, StatusCounts] = {}
+    tallies: dict[int, dict[str, MetricTally]] = {}
+    seen: dict[int, set[EvalStatus]] = {}
+    for index in range(len(table)):
+        run_id = table.run_id(index)
+        run_counts = counts.get(run_id)
+        if run_counts is None:
+            run_counts = counts[run_id] = StatusCounts()
+            tallies[run_id], seen[run_id] = {}, set()
+        status = table.status(index)
+        run_counts.add(status)
+        seen[run_id].add(status)
+        tally_metrics(table.metrics(index), tallies[run_id])
+    return [
+        RunSummary(
+            run_id=run_id,
+            # summarize_statuses depends only on which statuses occur, not on how often
+            overall_status=summarize_statuses(sorted(seen[run_id])),
+            case_status_counts=counts[run_id],
+            metric_summaries=[t.summary() for t in tallies[run_id].values()],
+        )
+        for run_id in sorted(counts)
+    ]
+
+
+def summarize_rows(rows: RowTable | Iterable[CaseRow], *, case_ids: Sequence[str], num_runs: int) -> RowSummary:
+    """The multi-run summary of compact case rows (see :class:`RowSummary`)."""
+    table = rows if isinstance(rows, RowTable) else RowTable(rows)
+    groups = group_rows(table, case_ids)
+    total = len(table)
+    for group in range(len(groups)):
+        groups.status.append(_CODES[_case_status(table, groups.rows_of(group, total))])
+    runs = _run_summaries(table)
+    run_counts = StatusCounts()
+    for run in runs:
+        run_counts.add(run.overall_status)
+    head = EvalSetResultSummary(
+        overall_status=summarize_statuses(_STATUSES[code] for code in set(groups.status)),
+        num_runs=num_runs,
+        run_status_counts=run_counts,
+        run_summaries=runs,
+    )
+    return RowSummary(head, table, groups)
