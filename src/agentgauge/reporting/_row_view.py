@@ -75,7 +75,7 @@ class RowOutcomes(Sequence[CaseOutcome]):
             if message:
                 errors.append(f"run {run_id}: {message}")
             row_usage = table.usage(i)
-            if row_usage is not None:
+            if row_usage is not None and row_usage.known:
                 usage.merge(row_usage)
             row_reason = table.reason(i)
             if row_reason is not None and (reason_run is None or run_id < reason_run):

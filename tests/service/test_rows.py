@@ -1,0 +1,188 @@
+"""Compact rows held column by column (RowTable), their summary (summarize_rows) and the view built from them,
+checked against plain per-object references; and the memory a row costs."""
+
+from __future__ import annotations
+
+import math
+import tracemalloc
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentgauge.model import EvalSetResult, EvalStatus, StatusCounts, UsageTotals, summarize_statuses
+from agentgauge.reporting._row_view import view_from_rows
+from agentgauge.reporting._view import ViewBuilder
+from agentgauge.service import CaseRow, MetricTally, RowTable, case_order, metric_summaries, summarize_rows
+from agentgauge.service._multirun import _metric_row
+
+STATUSES = list(EvalStatus)
+ids = st.sampled_from(["a", "b", "c", "d", "é"])
+scores = st.none() | st.floats(0, 1) | st.sampled_from([0.0, 1.0])
+texts = st.none() | st.text(max_size=30)
+
+
+@st.composite
+def usages(draw: st.DrawFn) -> UsageTotals | None:
+    if draw(st.booleans()):
+        return None
+    return UsageTotals(
+        invocations=draw(st.integers(0, 5)),
+        duration=draw(st.none() | st.floats(0, 100)),
+        model_duration=draw(st.none() | st.floats(0, 100)),
+        total_tokens=draw(st.none() | st.integers(0, 10**9)),
+        input_tokens=draw(st.none() | st.integers(0, 10**6)),
+        cost=draw(st.none() | st.floats(0, 10)),
+        cost_missing=draw(st.integers(0, 3)),
+        models=draw(st.lists(st.sampled_from(["m1", "m2"]), max_size=2, unique=True)),
+    )
+
+
+@st.composite
+def case_rows(draw: st.DrawFn) -> CaseRow:
+    names = draw(st.lists(st.sampled_from(["traj", "rouge", "judge"]), max_size=3, unique=True))
+    metrics = tuple(
+        _metric_row(name, draw(scores), draw(st.sampled_from(STATUSES)), draw(st.sampled_from([0.5, 1.0])))
+        for name in names
+    )
+    return CaseRow(
+        draw(ids),
+        draw(st.integers(1, 3)),
+        draw(st.sampled_from(STATUSES)),
+        draw(texts),
+        metrics,
+        draw(usages()),
+        draw(texts),
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(case_rows(), max_size=12))
+def test_a_table_gives_back_the_rows_it_was_given(rows: list[CaseRow]) -> None:
+    table = RowTable(rows)
+    assert len(table) == len(rows)
+    assert list(table) == rows
+    assert [table.row(i) for i in range(len(rows))] == rows
+
+
+def test_text_with_lone_surrogates_and_nan_scores_survive() -> None:
+    row = CaseRow("x\ud800", 1, EvalStatus.FAILED, "err\udfff", (_metric_row("m", math.nan, EvalStatus.FAILED, 1),))
+    [back] = RowTable([row])
+    assert back.eval_id == "x\ud800" and back.error_message == "err\udfff"
+    assert math.isnan(back.metrics[0].score)  # type: ignore[arg-type]
+
+
+def _reference_status(runs: Sequence[CaseRow]) -> EvalStatus:
+    # The rule of aggregate_case, written out on objects.
+    if len(runs) <= 1:
+        status = summarize_statuses(r.final_eval_status for r in runs)
+    else:
+        tallies: dict[str, MetricTally] = {}
+        for run in runs:
+            for m in run.metrics:
+                tallies.setdefault(m.metric_name, MetricTally(m.metric_name, m.threshold)).add(m.score, m.eval_status)
+        status = summarize_statuses(t.status for t in tallies.values())
+    if status is EvalStatus.NOT_EVALUATED and any(r.error_message for r in runs):
+        status = EvalStatus.FAILED
+    return status
+
+
+@st.composite
+def runs_and_order(draw: st.DrawFn) -> tuple[list[CaseRow], list[str]]:
+    rows = draw(st.lists(case_rows(), max_size=14))
+    if draw(st.booleans()):  # the shape of a real run: the same cases run after run
+        cases = draw(st.lists(ids, min_size=1, max_size=4, unique=True))
+        runs = draw(st.integers(1, 3))
+        stop = draw(st.integers(0, len(cases) * runs))  # an interrupted run stops anywhere
+        slots = [(r, c) for r in range(1, runs + 1) for c in cases][:stop]
+        drawn = draw(st.lists(case_rows(), min_size=len(slots), max_size=len(slots)))
+        rows = [
+            CaseRow(eval_id, run, row.final_eval_status, row.error_message, row.metrics, row.usage, row.reason)
+            for (run, eval_id), row in zip(slots, drawn, strict=True)
+        ]
+    order = draw(st.permutations(["a", "b", "c", "d", "é"]))
+    return rows, list(order[: draw(st.integers(0, 5))])
+
+
+@settings(max_examples=150, deadline=None)
+@given(runs_and_order())
+def test_the_summary_of_a_table_matches_a_summary_made_on_objects(given_rows: tuple[list[CaseRow], list[str]]) -> None:
+    rows, case_ids = given_rows
+    summary = summarize_rows(rows, case_ids=case_ids, num_runs=3)
+
+    by_case: dict[str, list[CaseRow]] = {}
+    for row in rows:
+        by_case.setdefault(row.eval_id, []).append(row)
+    expected_order = sorted(by_case, key=case_order(case_ids))
+    assert list(summary.case_status) == expected_order
+    assert list(summary.case_status.values()) == [_reference_status(by_case[i]) for i in expected_order]
+    assert summary.by_case == {i: by_case[i] for i in expected_order}
+    for eval_id in expected_order:
+        assert summary.case_status[eval_id] is _reference_status(by_case[eval_id])
+
+    by_run: dict[int, list[CaseRow]] = {}
+    for row in rows:
+        by_run.setdefault(row.run_id, []).append(row)
+    assert [r.run_id for r in summary.head.run_summaries] == sorted(by_run)
+    for run in summary.head.run_summaries:
+        counts = StatusCounts()
+        for row in by_run[run.run_id]:
+            counts.add(row.final_eval_status)
+        assert run.case_status_counts == counts
+        assert run.overall_status is summarize_statuses(r.final_eval_status for r in by_run[run.run_id])
+        assert run.metric_summaries == metric_summaries(m for r in by_run[run.run_id] for m in r.metrics)  # type: ignore[misc]
+    assert summary.head.overall_status is summarize_statuses(_reference_status(g) for g in by_case.values())
+
+    # The view built from the table equals the view the per-object builder gives for the same rows.
+    header = EvalSetResult(eval_set_result_id="r", eval_set_id="s", summary=summary.head)
+    builder = ViewBuilder()
+    for eval_id in expected_order:
+        for row in by_case[eval_id]:
+            builder.add(row)  # type: ignore[arg-type]
+    expected = builder.finish(header, case_status=dict(zip(expected_order, summary.case_status.values(), strict=True)))
+    view = view_from_rows(header, summary)
+    assert list(view.cases) == expected.cases
+    assert view.pass_k == expected.pass_k
+    assert [(m.metric_name, m.mean, m.passed, m.failed, m.not_evaluated) for m in view.metrics] == [
+        (m.metric_name, m.mean, m.passed, m.failed, m.not_evaluated) for m in expected.metrics
+    ]
+    assert view.usage == expected.usage and view.errored == expected.errored
+    assert view.not_passing_count == len(expected.not_passing)
+    assert view.first_not_passing(2) == expected.not_passing[:2]
+    assert view.overall_status is expected.overall_status
+    if expected.cases:
+        assert view.cases[-1] == expected.cases[-1] and list(view.cases[1:]) == expected.cases[1:]
+        with pytest.raises(IndexError):
+            view.cases[len(expected.cases)]
+
+
+def test_a_row_costs_tens_of_bytes_not_hundreds() -> None:
+    reason = "tool_trajectory_avg_score: score 0 < threshold 1: tool count mismatch: actual(5) != expected(6)"
+    ids = [f"case{i:07d}" for i in range(20_000)]  # the ids belong to the eval set, not to the table
+    rows = [
+        CaseRow(
+            eval_id,
+            1,
+            EvalStatus.FAILED if i % 2 else EvalStatus.PASSED,
+            None,
+            (
+                _metric_row("tool_trajectory_avg_score", float(i % 2 == 0), EvalStatus.PASSED, 1.0),
+                _metric_row("response_match_score", 0.5 + i / 100_000, EvalStatus.PASSED, 0.8),
+            ),
+            None,
+            reason if i % 2 else None,
+        )
+        for i, eval_id in enumerate(ids)
+    ]
+    tracemalloc.start()
+    try:
+        table = RowTable()
+        for row in rows:
+            table.append(row)
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # ~45 bytes of columns per row plus half a reason (~50 bytes): as objects the same rows take ~400 bytes each.
+    assert held / len(rows) < 150, held / len(rows)
+    assert table.row(1).reason == reason and table.row(2).reason is None
