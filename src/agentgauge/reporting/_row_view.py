@@ -106,16 +106,7 @@ def _metric_rows(summary: RowSummary) -> list[MetricRow]:
                 row = metrics.get(name)
                 if row is None:
                     row = metrics[name] = MetricRow(name, threshold, scores=array("d"))
-                if status is EvalStatus.INFORMATIONAL:
-                    row.informational += 1
-                elif status is EvalStatus.PASSED:
-                    row.passed += 1
-                elif status is EvalStatus.FAILED:
-                    row.failed += 1
-                else:
-                    row.not_evaluated += 1
-                if score is not None and status is not EvalStatus.NOT_EVALUATED:
-                    row.scores.append(score)
+                row.add(score, status)
     return list(metrics.values())
 
 

@@ -239,6 +239,19 @@ class MetricRow:
     not_evaluated: int = 0
     informational: int = 0
 
+    def add(self, score: float | None, status: EvalStatus) -> None:
+        """Count one result of this metric (its score goes into the mean unless it was not evaluated)."""
+        if status is EvalStatus.INFORMATIONAL:
+            self.informational += 1
+        elif status is EvalStatus.PASSED:
+            self.passed += 1
+        elif status is EvalStatus.FAILED:
+            self.failed += 1
+        else:
+            self.not_evaluated += 1
+        if score is not None and status is not EvalStatus.NOT_EVALUATED:
+            self.scores.append(score)
+
     @property
     def mean(self) -> float | None:
         """Mean score over the results that produced one."""
@@ -427,17 +440,7 @@ class ViewBuilder:
             row = self._rows.get(metric.metric_name)
             if row is None:
                 row = self._rows[metric.metric_name] = MetricRow(metric.metric_name, metric.threshold)
-            status = metric.eval_status
-            if status is EvalStatus.INFORMATIONAL:
-                row.informational += 1
-            elif status is EvalStatus.PASSED:
-                row.passed += 1
-            elif status is EvalStatus.FAILED:
-                row.failed += 1
-            else:
-                row.not_evaluated += 1
-            if metric.score is not None and status is not EvalStatus.NOT_EVALUATED:
-                row.scores.append(metric.score)
+            row.add(metric.score, metric.eval_status)
 
     def finish(self, result: EvalSetResult, *, case_status: Mapping[str, EvalStatus] | None = None) -> ResultView:
         """The view; ``result`` supplies the summary and the header fields (its case results are not read).
