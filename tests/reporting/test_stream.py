@@ -72,6 +72,24 @@ def test_scan_checks_every_case(tmp_path: Path) -> None:
     assert scan_result_file(path) is None  # the whole-file reader reports it
 
 
+@pytest.mark.parametrize("make", [single_run_result, multi_run_result, usage_result])
+@pytest.mark.parametrize("with_summary", [True, False])
+def test_the_scanned_view_equals_the_whole_view(make: object, with_summary: bool, tmp_path: Path) -> None:
+    result: EvalSetResult = make()  # type: ignore[operator]
+    if not with_summary:  # as ADK writes them: statuses come from the runs
+        result = result.model_copy(update={"summary": None})
+    path = tmp_path / "r.json"
+    save_result(result, path)
+    scanned = scan_result_file(path)
+    assert scanned is not None
+    view, whole = scanned[1], build_view(result)
+    assert list(view.cases) == whole.cases and view.pass_k == whole.pass_k and view.num_runs == whole.num_runs
+    assert [(m.metric_name, m.mean, m.passed, m.failed) for m in view.metrics] == [
+        (m.metric_name, m.mean, m.passed, m.failed) for m in whole.metrics
+    ]
+    assert view.overall_status is whole.overall_status and view.usage == whole.usage
+
+
 @pytest.mark.parametrize("options", [[], ["--print-detailed-results"], ["--json"]])
 def test_show_streamed_prints_what_show_prints(
     options: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch

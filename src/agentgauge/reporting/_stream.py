@@ -20,7 +20,7 @@ from ._html import HTML_TAIL, html_case, html_head
 from ._junit import JUnitWriter
 from ._markdown import markdown_case, markdown_head, markdown_tail
 from ._terminal import print_case
-from ._view import ResultView, ViewBuilder
+from ._view import ResultView
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -162,22 +162,30 @@ def stream_reports(
 def scan_result_file(path: str | os.PathLike[str]) -> tuple[ResultStream, ResultView] | None:
     """Read a result file case by case, checking each, and return the stream (to read it again) and its view.
 
-    ``None`` when the file is not a plain result object or a case does not convert: read it whole instead (that
-    reports any error exactly).
+    Each case result leaves only its compact row (see :class:`~agentgauge.service.RowTable`), so the view of a
+    million-case file costs a few hundred bytes per case. ``None`` when the file is not a plain result object or a
+    case does not convert: read it whole instead (that reports any error exactly).
     """
     from ..formats._result_stream import NotStreamable, stream_result
+    from ..service import RowTable, case_row, summarize_rows
+    from ._row_view import view_from_rows
 
     stream = stream_result(path)
     if stream is None:
         return None
-    builder = ViewBuilder()
+    table = RowTable()
     try:
         for case in stream.cases():
-            builder.add(case)
+            table.append(case_row(case))
     except (NotStreamable, InputError, OSError):
         return None
-    assert stream.header is not None
-    return stream, builder.finish(stream.header, case_status=stream.case_status)
+    header = stream.header
+    assert header is not None
+    # Cases in file order; a case's status is the file summary's when it has one, else computed from its runs.
+    num_runs = header.summary.num_runs if header.summary else 1
+    summary = summarize_rows(table, case_ids=table.eval_ids, num_runs=num_runs)
+    summary.groups.use_saved_statuses(stream.case_status, table)
+    return stream, view_from_rows(header, summary)
 
 
 def stream_json(

@@ -55,6 +55,19 @@ class CaseGroups:
         """The status of case ``group``."""
         return _STATUSES[self.status[group]]
 
+    def use_saved_statuses(self, known: Mapping[str, EvalStatus], table: RowTable) -> None:
+        """Decide each case's status as for a saved result: its status in ``known`` (the result's summary), else
+        its runs' statuses combined (any failed: failed; not evaluated with an error: failed)."""
+        total = len(table)
+        for group, eval_id in enumerate(self.ids):
+            status = known.get(eval_id)
+            if status is None:
+                rows = self.rows_of(group, total)
+                status = summarize_statuses(table.status(i) for i in rows)
+                if status is EvalStatus.NOT_EVALUATED and any(table.error_message(i) for i in rows):
+                    status = EvalStatus.FAILED
+            self.status[group] = _CODES[status]
+
 
 def _repeating_period(ids: list[str]) -> int | None:
     """``p`` when the ids are distinct ids ``ids[:p]`` repeated (the last repeat may stop early), else ``None``."""
