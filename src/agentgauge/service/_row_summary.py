@@ -9,7 +9,7 @@ linear pass, without a map from case id to group.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass
 
 from ..model import (
@@ -173,9 +173,19 @@ class _CaseStatuses(Mapping[str, EvalStatus]):
             self._index = {eval_id: g for g, eval_id in enumerate(self._groups.ids)}
         return self._groups.status_of(self._index[eval_id])
 
-    def values(self) -> Iterator[EvalStatus]:  # type: ignore[override]
-        """The statuses in eval-set order (no lookup by id)."""
-        return (_STATUSES[code] for code in self._groups.status)
+    def values(self) -> ValuesView[EvalStatus]:
+        """The statuses in eval-set order (read in place: no lookup by id)."""
+        return _StatusValues(self)
+
+
+class _StatusValues(ValuesView[EvalStatus]):
+    _mapping: _CaseStatuses
+
+    def __iter__(self) -> Iterator[EvalStatus]:
+        return (_STATUSES[code] for code in self._mapping._groups.status)
+
+    def __contains__(self, value: object) -> bool:
+        return any(status is value or status == value for status in self)
 
 
 @dataclass
