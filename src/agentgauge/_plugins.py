@@ -54,23 +54,16 @@ def _one_line(exc: BaseException) -> str:
 def plugins_from_pyproject(start: Path | None = None) -> tuple[Path | None, list[str]]:
     """The nearest ``pyproject.toml`` at or above ``start`` (default: the current folder) and its
     ``[tool.agentgauge] plugins`` list; ``(None, [])`` when there is no such file."""
-    import tomllib
+    from ._pyproject import agentgauge_table
 
-    folder = (start or Path.cwd()).resolve()
-    for candidate in (folder, *folder.parents):
-        path = candidate / "pyproject.toml"
-        if not path.is_file():
-            continue
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise InputError(f"cannot read: {_one_line(exc)}", file=str(path)) from None
-        section = data.get("tool", {}).get("agentgauge", {})
-        plugins = section.get("plugins", []) if isinstance(section, dict) else []
-        if not isinstance(plugins, list) or not all(isinstance(p, str) and p.strip() for p in plugins):
-            raise InputError("must be a list of module names", file=str(path), location="tool.agentgauge.plugins")
-        return path, [p.strip() for p in plugins]
-    return None, []
+    found = agentgauge_table(start)
+    if found is None:
+        return None, []
+    path, section = found
+    plugins = section.get("plugins", [])
+    if not isinstance(plugins, list) or not all(isinstance(p, str) and p.strip() for p in plugins):
+        raise InputError("must be a list of module names", file=str(path), location="tool.agentgauge.plugins")
+    return path, [p.strip() for p in plugins]
 
 
 def _as_evaluator(obj: Any, label: str) -> Any:

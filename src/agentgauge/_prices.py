@@ -150,29 +150,22 @@ def load_prices(path: str | Path) -> PriceTable:
 
 
 def _pyproject_prices(start: Path | None) -> PriceTable | None:
-    import tomllib
+    from ._pyproject import agentgauge_table
 
-    folder = (start or Path.cwd()).resolve()
-    for candidate in (folder, *folder.parents):
-        path = candidate / "pyproject.toml"
-        if not path.is_file():
-            continue
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise InputError(f"cannot read: {' '.join(str(exc).split())}", file=str(path)) from None
-        section = data.get("tool", {}).get("agentgauge", {})
-        value = section.get("prices") if isinstance(section, dict) else None
-        if value is None:
-            return None
-        if isinstance(value, str):
-            return load_prices(candidate / value)
-        if isinstance(value, dict):
-            return DEFAULT_PRICES.merged(prices_from_data(value, f"{path}: tool.agentgauge.prices"))
-        raise InputError(
-            "must be a price file path or a table with models", file=str(path), location="tool.agentgauge.prices"
-        )
-    return None
+    found = agentgauge_table(start)
+    if found is None:
+        return None
+    path, section = found
+    value = section.get("prices")
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return load_prices(path.parent / value)
+    if isinstance(value, dict):
+        return DEFAULT_PRICES.merged(prices_from_data(value, f"{path}: tool.agentgauge.prices"))
+    raise InputError(
+        "must be a price file path or a table with models", file=str(path), location="tool.agentgauge.prices"
+    )
 
 
 def prices_for_run(path: str | Path | None = None, *, start: Path | None = None) -> PriceTable:
