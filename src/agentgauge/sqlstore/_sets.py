@@ -19,17 +19,10 @@ from .._redact import redact
 from ..errors import InputError, NotFoundError
 from ..model import EvalCase, EvalMetric, EvalSet
 from ..storage import EvalSetManager, MetricManager, check_segment
+from ..storage._evalset import fill_timestamps
 from ._engine import Store, from_timestamp, to_timestamp
 
 __all__ = ["SqlEvalSetManager", "SqlMetricManager"]
-
-
-def _fill_timestamps(case: EvalCase, now: float) -> None:
-    if case.creation_timestamp is None:
-        case.creation_timestamp = now
-    for inv in case.conversation or []:
-        if inv.creation_timestamp is None:
-            inv.creation_timestamp = now
 
 
 def _case_row(app: str, set_id: str, case: EvalCase) -> dict[str, Any]:
@@ -150,7 +143,7 @@ class SqlEvalSetManager(EvalSetManager):
         if not case.eval_id:
             raise InputError(f"cannot add a case with an empty evalId to eval set {set_id!r}")
         added = case.model_copy(deep=True)
-        _fill_timestamps(added, time.time())
+        fill_timestamps(added, time.time())
         try:
             with self.store.begin() as conn:
                 self._require_set(conn, app, set_id)
@@ -165,7 +158,7 @@ class SqlEvalSetManager(EvalSetManager):
         check_segment(app, "app name")
         check_segment(set_id, "eval set id")
         updated = case.model_copy(deep=True)
-        _fill_timestamps(updated, time.time())
+        fill_timestamps(updated, time.time())
         cases = self._t.eval_cases
         row = _case_row(app, set_id, updated)
         with self.store.begin() as conn:

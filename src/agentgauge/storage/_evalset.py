@@ -17,7 +17,9 @@ from ._lock import DEFAULT_LOCK_TIMEOUT, LockedFiles
 __all__ = ["EvalSetManager", "InMemoryEvalSetManager", "LocalEvalSetManager"]
 
 
-def _fill_timestamps(case: EvalCase, now: float) -> None:
+def fill_timestamps(case: EvalCase, now: float) -> None:
+    """Stamp ``case`` and its invocations with ``now`` where they have no creation timestamp (a case being added or
+    updated through a manager)."""
     if case.creation_timestamp is None:
         case.creation_timestamp = now
     for inv in case.conversation or []:
@@ -117,7 +119,7 @@ class EvalSetManager(ABC):
             if eval_set.get_case(case.eval_id) is not None:
                 raise InputError(f"eval case {case.eval_id!r} already exists in eval set {set_id!r} of app {app!r}")
             added = case.model_copy(deep=True)
-            _fill_timestamps(added, time.time())
+            fill_timestamps(added, time.time())
             eval_set.eval_cases.append(added)
             self._write(app, eval_set)
 
@@ -128,7 +130,7 @@ class EvalSetManager(ABC):
             for index, existing in enumerate(eval_set.eval_cases):
                 if existing.eval_id == case.eval_id:
                     updated = case.model_copy(deep=True)
-                    _fill_timestamps(updated, time.time())
+                    fill_timestamps(updated, time.time())
                     eval_set.eval_cases[index] = updated
                     self._write(app, eval_set)
                     return
