@@ -10,14 +10,20 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from .model import EvalCaseResult, EvalMetric
+from .model import EvalCase, EvalCaseResult, EvalMetric
 from .service._rows import RowTable
 
 if TYPE_CHECKING:  # pragma: no cover
     from .formats._result_writer import ResultWriter
     from .service import CaseRow, CompactResult
 
-__all__ = ["_Collector", "_collector_ignores_loaded_data", "_prepare_scorers"]
+__all__ = ["LONGEST_FIRST_WINDOW", "_Collector", "_collector_ignores_loaded_data", "_prepare_scorers", "dispatch_order"]
+
+LONGEST_FIRST_WINDOW = 1000
+"""Cases are reordered longest-first within windows of this many consecutive cases, which bounds the results that
+wait for an earlier case before they are handed on in eval-set order."""
+
+_SCENARIO_TURNS = 20  # ADK's default turn limit of a simulated conversation, for scenarios that set none
 
 
 @contextmanager
@@ -95,6 +101,35 @@ class _Collector:
                 self.rows.append(row, eval_id=expected)
                 return
         self.rows.append(row)
+
+
+def expected_turns(case: EvalCase) -> int:
+    """How many agent turns ``case`` will take: its conversation's length, a scenario's turn limit, 0 in trace mode."""
+    if case.is_trace:
+        return 0
+    if case.conversation:
+        return len(case.conversation)
+    scenario = case.conversation_scenario
+    if scenario is not None:
+        return scenario.max_allowed_invocations or _SCENARIO_TURNS
+    return 1
+
+
+def dispatch_order(cases: Sequence[EvalCase], parallelism: int) -> Iterator[int]:
+    """The positions of ``cases`` in the order their pipelines start.
+
+    With more than one case in flight, the cases with the most agent turns start first (longest processing time
+    first): a long conversation started last would otherwise run alone at the end, and when every case starts at
+    once, its next turns come before the scoring of the short cases. Equal lengths keep the eval set's order; so does
+    a run one case at a time. Results are handed on in eval-set order whatever the order of the runs.
+    """
+    count = len(cases)
+    if parallelism <= 1:
+        yield from range(count)
+        return
+    for start in range(0, count, LONGEST_FIRST_WINDOW):
+        window = range(start, min(count, start + LONGEST_FIRST_WINDOW))
+        yield from sorted(window, key=lambda i: -expected_turns(cases[i]))
 
 
 def _rouge_needs(metrics: Sequence[EvalMetric]) -> tuple[bool, bool]:

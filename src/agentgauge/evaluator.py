@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ._evaluation_result import EvaluationCaseResult, EvaluationResult
-from ._evaluation_run import _Collector, _collector_ignores_loaded_data, _prepare_scorers
+from ._evaluation_run import _Collector, _collector_ignores_loaded_data, _prepare_scorers, dispatch_order
 from ._resume import close_progress as _close_progress
 from ._resume import open_progress as _open_progress
 from ._uuid import uuid4
@@ -296,22 +296,24 @@ class AgentEvaluator:
             self.progress(0, total)
 
         def items() -> Iterator[WorkItem]:
-            seq = 0
+            first = 0  # the sequence number of the run's first case: results are handed on in eval-set order
             for run in runs:
                 if stream is None:
-                    selected: Iterable[EvalCase] = run.cases
+                    selected: Iterable[tuple[int, EvalCase]] = (
+                        (i, run.cases[i]) for i in dispatch_order(run.cases, self.parallelism)
+                    )
                 elif len(run.cases) == len(eval_set.eval_cases):  # every case: no set of a million ids to test
-                    selected = stream(self.app_name, eval_set_id)
+                    selected = enumerate(stream(self.app_name, eval_set_id))
                 else:
                     wanted = {case.eval_id for case in run.cases}
-                    selected = (c for c in stream(self.app_name, eval_set_id) if c.eval_id in wanted)
-                for case in selected:
+                    selected = enumerate(c for c in stream(self.app_name, eval_set_id) if c.eval_id in wanted)
+                for position, case in selected:
                     earlier = done_before.pop((case.eval_id, run.run_id), None) if done_before else None
                     if earlier is not None:  # scored before the interruption: kept as it was, never dispatched
-                        record(seq, run, earlier)
+                        record(first + position, run, earlier)
                     else:
-                        yield WorkItem(seq, run, case)
-                    seq += 1
+                        yield WorkItem(first + position, run, case)
+                first += len(run.cases)
 
         def emit(item: WorkItem, result: EvalCaseResult | CompactResult) -> None:
             # Written to the progress log as it finishes; the JSON made for it goes to the result file in order.
@@ -393,12 +395,14 @@ class AgentEvaluator:
         from .service import AfterEvaluateSetArgs, AfterInferenceSetArgs, EvalSetRunResult
 
         for run in runs:
+            # Both lists in eval-set order, whatever order the cases finished (or started) in.
+            order = {case.eval_id: i for i, case in enumerate(run.cases)}
+            inferences = sorted(run.inference_results, key=lambda r: order.get(r.eval_case_id, len(order)))
             await self.callbacks.run(
                 "after_inference_set",
                 run.context,
-                AfterInferenceSetArgs(run.inference_request, run.inference_results, None, run.start_time),
+                AfterInferenceSetArgs(run.inference_request, inferences, None, run.start_time),
             )
-            order = {case.eval_id: i for i, case in enumerate(run.cases)}
             run_results = sorted(run.case_results, key=lambda r: order.get(r.eval_id, len(order)))
             await self.callbacks.run(
                 "after_evaluate_set",
@@ -446,7 +450,7 @@ class AgentEvaluator:
         if writer is not None:
             writer.commit(
                 summary=full_summary or rows.head,
-                case_summaries=() if full_summary is not None else rows.case_summaries(),
+                case_summaries=() if full_summary is not None else rows.case_summary_documents(),
                 creation_timestamp=created,
                 interrupted=interrupted,
             )

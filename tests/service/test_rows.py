@@ -7,6 +7,7 @@ import math
 import tracemalloc
 from collections.abc import Sequence
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -155,6 +156,39 @@ def test_the_summary_of_a_table_matches_a_summary_made_on_objects(given_rows: tu
         assert view.cases[-1] == expected.cases[-1] and list(view.cases[1:]) == expected.cases[1:]
         with pytest.raises(IndexError):
             view.cases[len(expected.cases)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(runs_and_order(), st.sampled_from([-0.0, math.nan, 0.25]))
+def test_case_summary_documents_are_the_dumped_case_summaries(
+    given_rows: tuple[list[CaseRow], list[str]], odd_score: float
+) -> None:
+    rows, case_ids = given_rows
+    if rows:  # a score the summing of the tallies treats specially (-0.0) or JSON cannot hold (NaN)
+        first = rows[0]
+        odd = tuple(_metric_row(m.metric_name, odd_score, m.eval_status, m.threshold) for m in first.metrics)
+        rows[0] = CaseRow(first.eval_id, first.run_id, first.final_eval_status, first.error_message, odd)
+    summary = summarize_rows(rows, case_ids=case_ids, num_runs=3)
+    # What the result file holds is the same bytes either way.
+    expected = [c.model_dump(mode="json") for c in summary.case_summaries()]
+    assert orjson.dumps(list(summary.case_summary_documents())) == orjson.dumps(expected)
+
+
+def test_a_case_whose_metric_name_repeats_is_summarised_by_the_tallies() -> None:
+    row = CaseRow(
+        "a",
+        1,
+        EvalStatus.FAILED,
+        None,
+        (_metric_row("m", 1.0, EvalStatus.PASSED, 0.5), _metric_row("m", 0.0, EvalStatus.FAILED, 0.5)),
+    )
+    summary = summarize_rows([row], case_ids=["a"], num_runs=1)
+    [document] = summary.case_summary_documents()
+    assert document["metricSummaries"] == [
+        {"metricName": "m", "averageScore": 0.5, "evalStatus": "passed", "threshold": 0.5,
+         "statusCounts": {"passed": 1, "failed": 1}}
+    ]  # fmt: skip
+    assert document == next(summary.case_summaries()).model_dump(mode="json")
 
 
 def test_a_row_costs_tens_of_bytes_not_hundreds() -> None:

@@ -24,6 +24,7 @@ __all__ = [
     "evaluate_interruptibly",
     "print_json",
     "report_streamed",
+    "run_phase_ends",
     "run_phase_starts",
     "startup_gc_paused",
     "stopped_by_ctrl_c",
@@ -56,6 +57,14 @@ def run_phase_starts() -> None:
     all of it. The evaluator hands these objects back to the collector when its run ends."""
     gc.freeze()
     gc.enable()
+
+
+def run_phase_ends() -> None:
+    """A run has ended: what it left (its case results, the loaded data the evaluator handed back to the collector)
+    is moved out of the collector's way again, so the collections while the summary and reports are written walk
+    only what those allocate (~4 ms of collections after a 200-case run). The process ends after the command, so
+    nothing is lost by never examining these objects again."""
+    gc.freeze()
 
 
 @contextmanager
@@ -133,14 +142,15 @@ def report_streamed(
 ) -> None:
     """Reports of a run too large to hold: the summary from its compact rows, the rest read case by case (from
     the result file, or from ``cases`` when the result went elsewhere, e.g. a SQL store)."""
-    from ..formats._result_stream import ResultStream
     from ..reporting._row_view import view_from_rows
-    from ..reporting._stream import stream_reports
     from ..reporting._terminal import print_overview
 
     assert outcome.rows is not None and outcome.result_header is not None
     view = view_from_rows(outcome.result_header, outcome.rows)
     if detailed or reports:
+        from ..formats._result_stream import ResultStream
+        from ..reporting._stream import stream_reports
+
         if cases is None:
             assert outcome.result_path is not None
             cases = ResultStream(outcome.result_path).cases()

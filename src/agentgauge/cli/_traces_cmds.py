@@ -251,6 +251,7 @@ def _evaluate_traces(
     default_judge: dict[str, str] | None = None,
     plugins: list[str] | None = None,
     result_store: Any = None,
+    keep_results: bool = True,
     **_: Any,
 ) -> list[EvaluationResult]:
     """Evaluate the conversations in ``traces`` (keyword arguments of ``eval``'s runner; the ones a trace run
@@ -260,7 +261,7 @@ def _evaluate_traces(
     from ..evaluator import AgentEvaluator
     from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager, check_segment
     from ._eval_cmd import make_registry
-    from ._eval_run import run_phase_starts
+    from ._eval_run import run_phase_ends, run_phase_starts
 
     registry = make_registry(output_dir, no_cache, judge_timeout, default_judge, plugins)
     found = _read(traces, by_session)
@@ -291,9 +292,12 @@ def _evaluate_traces(
         registry=registry,
         num_runs=num_runs,
         parallelism=parallelism,
+        max_results_in_memory=None if keep_results else 0,
     )
     run_phase_starts()
-    return [asyncio.run(evaluator.evaluate(eval_set.eval_set_id))]
+    outcome = asyncio.run(evaluator.evaluate(eval_set.eval_set_id))
+    run_phase_ends()
+    return [outcome]
 
 
 def _segment(name: str) -> str:

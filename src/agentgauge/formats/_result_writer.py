@@ -75,7 +75,7 @@ class ResultEncoder:
         self,
         *,
         summary: EvalSetResultSummary | None = None,
-        case_summaries: Iterable[EvalCaseSummary] = (),
+        case_summaries: Iterable[EvalCaseSummary | dict[str, Any]] = (),
         creation_timestamp: float | None = None,
         interrupted: bool = False,
     ) -> None:
@@ -89,7 +89,9 @@ class ResultEncoder:
             self._out(b",\n  " + _key("interrupted") + b": true")
         self._out(b"\n}\n")
 
-    def _summary(self, summary: EvalSetResultSummary, case_summaries: Iterable[EvalCaseSummary]) -> None:
+    def _summary(
+        self, summary: EvalSetResultSummary, case_summaries: Iterable[EvalCaseSummary | dict[str, Any]]
+    ) -> None:
         doc = summary.model_dump(mode="json")
         listed = doc.pop("evalCaseSummaries", [])
         self._out(b",\n  " + _key("summary") + b": " + _nested(doc, 1)[: -len(b"\n  }")])
@@ -98,7 +100,8 @@ class ResultEncoder:
             self._summary_item(orjson.dumps(item, option=_INDENT), count)
             count += 1
         for case in case_summaries:
-            self._summary_item(orjson.dumps(case.model_dump(mode="json"), option=_INDENT), count)
+            document = case if isinstance(case, dict) else case.model_dump(mode="json")
+            self._summary_item(orjson.dumps(document, option=_INDENT), count)
             count += 1
         if count:
             self._out(b"\n    ]\n  }")
@@ -171,14 +174,15 @@ class ResultWriter:
         self,
         *,
         summary: EvalSetResultSummary | None = None,
-        case_summaries: Iterable[EvalCaseSummary] = (),
+        case_summaries: Iterable[EvalCaseSummary | dict[str, Any]] = (),
         creation_timestamp: float | None = None,
         interrupted: bool = False,
     ) -> Path:
         """Finish the document and move it into place; return the path.
 
-        ``summary`` is written with ``case_summaries`` appended to its ``evalCaseSummaries`` one by one (so they need
-        not exist together). ``interrupted`` adds ``"interrupted": true`` (a run stopped before every case finished).
+        ``summary`` is written with ``case_summaries`` (models, or their ``model_dump(mode="json")``) appended to its
+        ``evalCaseSummaries`` one by one (so they need not exist together). ``interrupted`` adds
+        ``"interrupted": true`` (a run stopped before every case finished).
         """
         try:
             self._encoder.finish(

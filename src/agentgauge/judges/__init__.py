@@ -9,15 +9,21 @@
 - :func:`extract_json`, :func:`extract_json_object`: tolerant JSON parsing of judge answers.
 """
 
-from ._cache import JudgeCache, cache_key
-from ._client import JudgeClient, JudgePool
-from ._endpoint import PROVIDERS, JudgeEndpoint, ProviderDefaults
-from ._errors import JudgeAnswerError, JudgeConfigError, JudgeError, JudgeParseError, JudgeTimeoutError, snippet
-from ._json import extract_json, extract_json_object, strip_code_fence
-from ._openai import OpenAIJudge
-from ._protocol import CallableJudge, JudgeMessage, JudgeModel, ResponseSchema, as_judge_model
-from ._retry import RetryPolicy, parse_retry_after
-from ._settings import JudgeSettings
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._cache import JudgeCache, cache_key
+    from ._client import JudgeClient, JudgePool
+    from ._endpoint import PROVIDERS, JudgeEndpoint, ProviderDefaults
+    from ._errors import JudgeAnswerError, JudgeConfigError, JudgeError, JudgeParseError, JudgeTimeoutError, snippet
+    from ._json import extract_json, extract_json_object, strip_code_fence
+    from ._openai import OpenAIJudge
+    from ._protocol import CallableJudge, JudgeMessage, JudgeModel, ResponseSchema, as_judge_model
+    from ._retry import RetryPolicy, parse_retry_after
+    from ._settings import JudgeSettings
 
 __all__ = [
     "PROVIDERS",
@@ -46,3 +52,46 @@ __all__ = [
     "snippet",
     "strip_code_fence",
 ]
+
+# The names are imported on first use: a run whose metrics need no judge (the usual deterministic run) loads only
+# the settings it passes around, not the HTTP client, the cache and the provider tables (~3 ms of start-up).
+_MODULE_OF = {
+    "CallableJudge": "._protocol",
+    "JudgeAnswerError": "._errors",
+    "JudgeCache": "._cache",
+    "JudgeClient": "._client",
+    "JudgeConfigError": "._errors",
+    "JudgeEndpoint": "._endpoint",
+    "JudgeError": "._errors",
+    "JudgeMessage": "._protocol",
+    "JudgeModel": "._protocol",
+    "JudgeParseError": "._errors",
+    "JudgePool": "._client",
+    "JudgeSettings": "._settings",
+    "JudgeTimeoutError": "._errors",
+    "OpenAIJudge": "._openai",
+    "PROVIDERS": "._endpoint",
+    "ProviderDefaults": "._endpoint",
+    "ResponseSchema": "._protocol",
+    "RetryPolicy": "._retry",
+    "as_judge_model": "._protocol",
+    "cache_key": "._cache",
+    "extract_json": "._json",
+    "extract_json_object": "._json",
+    "parse_retry_after": "._retry",
+    "snippet": "._errors",
+    "strip_code_fence": "._json",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -19,12 +19,19 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["RowOutcomes", "view_from_rows"]
 
 
+_KEPT_OUTCOMES = 10_000
+"""Up to this many cases, each outcome is kept once built (a report reads them more than once: counts, then the
+cases that did not pass); beyond it they are built on every read, so memory does not grow with the run."""
+
+
 class RowOutcomes(Sequence[CaseOutcome]):
     """Every case's :class:`CaseOutcome` (eval-set order), built from the rows of a :class:`RowSummary` when read."""
 
     def __init__(self, summary: RowSummary) -> None:
         self._summary = summary
         self._total = len(summary.table)
+        count = len(summary.groups)
+        self._kept: list[CaseOutcome | None] | None = [None] * count if count <= _KEPT_OUTCOMES else None
 
     def __len__(self) -> int:
         return len(self._summary.groups)
@@ -57,6 +64,15 @@ class RowOutcomes(Sequence[CaseOutcome]):
         ]
 
     def _outcome(self, group: int) -> CaseOutcome:
+        kept = self._kept
+        if kept is None:
+            return self._build(group)
+        outcome = kept[group]
+        if outcome is None:
+            outcome = kept[group] = self._build(group)
+        return outcome
+
+    def _build(self, group: int) -> CaseOutcome:
         # The same fields as ViewBuilder gives for these rows (see ViewBuilder.add / finish).
         table, groups = self._summary.table, self._summary.groups
         rows = groups.rows_of(group, self._total)

@@ -97,7 +97,8 @@ def print_overview(view: ResultView, console: Console, duration: float | None = 
     if usage:
         console.print(Text(f"  Summed over invocations: {usage}"), soft_wrap=True)
     if duration is not None:
-        console.print(f"  Duration: {duration:.2f} s")
+        # Plain, like the lines above: rich's number highlighting would compile its patterns for this one line (~3 ms).
+        console.print(f"  Duration: {duration:.2f} s", highlight=False)
 
 
 NOT_PASSING_SHOWN = 200

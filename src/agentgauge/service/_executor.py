@@ -17,7 +17,7 @@ from ..model import EvalCase, EvalCaseResult
 from ._callbacks import CallbackContext, Callbacks
 from ._evaluate import EvaluatorSource
 from ._multirun import CaseRow
-from ._pool import bounded_each
+from ._pool import OneAtATime, bounded_each
 from ._types import EvaluateRequest, InferenceRequest, InferenceResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -127,10 +127,14 @@ class LocalExecutor:
             agent_cache=job.agent_cache,
         )
         prepared = job.prepared
+        # Scoring and handing on a result wait their turn (one case per loop iteration), so an agent's answer that
+        # arrives meanwhile is followed by the case's next turn first: the agents stay busy, scoring fills their time.
+        scoring_turns = OneAtATime()
 
         async def finish(item: WorkItem, inference: InferenceResult, context: CallbackContext) -> None:
             if prepared is not None and not prepared.done():
                 await asyncio.shield(prepared)
+            await scoring_turns.wait()
             run = item.run
             result, _ = await service.score(run.evaluate_request, item.case, inference, context, run_id=run.run_id)
             emit(item, result)

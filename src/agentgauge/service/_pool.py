@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TypeVar
 
-__all__ = ["bounded_each", "bounded_map"]
+__all__ = ["OneAtATime", "bounded_each", "bounded_map"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -63,3 +64,41 @@ async def bounded_each(fn: Callable[[T], Awaitable[None]], items: Iterable[T], l
                 group.create_task(worker())
     except BaseExceptionGroup as group_error:
         raise group_error.exceptions[0] from None
+
+
+class OneAtATime:
+    """Lets waiting tasks go on one per event-loop iteration, in the order they asked, behind whatever else is ready.
+
+    The run engine scores a case (CPU work, a few tenths of a millisecond) after ``await turns.wait()``. When hundreds
+    of agent calls end together, the cases that go on talking to their agent then start their next turn at once, and
+    the scoring of finished cases fills the time the agents take, instead of making a multi-turn case's next turn
+    wait behind every other case's scoring (at 200 cases in flight that wait added ~40 ms to a 150 ms run).
+    A waiter that is cancelled gives its turn to the next one.
+    """
+
+    def __init__(self) -> None:
+        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def wait(self) -> None:
+        """Return once every task waiting before this one has gone on, and one event-loop iteration later."""
+        loop = asyncio.get_running_loop()
+        waiter = loop.create_future()
+        self._waiters.append(waiter)
+        if self._loop is None:
+            self._loop = loop
+            loop.call_soon(self._release)
+        await waiter
+
+    def _release(self) -> None:
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                break
+        if self._waiters and self._loop is not None:
+            # The released task runs in the next iteration, before this callback releases the one after it; steps
+            # that became ready meanwhile (an agent answered) run between the two.
+            self._loop.call_soon(self._release)
+        else:
+            self._loop = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass
+from typing import Any
 
 from ..model import (
     CaseMetricRunResult,
@@ -20,6 +21,7 @@ from ..model import (
     EvalStatus,
     RunSummary,
     StatusCounts,
+    status_for_score,
     summarize_statuses,
 )
 from ._multirun import CaseRow, MetricTally, case_order, metric_summaries, tally_metrics
@@ -155,6 +157,64 @@ def _case_summary(eval_id: str, status: EvalStatus, runs: Sequence[CaseRow]) -> 
     )
 
 
+_COUNT_KEYS = {
+    EvalStatus.PASSED: "passed",
+    EvalStatus.FAILED: "failed",
+    EvalStatus.NOT_EVALUATED: "notEvaluated",
+}
+
+
+def _one_count(status: EvalStatus) -> dict[str, int]:
+    """``StatusCounts`` with ``status`` counted once, as JSON (zero counts are left out)."""
+    key = _COUNT_KEYS.get(status)
+    return {key: 1} if key is not None else {}
+
+
+def _one_row_document(table: RowTable, index: int, eval_id: str, status: EvalStatus) -> dict[str, Any] | None:
+    """What ``_case_summary`` gives for the single row ``index``, dumped as JSON, built without the models (a
+    summary entry per case is written at the end of every run); ``None`` when a metric name repeats (its results
+    would be tallied together: the general path handles that)."""
+    metrics = list(table.metrics(index))
+    if len({name for name, _, _, _ in metrics}) != len(metrics):
+        return None
+    run_status = table.status(index)
+    summaries = []
+    results = []
+    for name, score, metric_status, threshold in metrics:
+        # MetricTally with one result: the mean of the evaluated score (summed as it sums: -0.0 becomes 0.0),
+        # judged against the threshold.
+        evaluated = metric_status is not EvalStatus.NOT_EVALUATED and score is not None
+        average = sum((score,)) / 1 if evaluated and score is not None else None
+        if metric_status is EvalStatus.INFORMATIONAL:
+            summary_status = EvalStatus.INFORMATIONAL
+        else:
+            summary_status = status_for_score(average, threshold)
+        summaries.append(
+            {
+                "metricName": name,
+                "averageScore": average,
+                "evalStatus": summary_status.value,
+                "threshold": float(threshold),
+                "statusCounts": _one_count(metric_status),
+            }
+        )
+        results.append(
+            {"metricName": name, "score": score, "evalStatus": metric_status.value, "threshold": float(threshold)}
+        )
+    run: dict[str, Any] = {"runId": table.run_id(index), "finalEvalStatus": run_status.value}
+    message = table.error_message(index)
+    if message:
+        run["errorMessage"] = message
+    run["metricResults"] = results
+    return {
+        "evalId": eval_id,
+        "overallStatus": status.value,
+        "runStatusCounts": _one_count(run_status),
+        "metricSummaries": summaries,
+        "runSummaries": [run],
+    }
+
+
 class _CaseStatuses(Mapping[str, EvalStatus]):
     """Each case's status by id, in eval-set order, read from the groups (a dict is built only for lookups)."""
 
@@ -215,6 +275,18 @@ class RowSummary:
         """The ``evalCaseSummaries`` entries, in eval-set order."""
         for group, eval_id in enumerate(self.groups.ids):
             yield _case_summary(eval_id, self.groups.status_of(group), self.case_rows(group))
+
+    def case_summary_documents(self) -> Iterator[dict[str, Any]]:
+        """The ``evalCaseSummaries`` entries as JSON documents (``model_dump(mode="json")`` of
+        :meth:`case_summaries`), in eval-set order; a case with one row is written straight from the table."""
+        table, total = self.table, len(self.table)
+        for group, eval_id in enumerate(self.groups.ids):
+            rows = self.groups.rows_of(group, total)
+            status = self.groups.status_of(group)
+            document = _one_row_document(table, rows[0], eval_id, status) if len(rows) == 1 else None
+            if document is None:
+                document = _case_summary(eval_id, status, self.case_rows(group)).model_dump(mode="json")
+            yield document
 
     def full(self) -> EvalSetResultSummary:
         """The complete summary (per-case entries included)."""

@@ -343,17 +343,17 @@ class SqlResultWriter:
         self,
         *,
         summary: EvalSetResultSummary | None = None,
-        case_summaries: Iterable[EvalCaseSummary] = (),
+        case_summaries: Iterable[EvalCaseSummary | dict[str, Any]] = (),
         creation_timestamp: float | None = None,
         interrupted: bool = False,
     ) -> None:
-        """Write the summary (with ``case_summaries`` appended to its per-case entries) and mark the result
-        ``completed`` (or ``interrupted``). The header's ``eval_case_results`` array is filled for trpc readers."""
+        """Write the summary (with ``case_summaries``, models or their JSON documents, appended to its per-case
+        entries) and mark the result ``completed`` (or ``interrupted``). The header's ``eval_case_results`` array is
+        filled for trpc readers."""
         manager, t = self.manager, self.manager._t
         if summary is not None:
-            summary = summary.model_copy(
-                update={"eval_case_summaries": [*summary.eval_case_summaries, *case_summaries]}
-            )
+            added = [c if isinstance(c, EvalCaseSummary) else EvalCaseSummary.model_validate(c) for c in case_summaries]
+            summary = summary.model_copy(update={"eval_case_summaries": [*summary.eval_case_summaries, *added]})
         with manager.store.begin() as conn:
             stored = conn.execute(
                 sa.select(sa.func.count())
