@@ -23,6 +23,8 @@ LONGEST_FIRST_WINDOW = 1000
 """Cases are reordered longest-first within windows of this many consecutive cases, which bounds the results that
 wait for an earlier case before they are handed on in eval-set order."""
 
+_MIDDLE_GENERATION_EVERY = 100  # young collections per middle-generation collection during a run (default 10)
+
 _SCENARIO_TURNS = 20  # ADK's default turn limit of a simulated conversation, for scenarios that set none
 
 
@@ -33,12 +35,21 @@ def _collector_ignores_loaded_data() -> Iterator[None]:
 
     A run allocates many short-lived objects; without this every full collection re-walks all the loaded data,
     which costs a large share of the run's CPU at high parallelism. Objects created during the run are collected as
-    usual, and the frozen ones are handed back to the collector afterwards.
+    usual (the middle generation less often, see below), and the frozen ones are handed back to the collector
+    afterwards, with the collector's thresholds as they were.
     """
     gc.freeze()
+    thresholds = gc.get_threshold()
+    young, middle, old = thresholds
+    # The cases in flight (hundreds at high parallelism) are young objects that survive a few collections; every
+    # middle-generation collection walks them all again (~1 ms each, ~11 ms of a 200-case run at default settings).
+    # Collecting the middle generation ten times less often leaves the youngest collections as they are and keeps
+    # what waits for collection small (at most ~100 young collections' survivors).
+    gc.set_threshold(young, max(middle, _MIDDLE_GENERATION_EVERY), old)
     try:
         yield
     finally:
+        gc.set_threshold(*thresholds)
         gc.unfreeze()
 
 

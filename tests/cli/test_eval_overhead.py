@@ -87,3 +87,57 @@ def test_eval_with_frozen_exit_still_writes_everything(tmp_path: Path) -> None:
     assert len(results) == 1
     assert not list(out.rglob("*.progress.jsonl"))
     assert results[0].read_text(encoding="utf-8").endswith("}\n")
+
+
+def _summary_lines(output: str) -> list[str]:
+    # Everything but what differs between two runs (result ids, durations) and the report line itself.
+    return [
+        line
+        for line in output.splitlines()
+        if "(result " not in line
+        and not line.startswith(("  Duration:", "Results saved to", "markdown report written"))
+    ]
+
+
+def test_the_summary_is_the_same_whether_or_not_the_case_results_stay_in_memory(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    runner = CliRunner()
+    plain = runner.invoke(cli.app, ["eval", str(TRACES), "--output-dir", str(tmp_path / "a")])
+    # A report reads every case result: the run keeps them in memory for it.
+    kept = runner.invoke(
+        cli.app, ["eval", str(TRACES), "--output-dir", str(tmp_path / "b"), "--markdown", str(tmp_path / "r.md")]
+    )
+    assert plain.exit_code == kept.exit_code == 1, plain.output + kept.output
+    assert "Did not pass (2):" in plain.output
+    assert _summary_lines(plain.output) == _summary_lines(kept.output)
+    [first] = (tmp_path / "a").rglob("*.evalset_result.json")
+    [second] = (tmp_path / "b").rglob("*.evalset_result.json")
+    strip = ("evalSetResultId", "evalSetResultName", "creationTimestamp", "sessionId", "invocationId", "duration")
+
+    def comparable(text: str) -> list[str]:
+        return [ln for ln in text.splitlines() if not any(f'"{key}"' in ln for key in strip)]
+
+    assert comparable(first.read_text(encoding="utf-8")) == comparable(second.read_text(encoding="utf-8"))
+
+
+def test_main_builds_only_the_invoked_command_and_keeps_its_usage_and_exit_code(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli._invoked_app(["eval", "x"]) is not None
+    assert cli._invoked_app(["--help"]) is None and cli._invoked_app(["traces", "score"]) is None
+    assert cli._invoked_app(["evl"]) is None  # a typo gets the whole application and its suggestion
+    enabled = gc.isenabled()
+    monkeypatch.setattr(sys, "argv", ["agentgauge", "eval", "--help"])
+    with pytest.raises(SystemExit) as stop:
+        cli.main()
+    assert stop.value.code == 0
+    usage = " ".join(capsys.readouterr().out.split())
+    assert "eval [OPTIONS] [[AGENT] EVAL_SET" in usage, usage
+    monkeypatch.setattr(sys, "argv", ["agentgauge", "eval", "no-such-file.evalset.json"])
+    with pytest.raises(SystemExit) as stop:
+        cli.main()
+    assert stop.value.code == 2
+    assert "error:" in capsys.readouterr().err
+    # eval keeps the collector off until its run starts; main() gives the caller back the state it had.
+    assert gc.isenabled() == enabled

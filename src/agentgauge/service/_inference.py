@@ -12,7 +12,7 @@ from pydantic_core import PydanticSerializationError, to_json
 
 from .._uuid import uuid4
 from ..agents import Agent, AgentError, AgentOutput, AgentRequest
-from ..agents._safety import check_output_depth, describe_exception
+from ..agents._safety import MAX_OUTPUT_DEPTH, check_output_depth, describe_exception
 from ..agents._timing import TurnClock, turn_clock
 from ..agents._watchdog import AgentTimeout, Budget, active, arm, disarm
 from ..mocks import use_mocks
@@ -145,11 +145,14 @@ def _contained(exc: BaseException) -> bool:
 def _check_savable(output: AgentOutput) -> None:
     # Tool arguments/results and message extras are free-form; a value JSON cannot hold would only surface when
     # the result is saved, after every case has run, and lose the whole run.
-    check_output_depth(output)
     try:
-        to_json(output)
+        data = to_json(output)
     except (PydanticSerializationError, RecursionError, ValueError) as exc:
+        check_output_depth(output)  # a value nested too deep is named as such
         raise AgentError(f"agent output cannot be saved as JSON: {describe_exception(exc)}") from None
+    if data.count(b"[") + data.count(b"{") > MAX_OUTPUT_DEPTH:
+        # Only then can a value nest too deep (brackets in strings count too: a few more checks, never fewer).
+        check_output_depth(output)
 
 
 def _seconds(value: float | None) -> float | None:
