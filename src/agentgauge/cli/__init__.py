@@ -22,6 +22,7 @@ from . import _store_cmds as _store_cmds
 from . import _traces_cmds as _traces_cmds
 from ._app import app
 from ._compare_cmd import compare as compare  # imported last: listed after the other commands
+from ._exit import leave_to_the_os, process_ends_after_command
 
 __all__ = ["app", "main"]
 
@@ -51,32 +52,23 @@ def main() -> None:
         # begins (``_eval_run.run_phase_starts``).
         gc.disable()
     try:
-        if single is None:
-            app()
-        else:
-            # Always a group (typer would make a one-command application that command itself): usage and help stay
-            # "agentgauge eval ...".
-            typer.main.get_group(single)()
-    except SystemExit as done:
-        _leave_to_the_os(done)
-        raise
+        with process_ends_after_command():
+            try:
+                if single is None:
+                    app()
+                else:
+                    # Always a group (typer would make a one-command application that command itself): usage and
+                    # help stay "agentgauge eval ...".
+                    typer.main.get_group(single)()
+            except SystemExit as done:
+                # The exception refers, through its context's traceback, to the command's frames and so to all the
+                # command kept until its last line (after ``eval``: every case result): ~8 ms to free after a
+                # 200-case run.
+                leave_to_the_os(done)
+                raise
     finally:
         if enabled:
             gc.enable()
-
-
-def _leave_to_the_os(done: SystemExit) -> None:
-    """Keep what the command leaves behind out of the way of the process's end.
-
-    The exception that ends the command refers, through its context's traceback, to the command's frames and so to
-    everything the command kept until its last line (after ``eval``: the eval set, every case result, the agent).
-    Freeing all of that object by object takes milliseconds (~8 ms after a 200-case ``eval``) just before the
-    process ends and the operating system takes the memory back anyway. A frozen cycle holding the exception is never
-    collected (the collector skips frozen objects, see the ``atexit`` hook above), so nothing of it is freed.
-    """
-    holder: list[object] = [done]
-    holder.append(holder)
-    gc.freeze()
 
 
 def _invoked_app(args: list[str]) -> typer.Typer | None:

@@ -131,11 +131,11 @@ class JSONCriterion(CriterionModel):
             return run_compare(self.compare, a_val if a_ok else actual, e_val if e_ok else expected, "(json)")
         if self.compare_name:
             raise CriterionError(f"json compareName {self.compare_name!r} is not resolved (use resolve())")
-        if not a_ok and (self.valid or self.match_strategy != "skip" or self._validator is not None):
+        if not a_ok and (self.valid or self.match_strategy != "skip" or self.json_schema is not None):
             return MatchResult(False, f"parse actual raw json: {a_val}")
-        if self.match_strategy == "skip" and self._validator is None:
+        if self.match_strategy == "skip" and self.json_schema is None:
             return MATCH
-        if self._validator is not None:
+        if self.json_schema is not None:
             checked = self._check_schema(a_val)
             if not checked.ok or self.match_strategy == "skip":
                 return checked
@@ -144,7 +144,9 @@ class JSONCriterion(CriterionModel):
         return self._compare_values(a_val, e_val)
 
     def _structural(self, actual: Any, expected: Any) -> MatchResult:
-        if self._validator is not None:
+        # json_schema is set exactly when _validator is (see _check); a field reads much faster than a private
+        # attribute, and this runs for every compared tool call.
+        if self.json_schema is not None:
             checked = self._check_schema(actual)
             if not checked.ok:
                 return checked

@@ -57,9 +57,12 @@ def adk_rouge1(candidate: str, reference: str) -> RougeScore:
 
 
 def _unigram_scores(target: Counter[str], prediction: Counter[str]) -> RougeScore:
-    overlap = 0
-    for token, count in target.items():
-        overlap += min(count, prediction[token])
+    if prediction is target:  # identical texts: every token overlaps (the sum the loop below would give)
+        overlap = sum(target.values())
+    else:
+        overlap = 0
+        for token, count in target.items():
+            overlap += min(count, prediction[token])
     precision = overlap / max(sum(prediction.values()), 1)
     recall = overlap / max(sum(target.values()), 1)
     fmeasure = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0

@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import statistics
-from collections.abc import Mapping, MutableSequence, Sequence
+from collections.abc import Iterator, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,14 +118,18 @@ def _rubric_reasons(result: EvalMetricResult) -> tuple[str, ...]:
 
 def case_mismatches(case: EvalCaseResult) -> list[Mismatch]:
     """Every failed metric of a case: per invocation where available, else the overall metric result."""
-    found: list[Mismatch] = []
+    return list(_mismatches(case))
+
+
+def _mismatches(case: EvalCaseResult) -> Iterator[Mismatch]:
+    # One at a time, so the first (a case's reason in the summary) is found without building the others.
     covered: set[str] = set()
     for index, per_inv in enumerate(case.eval_metric_result_per_invocation):
         for metric in per_inv.eval_metric_results:
             if metric.eval_status is not EvalStatus.FAILED:
                 continue
             covered.add(metric.metric_name)
-            found.append(
+            yield (
                 Mismatch(
                     metric_name=metric.metric_name,
                     score=metric.score,
@@ -140,7 +144,7 @@ def case_mismatches(case: EvalCaseResult) -> list[Mismatch]:
             )
     for metric in case.overall_eval_metric_results:
         if metric.eval_status is EvalStatus.FAILED and metric.metric_name not in covered:
-            found.append(
+            yield (
                 Mismatch(
                     metric_name=metric.metric_name,
                     score=metric.score,
@@ -153,7 +157,6 @@ def case_mismatches(case: EvalCaseResult) -> list[Mismatch]:
                     criterion=metric.criterion,
                 )
             )
-    return found
 
 
 def _invocation_lines(invocation: Invocation | None, indent: str) -> list[str]:
@@ -210,9 +213,8 @@ def first_reason(case: EvalCaseResult) -> str | None:
     reason), else its status; ``None`` for a case that passed."""
     if case.error_message:
         return f"error: {case.error_message}"
-    mismatches = case_mismatches(case)
-    if mismatches:
-        first = mismatches[0]
+    first = next(_mismatches(case), None)
+    if first is not None:
         return first.headline + (f": {first.reason}" if first.reason else "")
     if case.final_eval_status is EvalStatus.FAILED:
         return "failed"
