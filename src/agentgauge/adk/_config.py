@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..model import EvalMetric
+from ..model._base import empty_dict
 
 __all__ = ["DEFAULT_CRITERIA", "LEGACY_CRITERIA", "EvalConfig", "eval_config_from"]
 
@@ -27,7 +28,7 @@ class EvalConfig(BaseModel):
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
-    criteria: dict[str, float | dict[str, Any]] = Field(default_factory=dict)
+    criteria: dict[str, float | dict[str, Any]] = Field(default_factory=empty_dict)
 
     def to_metrics(self, source: str = "<eval_config>") -> list[EvalMetric]:
         """The criteria as agentgauge metrics in ADK dialect (same conversion as loading ``test_config.json``)."""

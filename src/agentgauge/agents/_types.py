@@ -8,6 +8,7 @@ from pydantic import Field
 
 from ..errors import AgentgaugeError
 from ..model import GaugeModel, Invocation, Message, TokenUsage, Tool
+from ..model._base import empty_dict, empty_list
 
 __all__ = ["Agent", "AgentError", "AgentOutput", "AgentRequest"]
 
@@ -34,9 +35,9 @@ class AgentRequest(GaugeModel):
     user_content: Message
     session_id: str
     user_id: str = ""
-    state: dict[str, Any] = Field(default_factory=dict)
-    context_messages: list[Message] = Field(default_factory=list)
-    history: list[Invocation] = Field(default_factory=list)
+    state: dict[str, Any] = Field(default_factory=empty_dict)
+    context_messages: list[Message] = Field(default_factory=empty_list)
+    history: list[Invocation] = Field(default_factory=empty_list)
 
 
 class AgentOutput(GaugeModel):
@@ -54,8 +55,8 @@ class AgentOutput(GaugeModel):
     """
 
     final_response: str | Message | None = None
-    tools: list[Tool] = Field(default_factory=list)
-    intermediate_responses: list[Message] = Field(default_factory=list)
+    tools: list[Tool] = Field(default_factory=empty_list)
+    intermediate_responses: list[Message] = Field(default_factory=empty_list)
     usage: TokenUsage | None = None
     model_duration: float | None = None
     tool_duration: float | None = None

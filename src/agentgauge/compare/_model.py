@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from ..model._base import GaugeModel, omit_empty
+from ..model._base import GaugeModel, empty_dict, empty_list, omit_empty
 from ..model._status import EvalStatus
 
 __all__ = ["CaseChange", "ChangeKind", "Comparison", "MetricDelta", "PassAtK", "ResultRef", "Significance"]
@@ -66,9 +66,9 @@ class CaseChange(GaugeModel):
     base_passed_runs: int = 0
     new_runs: int = 0
     new_passed_runs: int = 0
-    base_metrics: dict[str, float | None] = Field(default_factory=dict)
+    base_metrics: dict[str, float | None] = Field(default_factory=empty_dict)
     """Mean score per metric over the base runs (``None``: never scored)."""
-    new_metrics: dict[str, float | None] = Field(default_factory=dict)
+    new_metrics: dict[str, float | None] = Field(default_factory=empty_dict)
     reason: str | None = omit_empty()
     """Why the case does not pass in the new result (its first error or failed metric)."""
     significance: Significance | None = omit_empty()
@@ -106,10 +106,10 @@ class Comparison(GaugeModel):
 
     base: ResultRef
     new: ResultRef
-    cases: list[CaseChange] = Field(default_factory=list)
+    cases: list[CaseChange] = Field(default_factory=empty_list)
     """Base order first, then the cases only the new result has."""
-    metrics: list[MetricDelta] = Field(default_factory=list)
-    pass_at_k: list[PassAtK] = Field(default_factory=list)
+    metrics: list[MetricDelta] = Field(default_factory=empty_list)
+    pass_at_k: list[PassAtK] = Field(default_factory=empty_list)
     significance: Significance | None = omit_empty()
     """The exact McNemar test on fixed against broken cases (absent when no case is on both sides)."""
     notes: list[str] = omit_empty(factory=list)

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import AliasChoices, Field, field_validator, model_validator
 
+from ..model._base import empty_dict, empty_list
 from ._base import CriterionError
 from ._model import CriterionModel
 
@@ -105,7 +106,7 @@ class JudgeModelOptions(CriterionModel):
         default="", validation_alias=AliasChoices("baseURL", "baseUrl", "base_url"), serialization_alias="baseURL"
     )
     api_key: str = Field(default="", repr=False, exclude=True)
-    extra_fields: dict[str, Any] = Field(default_factory=dict)
+    extra_fields: dict[str, Any] = Field(default_factory=empty_dict)
     num_samples: int | None = Field(default=None, ge=1)
     generation_config: dict[str, Any] | None = None
     parallelism_limit: int | None = Field(default=None, ge=1)
@@ -167,7 +168,7 @@ class LLMCriterion(CriterionModel):
     - ``sample_parallelism_enabled`` / ``sample_parallelism``: run samples concurrently (0 = all at once).
     """
 
-    rubrics: list[Rubric] = Field(default_factory=list)
+    rubrics: list[Rubric] = Field(default_factory=empty_list)
     judge_model: JudgeModelOptions | None = None
     sample_parallelism_enabled: bool = False
     sample_parallelism: int = Field(default=0, ge=0)

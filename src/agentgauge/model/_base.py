@@ -7,7 +7,22 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-__all__ = ["GaugeModel", "is_empty", "omit_empty"]
+__all__ = ["GaugeModel", "empty_dict", "empty_list", "is_empty", "omit_empty"]
+
+
+def empty_list() -> list[Any]:
+    """A new empty list: the default factory of list fields.
+
+    Pydantic inspects the signature of every default factory when it builds a model; for the built-in ``list`` and
+    ``dict`` that means parsing their text signatures (~0.15 ms each, a few milliseconds of every start-up), for a
+    Python function almost nothing.
+    """
+    return []
+
+
+def empty_dict() -> dict[str, Any]:
+    """A new empty dict: the default factory of dict fields (see :func:`empty_list`)."""
+    return {}
 
 
 def is_empty(value: Any) -> bool:
@@ -21,6 +36,7 @@ def omit_empty(default: Any = None, *, factory: Any = None) -> Any:
     Use ``factory=list`` / ``factory=dict`` for container defaults. Fields declared without it are always written.
     """
     if factory is not None:
+        factory = {list: empty_list, dict: empty_dict}.get(factory, factory)
         return Field(default_factory=factory, exclude_if=is_empty)
     return Field(default, exclude_if=is_empty)
 

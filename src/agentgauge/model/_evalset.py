@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from .._uuid import uuid4
-from ._base import GaugeModel, omit_empty
+from ._base import GaugeModel, empty_dict, empty_list, omit_empty
 from ._toolmock import ToolMock
 
 __all__ = [
@@ -55,7 +55,7 @@ class Tool(GaugeModel):
 
     id: str = Field(default_factory=new_tool_id)
     name: str
-    arguments: Any = Field(default_factory=dict)
+    arguments: Any = Field(default_factory=empty_dict)
     # Only a missing result is left out: ``{}``, ``[]``, ``""`` and ``0`` are results (trpc writes them too).
     result: Any = Field(default=None, exclude_if=_is_none)
 
@@ -193,7 +193,7 @@ class EvalSet(GaugeModel):
     eval_set_id: str
     name: str | None = omit_empty()
     description: str | None = omit_empty()
-    eval_cases: list[EvalCase] = Field(default_factory=list)
+    eval_cases: list[EvalCase] = Field(default_factory=empty_list)
     creation_timestamp: float | None = omit_empty()
 
     def get_case(self, eval_id: str) -> EvalCase | None:

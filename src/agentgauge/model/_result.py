@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field
 
-from ._base import GaugeModel, omit_empty
+from ._base import GaugeModel, empty_list, omit_empty
 from ._evalset import ConversationScenario, Invocation
 from ._metric import Criterion
 from ._status import EvalStatus, StatusField
@@ -72,7 +72,7 @@ class EvalMetricResultPerInvocation(GaugeModel):
 
     actual_invocation: Invocation
     expected_invocation: Invocation | None = omit_empty()
-    eval_metric_results: list[EvalMetricResult] = Field(default_factory=list)
+    eval_metric_results: list[EvalMetricResult] = Field(default_factory=empty_list)
 
 
 class SimulationSummary(GaugeModel):
@@ -104,8 +104,8 @@ class EvalCaseResult(GaugeModel):
     final_eval_status: StatusField = EvalStatus.NOT_EVALUATED
     error_message: str | None = omit_empty()
     error_traceback: str | None = omit_empty()
-    overall_eval_metric_results: list[EvalMetricResult] = Field(default_factory=list)
-    eval_metric_result_per_invocation: list[EvalMetricResultPerInvocation] = Field(default_factory=list)
+    overall_eval_metric_results: list[EvalMetricResult] = Field(default_factory=empty_list)
+    eval_metric_result_per_invocation: list[EvalMetricResultPerInvocation] = Field(default_factory=empty_list)
     session_id: str = ""
     user_id: str = ""
     simulation: SimulationSummary | None = omit_empty()
@@ -152,7 +152,7 @@ class RunSummary(GaugeModel):
     run_id: int
     overall_status: StatusField = EvalStatus.NOT_EVALUATED
     case_status_counts: StatusCounts = Field(default_factory=StatusCounts)
-    metric_summaries: list[MetricSummary] = Field(default_factory=list)
+    metric_summaries: list[MetricSummary] = Field(default_factory=empty_list)
 
 
 class CaseMetricRunResult(GaugeModel):
@@ -170,7 +170,7 @@ class CaseRunSummary(GaugeModel):
     run_id: int
     final_eval_status: StatusField = EvalStatus.NOT_EVALUATED
     error_message: str | None = omit_empty()
-    metric_results: list[CaseMetricRunResult] = Field(default_factory=list)
+    metric_results: list[CaseMetricRunResult] = Field(default_factory=empty_list)
 
 
 class EvalCaseSummary(GaugeModel):
@@ -179,8 +179,8 @@ class EvalCaseSummary(GaugeModel):
     eval_id: str
     overall_status: StatusField = EvalStatus.NOT_EVALUATED
     run_status_counts: StatusCounts = Field(default_factory=StatusCounts)
-    metric_summaries: list[MetricSummary] = Field(default_factory=list)
-    run_summaries: list[CaseRunSummary] = Field(default_factory=list)
+    metric_summaries: list[MetricSummary] = Field(default_factory=empty_list)
+    run_summaries: list[CaseRunSummary] = Field(default_factory=empty_list)
 
 
 class EvalSetResultSummary(GaugeModel):
@@ -189,8 +189,8 @@ class EvalSetResultSummary(GaugeModel):
     overall_status: StatusField = EvalStatus.NOT_EVALUATED
     num_runs: int = 1
     run_status_counts: StatusCounts = Field(default_factory=StatusCounts)
-    run_summaries: list[RunSummary] = Field(default_factory=list)
-    eval_case_summaries: list[EvalCaseSummary] = Field(default_factory=list)
+    run_summaries: list[RunSummary] = Field(default_factory=empty_list)
+    eval_case_summaries: list[EvalCaseSummary] = Field(default_factory=empty_list)
 
 
 class EvalSetResult(GaugeModel):
@@ -199,7 +199,7 @@ class EvalSetResult(GaugeModel):
     eval_set_result_id: str = ""
     eval_set_result_name: str = ""
     eval_set_id: str
-    eval_case_results: list[EvalCaseResult] = Field(default_factory=list)
+    eval_case_results: list[EvalCaseResult] = Field(default_factory=empty_list)
     summary: EvalSetResultSummary | None = omit_empty()
     creation_timestamp: float | None = omit_empty()
     interrupted: bool = Field(False, exclude_if=_is_false)

@@ -13,6 +13,7 @@ from .._fileio import atomic_write
 from .._uuid import uuid4
 from ..errors import NotFoundError
 from ..model import EvalCase, GaugeModel, Invocation, Message, SessionInput
+from ..model._base import empty_dict, empty_list
 from ..storage import check_segment
 
 __all__ = ["SESSION_DIR", "SessionStore", "StoredSession", "invocation_events", "session_to_adk", "session_to_case"]
@@ -27,9 +28,9 @@ class StoredSession(GaugeModel):
     id: str
     app_name: str
     user_id: str
-    state: dict[str, Any] = Field(default_factory=dict)
-    initial_state: dict[str, Any] = Field(default_factory=dict)
-    invocations: list[Invocation] = Field(default_factory=list)
+    state: dict[str, Any] = Field(default_factory=empty_dict)
+    initial_state: dict[str, Any] = Field(default_factory=empty_dict)
+    invocations: list[Invocation] = Field(default_factory=empty_list)
     eval_run: bool = False
     last_update_time: float = 0.0
 

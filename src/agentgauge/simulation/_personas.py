@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..model._base import empty_list
+
 __all__ = ["BUILTIN_PERSONAS", "UserBehavior", "UserPersona", "resolve_persona"]
 
 
@@ -16,8 +18,8 @@ class UserBehavior(BaseModel):
 
     name: str
     description: str = ""
-    behavior_instructions: list[str] = Field(default_factory=list)
-    violation_rubrics: list[str] = Field(default_factory=list)
+    behavior_instructions: list[str] = Field(default_factory=empty_list)
+    violation_rubrics: list[str] = Field(default_factory=empty_list)
 
 
 class UserPersona(BaseModel):
@@ -27,7 +29,7 @@ class UserPersona(BaseModel):
 
     id: str = ""
     description: str = ""
-    behaviors: list[UserBehavior] = Field(default_factory=list)
+    behaviors: list[UserBehavior] = Field(default_factory=empty_list)
 
     def render(self, stop_signal: str) -> str:
         """The persona as prompt text (``{{ stop_signal }}`` in instructions is replaced by ``stop_signal``)."""
