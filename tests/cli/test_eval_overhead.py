@@ -4,7 +4,9 @@ collector's walks over the loaded data at the start of the run and at exit."""
 from __future__ import annotations
 
 import gc
+import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -141,3 +143,19 @@ def test_main_builds_only_the_invoked_command_and_keeps_its_usage_and_exit_code(
     assert "error:" in capsys.readouterr().err
     # eval keeps the collector off until its run starts; main() gives the caller back the state it had.
     assert gc.isenabled() == enabled
+
+
+def test_ids_paths_and_metric_names_are_printed_as_they_are(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    odd = tmp_path / "out[red]:fire:"
+    doc = json.loads(TRACES.read_text(encoding="utf-8"))
+    doc["evalSetId"] = "calc[bold]:smile:"
+    traces = tmp_path / "odd.evalset.json"
+    traces.write_text(json.dumps(doc), encoding="utf-8")
+    shutil.copy(TRACES.with_name("calculator_traces.metrics.json"), tmp_path / "calc[bold]:smile:.metrics.json")
+    result = CliRunner().invoke(cli.app, ["eval", str(traces), "--output-dir", str(odd)])
+    assert result.exit_code == 1, result.output
+    flat = " ".join(result.output.split())
+    assert "calc[bold]:smile: (" in flat
+    assert "out[red]:fire:" in flat and "🔥" not in flat and "😄" not in flat

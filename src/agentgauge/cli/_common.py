@@ -6,9 +6,12 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
 
 __all__ = [
     "EXIT_FAILED",
@@ -19,6 +22,7 @@ __all__ = [
     "error_line",
     "fail_input",
     "input_errors_exit_2",
+    "print_line",
 ]
 
 EXIT_OK = 0
@@ -28,6 +32,12 @@ MAX_NUM_RUNS = 1000  # --num-runs above this is a typo, not a plan: every run ke
 
 _NAME_MAX = 255  # bytes in one file name on common file systems (ext4, APFS, NTFS)
 _TEMP_EXTRA = len(".") + len(".0123456789ab.tmp")  # what atomic writes add to a file name for the temporary file
+
+
+def print_line(console: Console, text: str, style: str | None = None) -> None:
+    """Print ``text`` as it is: paths, ids and names may hold ``[...]`` (rich markup) or ``:name:`` (emoji codes),
+    which must not change what is shown; long lines are not broken (a wrapped path could not be copied)."""
+    console.print(text, style=style, markup=False, emoji=False, highlight=False, soft_wrap=True)
 
 
 def error_line(message: object) -> str:

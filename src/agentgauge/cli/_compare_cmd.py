@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ._app import app
-from ._common import EXIT_FAILED, EXIT_OK, input_errors_exit_2
+from ._common import EXIT_FAILED, EXIT_OK, input_errors_exit_2, print_line
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model import EvalSetResult
@@ -123,7 +123,7 @@ def compare(
         for target, text, kind in ((markdown, render_markdown, "markdown"), (html, render_html, "html")):
             if target is not None:
                 atomic_write(target, text(comparison).encode("utf-8"))
-                console.print(f"{kind} comparison written to {target}", highlight=False, soft_wrap=True)
+                print_line(console, f"{kind} comparison written to {target}")
         if json_out:
             typer.echo(comparison.model_dump_json(indent=2))
     raise typer.Exit(EXIT_FAILED if comparison.regressed else EXIT_OK)

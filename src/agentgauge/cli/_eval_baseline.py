@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._common import print_line
+
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
@@ -77,7 +79,7 @@ def print_block(comparison: Comparison, label: str, console: Console) -> None:
 
     fixed, broken = comparison.count(ChangeKind.FIXED), comparison.count(ChangeKind.BROKEN)
     style = "bold red" if broken else "bold green"
-    console.print(f"[{style}]Compared with {label}: {fixed} fixed, {broken} broken[/]", highlight=False, soft_wrap=True)
+    print_line(console, f"Compared with {label}: {fixed} fixed, {broken} broken", style=style)
     for case in comparison.cases:
         if case.change is ChangeKind.BROKEN:
             reason = f": {case.reason}" if case.reason else ""

@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ._app import app
-from ._common import EXIT_FAILED, EXIT_OK, MAX_NUM_RUNS, check_result_location, fail_input, input_errors_exit_2
+from ._common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    MAX_NUM_RUNS,
+    check_result_location,
+    fail_input,
+    input_errors_exit_2,
+    print_line,
+)
 from ._eval_run import (
     EXIT_INTERRUPTED,
     evaluate_interruptibly,
@@ -489,6 +497,8 @@ def _run(
     ``keep_results=False``: the outcomes read case results back from where they were saved, when asked)."""
     import asyncio
 
+    from rich.text import Text
+
     from ..agents import load_agent, looks_like_agent_spec
     from ..errors import InputError
     from ..evaluator import AgentEvaluator
@@ -567,8 +577,9 @@ def _run(
         metrics = InMemoryMetricManager()
         metrics.put_all(app, target.eval_set.eval_set_id, target.metrics)
         console.print(
-            f"[bold]{target.eval_set.eval_set_id}[/] ({target.path}): metrics from {target.metrics_source}",
-            highlight=False,
+            Text.assemble(
+                (target.eval_set.eval_set_id, "bold"), f" ({target.path}): metrics from {target.metrics_source}"
+            ),
             soft_wrap=True,
         )
         bar, update = (None, None)
@@ -667,18 +678,14 @@ def _report(
         if baseline is not None:  # the comparison block follows the summary; its section goes into the reports
             baseline.add(outcome, reports, console, several=several)
         for target, fmt in reports:
-            console.print(f"{fmt} report written to {_shown(target, start)}", highlight=False, soft_wrap=True)
+            print_line(console, f"{fmt} report written to {_shown(target, start)}")
         saved = _shown(outcome.result_path, start)
         if result_store is not None:
             saved = f"store {result_store.store.shown_url} as {_result_id(outcome)}"
         if outcome.interrupted:
-            console.print(
-                f"Interrupted: the cases finished before the stop were saved to {saved}",
-                highlight=False,
-                soft_wrap=True,
-            )
+            print_line(console, f"Interrupted: the cases finished before the stop were saved to {saved}")
         else:
-            console.print(f"Results saved to {saved}", highlight=False, soft_wrap=True)
+            print_line(console, f"Results saved to {saved}")
         if github_actions():  # job summary and annotations; the exit code stays the same
             full = _shown(full_report(reports), start) if reports else saved
             cases = None

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._common import print_line
+
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
@@ -53,11 +55,7 @@ def resume_state(
 
 
 def _announce(state: ResumeState, console: Console) -> ResumeState:
-    console.print(
-        f"Resuming {state.eval_set_result_id}: {len(state.done)} case run(s) already scored are kept",
-        highlight=False,
-        soft_wrap=True,
-    )
+    print_line(console, f"Resuming {state.eval_set_result_id}: {len(state.done)} case run(s) already scored are kept")
     return state
 
 
@@ -99,9 +97,8 @@ def make_agent_cache(directory: Path, agent_spec: str) -> AgentResponseCache:
 
 def report_agent_cache(cache: AgentResponseCache, console: Console) -> None:
     """One line: how many answers came from the cache and how many were asked and stored."""
-    console.print(
+    print_line(
+        console,
         f"Agent cache: {cache.hits} case run(s) answered from the cache, {cache.stored} new answer(s) stored "
         f"in {_short(cache.directory)}",
-        highlight=False,
-        soft_wrap=True,
     )

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ._app import app
-from ._common import EXIT_FAILED, EXIT_OK, input_errors_exit_2
+from ._common import EXIT_FAILED, EXIT_OK, input_errors_exit_2, print_line
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -139,7 +139,7 @@ def _from_store(store: str | None, result: Path, app_name: str | None) -> EvalSe
 def _print_written(reports: list[tuple[Path, str]], console: Console) -> None:
     names = {"html": "HTML report", "junit": "JUnit report", "markdown": "Markdown report"}
     for path, fmt in reports:
-        console.print(f"{names[fmt]} written to {path}", highlight=False, soft_wrap=True)
+        print_line(console, f"{names[fmt]} written to {path}")
 
 
 def _show_streamed(

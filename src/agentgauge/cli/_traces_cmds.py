@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ._app import app
-from ._common import fail_input, input_errors_exit_2
+from ._common import fail_input, input_errors_exit_2, print_line
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -258,6 +258,8 @@ def _evaluate_traces(
     has no use for, such as the agent timeout, are ignored)."""
     import asyncio
 
+    from rich.text import Text
+
     from ..evaluator import AgentEvaluator
     from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager, check_segment
     from ._eval_cmd import make_registry
@@ -278,9 +280,10 @@ def _evaluate_traces(
     sets.put(app, eval_set)
     metric_store.put_all(app, eval_set.eval_set_id, metrics)
     console.print(
-        f"[bold]{eval_set.eval_set_id}[/] ({len(eval_set.eval_cases)} trace(s) from {traces}): "
-        f"metrics from {metrics_source}",
-        highlight=False,
+        Text.assemble(
+            (eval_set.eval_set_id, "bold"),
+            f" ({len(eval_set.eval_cases)} trace(s) from {traces}): metrics from {metrics_source}",
+        ),
         soft_wrap=True,
     )
     evaluator = AgentEvaluator(
@@ -329,11 +332,7 @@ def _against_eval_set(
             file=str(target.path),
         )
     for match in matching.matches:
-        console.print(
-            f"trace {match.conversation.trace_id} -> case {match.case.eval_id} (by {match.how})",
-            highlight=False,
-            soft_wrap=True,
-        )
+        print_line(console, f"trace {match.conversation.trace_id} -> case {match.case.eval_id} (by {match.how})")
     eval_set = trace_eval_set(matching, golden.eval_set_id, golden=golden)
     if config is not None:
         return eval_set, load_metrics(config), str(config)

@@ -54,7 +54,7 @@ def _metric_table(view: ResultView) -> Table:
     for row in view.metrics:
         info = row.status is EvalStatus.INFORMATIONAL  # reported, never judged: no threshold, no counts
         table.add_row(
-            row.metric_name,
+            Text(row.metric_name),  # as it is: a name may hold "[...]" (rich markup) or ":name:" (emoji codes)
             format_score(row.mean),
             "-" if info else format_score(row.threshold),
             _status(row.status, short=True),
