@@ -5,22 +5,28 @@ OpenAI-compatible tool-calling agent, and the loader used by the command line.
 mocks apply to them.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ._adapt import CallableAgent, as_agent, to_output
-from ._events import (
-    AgentEvent,
-    FinalText,
-    IntermediateMessage,
-    TextDelta,
-    ToolCall,
-    ToolResult,
-    collect_events,
-    collect_events_sync,
-)
 from ._loader import load_agent, looks_like_agent_spec
-from ._openai import OpenAIAgent
 from ._timing import time_model, time_tool
-from ._tools import FunctionTool, parse_docstring
 from ._types import Agent, AgentError, AgentOutput, AgentRequest
+
+if TYPE_CHECKING:
+    from ._events import (
+        AgentEvent,
+        FinalText,
+        IntermediateMessage,
+        TextDelta,
+        ToolCall,
+        ToolResult,
+        collect_events,
+        collect_events_sync,
+    )
+    from ._openai import OpenAIAgent
+    from ._tools import FunctionTool, parse_docstring
 
 __all__ = [
     "Agent",
@@ -48,7 +54,36 @@ __all__ = [
 ]
 
 
+# Loaded on first use: a plain agent (a coroutine function, the usual case) needs neither the streamed-event
+# classes nor the OpenAI-compatible agent and its tool introspection (~2 ms of every eval's start-up).
+_MODULE_OF = {
+    **dict.fromkeys(
+        (
+            "AgentEvent",
+            "FinalText",
+            "IntermediateMessage",
+            "TextDelta",
+            "ToolCall",
+            "ToolResult",
+            "collect_events",
+            "collect_events_sync",
+        ),
+        "._events",
+    ),
+    "OpenAIAgent": "._openai",
+    "FunctionTool": "._tools",
+    "parse_docstring": "._tools",
+}
+
+
 def __getattr__(name: str) -> object:
+    module = _MODULE_OF.get(name)
+    if module is not None:
+        import importlib
+
+        value = getattr(importlib.import_module(module, __name__), name)
+        globals()[name] = value
+        return value
     # The ADK adapter imports nothing heavy at module level, but keep it out of the eager import list anyway.
     if name in ("AdkAgent", "adk_events_to_output"):
         from . import _adk
@@ -59,3 +94,7 @@ def __getattr__(name: str) -> object:
 
         return mockable
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__, "AdkAgent", "adk_events_to_output", "mockable"})

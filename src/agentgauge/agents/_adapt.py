@@ -9,7 +9,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..model import Message
-from ._events import collect_events, collect_events_sync
 from ._threads import run_in_daemon_thread
 from ._types import Agent, AgentError, AgentOutput, AgentRequest
 
@@ -39,8 +38,12 @@ async def to_output(value: object) -> AgentOutput:
     if isinstance(value, str | Message):
         return AgentOutput(final_response=value)
     if isinstance(value, AsyncIterable):
+        from ._events import collect_events
+
         return await collect_events(value)
     if isinstance(value, Iterator):
+        from ._events import collect_events_sync
+
         return collect_events_sync(value)
     if isinstance(value, dict):
         try:
@@ -59,6 +62,8 @@ def _call_sync(fn: Callable[[AgentRequest], object], request: AgentRequest) -> o
     value = fn(request)
     # A sync generator is drained here, in the worker thread, so a blocking agent never blocks the event loop.
     if isinstance(value, Iterator) and not isinstance(value, str):
+        from ._events import collect_events_sync
+
         return collect_events_sync(value)
     return value
 
