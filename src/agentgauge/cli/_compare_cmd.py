@@ -103,7 +103,7 @@ def compare(
     from .._redact import mask_standard_streams
 
     mask_standard_streams()
-    console = Console(stderr=json_out, soft_wrap=False)
+    console = Console(stderr=json_out, soft_wrap=False, emoji=False)  # user text may hold ":name:"
     with input_errors_exit_2():
         from .._fileio import atomic_write, check_output_targets
         from ..compare import compare_results, print_comparison, render_html, render_markdown

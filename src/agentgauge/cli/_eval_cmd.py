@@ -338,7 +338,7 @@ def eval_command(
     start = Path.cwd()
     output_dir = output_dir.absolute()
     junit, html, markdown = (p.absolute() if p is not None else None for p in (junit, html, markdown))
-    console = Console(stderr=json_out, soft_wrap=False)
+    console = Console(stderr=json_out, soft_wrap=False, emoji=False)  # user text may hold ":name:"
     runner = _run
     engine = executor_choice(executor, ray_address, rate_limit or [])
     simulation = SimulationOptions(user_simulator, simulator_model, simulator_base_url, expected_agent, max_turns)
@@ -396,7 +396,7 @@ def eval_command(
             plugins=plugin or [],
             prices=prices,
             console=console,
-            progress_console=None if json_out else Console(stderr=True),
+            progress_console=None if json_out else Console(stderr=True, emoji=False),
             result_store=result_store,
             **extra,
         )

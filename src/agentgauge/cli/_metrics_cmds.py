@@ -116,4 +116,4 @@ def list_metrics(
             _range(i.min_value, i.max_value),
             _one_line(i.description),
         )
-    Console().print(table)
+    Console(emoji=False).print(table)

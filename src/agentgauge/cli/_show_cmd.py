@@ -81,7 +81,7 @@ def show(
     from ..reporting import build_view, print_summary, render, write_report
 
     reports = [(path, fmt) for path, fmt in ((html, "html"), (junit, "junit"), (markdown, "markdown")) if path]
-    console = Console(stderr=json_out, soft_wrap=False)
+    console = Console(stderr=json_out, soft_wrap=False, emoji=False)  # user text may hold ":name:"
     with input_errors_exit_2():
         stored = _from_store(store, result_file, app_name)
         streamed = None
