@@ -1,17 +1,23 @@
 """Criteria: how an actual value is compared with an expected one (text, JSON, tool trajectory, final response,
 ROUGE, XML), read from the metrics-file form and matched with ``criterion.match(actual, expected)``."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from ._adk import AdkToolTrajectoryCriterion, MatchType, parse_match_type
 from ._base import CriterionError, MatchResult
 from ._compare import CompareRegistry, CompareResult, InvocationCompare, JSONCompare, RougeTokenizer, TextCompare
-from ._final_response import FinalResponseCriterion
 from ._json import DEFAULT_NUMBER_TOLERANCE, JSONCriterion
-from ._llm import JudgeModelOptions, LLMCriterion, Rubric
 from ._rouge import RougeCriterion, RougeScore, RougeThreshold, adk_rouge1
 from ._text import LengthBounds, TextCriterion
 from ._tokenize import unicode_tokens
 from ._trajectory import BUILTIN_STRATEGY, ToolTrajectoryCriterion, ToolTrajectoryStrategy
-from ._xml import XMLCriterion, check_xml
+
+if TYPE_CHECKING:
+    from ._final_response import FinalResponseCriterion
+    from ._llm import JudgeModelOptions, LLMCriterion, Rubric
+    from ._xml import XMLCriterion, check_xml
 
 __all__ = [
     "BUILTIN_STRATEGY",
@@ -44,3 +50,29 @@ __all__ = [
     "parse_match_type",
     "unicode_tokens",
 ]
+
+# Loaded on first use: the final-response criterion (with its XML rules) and the judge criteria are not needed by a
+# run whose metrics use neither (~3 ms of start-up).
+_MODULE_OF = {
+    "FinalResponseCriterion": "._final_response",
+    "JudgeModelOptions": "._llm",
+    "LLMCriterion": "._llm",
+    "Rubric": "._llm",
+    "XMLCriterion": "._xml",
+    "check_xml": "._xml",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

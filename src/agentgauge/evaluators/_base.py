@@ -9,7 +9,21 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..model import ConversationScenario, EvalCase, EvalMetric, EvalStatus, Invocation, RubricScore
 
-__all__ = ["CURRENT_CASE", "EvaluateResult", "Evaluator", "EvaluatorError", "PerInvocationResult", "current_scenario"]
+__all__ = [
+    "CURRENT_CASE",
+    "FINAL_RESPONSE_DESCRIPTION",
+    "FINAL_RESPONSE_METRIC",
+    "EvaluateResult",
+    "Evaluator",
+    "EvaluatorError",
+    "PerInvocationResult",
+    "current_scenario",
+]
+
+FINAL_RESPONSE_METRIC = "final_response_avg_score"
+FINAL_RESPONSE_DESCRIPTION = (
+    "Final response matches the expected one by text/JSON/ROUGE rules (1/0 per invocation, mean)."
+)
 
 CURRENT_CASE: ContextVar[EvalCase | None] = ContextVar("agentgauge_current_case", default=None)
 """The eval case being scored (set by the run engine while its metrics run)."""

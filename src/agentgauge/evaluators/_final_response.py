@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from ..criteria import CompareRegistry, FinalResponseCriterion
 from ..model import EvalMetric, Invocation
-from ._base import EvaluateResult, EvaluatorError
+from ._base import FINAL_RESPONSE_DESCRIPTION, FINAL_RESPONSE_METRIC, EvaluateResult, EvaluatorError
 from ._common import ParsedCache, score_matches
 
 __all__ = ["FinalResponseEvaluator"]
@@ -15,8 +15,8 @@ __all__ = ["FinalResponseEvaluator"]
 class FinalResponseEvaluator:
     """Scores each invocation 1 when its final response satisfies ``criterion.finalResponse``, else 0."""
 
-    name = "final_response_avg_score"
-    description = "Final response matches the expected one by text/JSON/ROUGE rules (1/0 per invocation, mean)."
+    name = FINAL_RESPONSE_METRIC
+    description = FINAL_RESPONSE_DESCRIPTION
 
     def __init__(self, compares: CompareRegistry | None = None) -> None:
         self._compares = compares if compares is not None else CompareRegistry()
