@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .._lazy import lazy_exports
 from ._adapt import CallableAgent, as_agent, to_output
 from ._loader import load_agent, looks_like_agent_spec
 from ._timing import time_model, time_tool
@@ -55,46 +56,30 @@ __all__ = [
 
 
 # Loaded on first use: a plain agent (a coroutine function, the usual case) needs neither the streamed-event
-# classes nor the OpenAI-compatible agent and its tool introspection (~2 ms of every eval's start-up).
-_MODULE_OF = {
-    **dict.fromkeys(
-        (
-            "AgentEvent",
-            "FinalText",
-            "IntermediateMessage",
-            "TextDelta",
-            "ToolCall",
-            "ToolResult",
-            "collect_events",
-            "collect_events_sync",
+# classes nor the OpenAI-compatible agent and its tool introspection (~2 ms of every eval's start-up), nor the ADK
+# adapter; ``mockable`` lives in agentgauge.mocks, which imports this package.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        **dict.fromkeys(
+            (
+                "AgentEvent",
+                "FinalText",
+                "IntermediateMessage",
+                "TextDelta",
+                "ToolCall",
+                "ToolResult",
+                "collect_events",
+                "collect_events_sync",
+            ),
+            "._events",
         ),
-        "._events",
-    ),
-    "OpenAIAgent": "._openai",
-    "FunctionTool": "._tools",
-    "parse_docstring": "._tools",
-}
-
-
-def __getattr__(name: str) -> object:
-    module = _MODULE_OF.get(name)
-    if module is not None:
-        import importlib
-
-        value = getattr(importlib.import_module(module, __name__), name)
-        globals()[name] = value
-        return value
-    # The ADK adapter imports nothing heavy at module level, but keep it out of the eager import list anyway.
-    if name in ("AdkAgent", "adk_events_to_output"):
-        from . import _adk
-
-        return getattr(_adk, name)
-    if name == "mockable":  # agentgauge.mocks imports this package, so it is looked up on first use
-        from ..mocks import mockable
-
-        return mockable
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__, "AdkAgent", "adk_events_to_output", "mockable"})
+        "OpenAIAgent": "._openai",
+        "FunctionTool": "._tools",
+        "parse_docstring": "._tools",
+        "AdkAgent": "._adk",
+        "adk_events_to_output": "._adk",
+        "mockable": "..mocks",
+    },
+    __all__,
+)

@@ -3,8 +3,9 @@ ROUGE, XML), read from the metrics-file form and matched with ``criterion.match(
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._lazy import lazy_exports
 from ._adk import AdkToolTrajectoryCriterion, MatchType, parse_match_type
 from ._base import CriterionError, MatchResult
 from ._compare import CompareRegistry, CompareResult, InvocationCompare, JSONCompare, RougeTokenizer, TextCompare
@@ -53,26 +54,15 @@ __all__ = [
 
 # Loaded on first use: the final-response criterion (with its XML rules) and the judge criteria are not needed by a
 # run whose metrics use neither (~3 ms of start-up).
-_MODULE_OF = {
-    "FinalResponseCriterion": "._final_response",
-    "JudgeModelOptions": "._llm",
-    "LLMCriterion": "._llm",
-    "Rubric": "._llm",
-    "XMLCriterion": "._xml",
-    "check_xml": "._xml",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "FinalResponseCriterion": "._final_response",
+        "JudgeModelOptions": "._llm",
+        "LLMCriterion": "._llm",
+        "Rubric": "._llm",
+        "XMLCriterion": "._xml",
+        "check_xml": "._xml",
+    },
+    __all__,
+)

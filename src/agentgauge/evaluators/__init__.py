@@ -4,8 +4,9 @@ LLM-judge metrics)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._lazy import lazy_exports
 from ._base import EvaluateResult, Evaluator, EvaluatorError, PerInvocationResult
 from ._registry import MetricInfo, Registry
 from ._response_match import ResponseMatchEvaluator
@@ -27,15 +28,5 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    # Loaded on first use, like the criteria it parses (see agentgauge.criteria).
-    if name == "FinalResponseEvaluator":
-        from ._final_response import FinalResponseEvaluator
-
-        globals()[name] = FinalResponseEvaluator
-        return FinalResponseEvaluator
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+# Loaded on first use, like the criteria it parses (see agentgauge.criteria).
+__getattr__, __dir__ = lazy_exports(__name__, {"FinalResponseEvaluator": "._final_response"}, __all__)

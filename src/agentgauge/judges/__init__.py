@@ -11,8 +11,9 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._cache import JudgeCache, cache_key
@@ -55,43 +56,34 @@ __all__ = [
 
 # The names are imported on first use: a run whose metrics need no judge (the usual deterministic run) loads only
 # the settings it passes around, not the HTTP client, the cache and the provider tables (~3 ms of start-up).
-_MODULE_OF = {
-    "CallableJudge": "._protocol",
-    "JudgeAnswerError": "._errors",
-    "JudgeCache": "._cache",
-    "JudgeClient": "._client",
-    "JudgeConfigError": "._errors",
-    "JudgeEndpoint": "._endpoint",
-    "JudgeError": "._errors",
-    "JudgeMessage": "._protocol",
-    "JudgeModel": "._protocol",
-    "JudgeParseError": "._errors",
-    "JudgePool": "._client",
-    "JudgeSettings": "._settings",
-    "JudgeTimeoutError": "._errors",
-    "OpenAIJudge": "._openai",
-    "PROVIDERS": "._endpoint",
-    "ProviderDefaults": "._endpoint",
-    "ResponseSchema": "._protocol",
-    "RetryPolicy": "._retry",
-    "as_judge_model": "._protocol",
-    "cache_key": "._cache",
-    "extract_json": "._json",
-    "extract_json_object": "._json",
-    "parse_retry_after": "._retry",
-    "snippet": "._errors",
-    "strip_code_fence": "._json",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "CallableJudge": "._protocol",
+        "JudgeAnswerError": "._errors",
+        "JudgeCache": "._cache",
+        "JudgeClient": "._client",
+        "JudgeConfigError": "._errors",
+        "JudgeEndpoint": "._endpoint",
+        "JudgeError": "._errors",
+        "JudgeMessage": "._protocol",
+        "JudgeModel": "._protocol",
+        "JudgeParseError": "._errors",
+        "JudgePool": "._client",
+        "JudgeSettings": "._settings",
+        "JudgeTimeoutError": "._errors",
+        "OpenAIJudge": "._openai",
+        "PROVIDERS": "._endpoint",
+        "ProviderDefaults": "._endpoint",
+        "ResponseSchema": "._protocol",
+        "RetryPolicy": "._retry",
+        "as_judge_model": "._protocol",
+        "cache_key": "._cache",
+        "extract_json": "._json",
+        "extract_json_object": "._json",
+        "parse_retry_after": "._retry",
+        "snippet": "._errors",
+        "strip_code_fence": "._json",
+    },
+    __all__,
+)
