@@ -99,8 +99,8 @@ def print_overview(view: ResultView, console: Console, duration: float | None = 
     if usage:
         console.print(Text(f"  Summed over invocations: {usage}"), soft_wrap=True)
     if duration is not None:
-        # Plain, like the lines above: rich's number highlighting would compile its patterns for this one line (~3 ms),
-        # and its emoji lookup would load its table of emoji codes for the ":" (~2 ms).
+        # Plain text, like the lines above: as a string, rich's number highlighting would compile its patterns for this
+        # one line (~3 ms).
         console.print(Text(f"  Duration: {duration:.2f} s"))
 
 

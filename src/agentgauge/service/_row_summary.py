@@ -21,7 +21,6 @@ from ..model import (
     EvalStatus,
     RunSummary,
     StatusCounts,
-    status_for_score,
     summarize_statuses,
 )
 from ._multirun import CaseRow, MetricTally, case_order, metric_summaries, tally_metrics
@@ -181,19 +180,13 @@ def _one_row_document(table: RowTable, index: int, eval_id: str, status: EvalSta
     summaries = []
     results = []
     for name, score, metric_status, threshold in metrics:
-        # MetricTally with one result: the mean of the evaluated score (summed as it sums: -0.0 becomes 0.0),
-        # judged against the threshold.
-        evaluated = metric_status is not EvalStatus.NOT_EVALUATED and score is not None
-        average = sum((score,)) / 1 if evaluated and score is not None else None
-        if metric_status is EvalStatus.INFORMATIONAL:
-            summary_status = EvalStatus.INFORMATIONAL
-        else:
-            summary_status = status_for_score(average, threshold)
+        tally = MetricTally(name, threshold)  # the same mean and status the general path computes
+        tally.add(score, metric_status)
         summaries.append(
             {
                 "metricName": name,
-                "averageScore": average,
-                "evalStatus": summary_status.value,
+                "averageScore": tally.average,
+                "evalStatus": tally.status.value,
                 "threshold": float(threshold),
                 "statusCounts": _one_count(metric_status),
             }
