@@ -72,7 +72,7 @@ def test_main_skips_the_final_collection_once(monkeypatch: pytest.MonkeyPatch) -
         with pytest.raises(SystemExit) as stop:
             cli.main()
         assert stop.value.code == 0
-    assert registered == [gc.freeze]
+    assert registered == [cli.skip_final_collection]
 
 
 def test_eval_with_frozen_exit_still_writes_everything(tmp_path: Path) -> None:

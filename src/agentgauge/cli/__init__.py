@@ -22,7 +22,7 @@ from . import _store_cmds as _store_cmds
 from . import _traces_cmds as _traces_cmds
 from ._app import app
 from ._compare_cmd import compare as compare  # imported last: listed after the other commands
-from ._exit import leave_to_the_os, process_ends_after_command
+from ._exit import leave_to_the_os, process_ends_after_command, skip_final_collection
 
 __all__ = ["app", "main"]
 
@@ -37,11 +37,10 @@ def main() -> None:
     """Console-script entry point."""
     global _final_collection_skipped
     if not _final_collection_skipped:
-        # When the interpreter exits it runs one last full garbage collection over every object still alive --
-        # after an ``eval``, the loaded eval set and every case result: tens of milliseconds (more on a busy machine)
-        # spent after the command's work is done. Frozen objects are left out of it (the process is ending; the
-        # operating system takes the memory back). Only at exit, so in-process callers keep a working collector.
-        atexit.register(gc.freeze)
+        # The interpreter's last full garbage collection is skipped (tens of milliseconds after an ``eval``); the
+        # user's objects are still finalized (see ``skip_final_collection``). Only at exit, so in-process callers
+        # keep a working collector.
+        atexit.register(skip_final_collection)
         _final_collection_skipped = True
     single = _invoked_app(sys.argv[1:])
     enabled = gc.isenabled()

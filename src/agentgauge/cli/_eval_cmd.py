@@ -616,7 +616,7 @@ def _run(
         from ._eval_resume import report_agent_cache
 
         report_agent_cache(agent_cache, console)
-    leave_to_the_os(targets, agent, registry)  # the loaded eval sets are freed at exit, if ever (~3 ms)
+    leave_to_the_os(targets)  # the loaded eval sets are freed at exit, if ever (~3 ms)
     return outcomes
 
 
