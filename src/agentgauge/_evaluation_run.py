@@ -8,7 +8,7 @@ import contextlib
 import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .model import EvalCase, EvalCaseResult, EvalMetric
 from .service._rows import RowTable
@@ -53,6 +53,16 @@ def _collector_ignores_loaded_data() -> Iterator[None]:
         gc.unfreeze()
 
 
+class _Ready(NamedTuple):
+    """A case result prepared for handing on: its compact row and, for a writer of a JSON document, its indented JSON
+    (``None``: the writer takes the result itself)."""
+
+    result: EvalCaseResult | CompactResult
+    row: CaseRow
+    detail: bytes | None
+    dumped: dict[str, Any] | None
+
+
 class _Collector:
     """Takes case results in any order and hands them on in dispatch order: to the streaming writer (if any),
     into compact rows for the summary, and -- only while they are few or a consumer needs them -- in full."""
@@ -65,44 +75,53 @@ class _Collector:
         # of its own copy (a million-case run then holds each id once).
         self._known_ids = known_ids
         self.full: list[EvalCaseResult] = []
-        self._pending: dict[int, tuple[EvalCaseResult | CompactResult, dict[str, Any] | None]] = {}
+        self._pending: dict[int, _Ready] = {}
         self._next = 0
+        self._add_json = getattr(writer, "add_json", None)  # a writer of a JSON document (a SQL store's has none)
 
     def add(self, seq: int, result: EvalCaseResult | CompactResult, dumped: dict[str, Any] | None = None) -> None:
         """Take the result of dispatch number ``seq`` (``dumped``: its JSON form, if made already, so the writer
         does not serialise it again)."""
-        self._pending[seq] = (result, dumped)
+        # The row and the JSON are made now, as the case finishes, not when its turn in eval-set order comes: a case
+        # early in the set that is still running holds back every later one, and all of them would then be encoded
+        # together once it ends -- after the last agent answer, where nothing else overlaps (~10 ms of 200 cases).
+        self._pending[seq] = self._prepare(result, dumped)
         while self._next in self._pending:
-            self._emit(*self._pending.pop(self._next))
+            self._emit(self._pending.pop(self._next))
             self._next += 1
 
     def flush(self) -> None:
         """Hand on whatever is still waiting for an earlier case (used when a run stops early)."""
         for seq in sorted(self._pending):
-            self._emit(*self._pending.pop(seq))
+            self._emit(self._pending.pop(seq))
 
-    def _emit(self, result: EvalCaseResult | CompactResult, dumped: dict[str, Any] | None) -> None:
+    def _prepare(self, result: EvalCaseResult | CompactResult, dumped: dict[str, Any] | None) -> _Ready:
+        from .formats._result_writer import case_json
         from .service import CompactResult, case_row
 
         if isinstance(result, CompactResult):  # from a remote worker: written as it came, parsed only when kept
-            if self.writer is not None:
-                add_json = getattr(self.writer, "add_json", None)
-                if add_json is not None:
-                    add_json(result.detail)
-                else:  # a writer without a JSON document (a SQL store's) takes the result itself
-                    self.writer.add(result.full())
-            self._add_row(result.row)
-            if self.keep_full:
-                self.full.append(result.full())
-            return
+            return _Ready(result, result.row, result.detail, None)
+        if self.writer is None or self._add_json is None:
+            return _Ready(result, case_row(result), None, dumped)
+        document = result.model_dump(mode="json") if dumped is None else dumped
+        return _Ready(result, case_row(result), case_json(document), None)
+
+    def _emit(self, ready: _Ready) -> None:
+        from .service import CompactResult
+
+        result = ready.result
         if self.writer is not None:
-            if dumped is None:  # any writer (a store's too) takes the result alone
-                self.writer.add(result)
+            if ready.detail is not None and self._add_json is not None:
+                self._add_json(ready.detail)
+            elif isinstance(result, CompactResult):  # a writer without a JSON document takes the result itself
+                self.writer.add(result.full())
+            elif ready.dumped is not None:
+                self.writer.add(result, ready.dumped)
             else:
-                self.writer.add(result, dumped)
-        self._add_row(case_row(result))
+                self.writer.add(result)
+        self._add_row(ready.row)
         if self.keep_full:
-            self.full.append(result)
+            self.full.append(result.full() if isinstance(result, CompactResult) else result)
 
     def _add_row(self, row: CaseRow) -> None:
         known = self._known_ids

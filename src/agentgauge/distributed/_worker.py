@@ -8,9 +8,8 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from ..agents import Agent, AgentOutput, AgentRequest, as_agent, load_agent
+from ..formats._result_writer import case_json
 from ..model import EvalCase
 from ..service import CompactResult, EvaluateRequest, EvaluatorSource, InferenceRequest, LocalService, case_row
 
@@ -102,8 +101,7 @@ class CaseWorker:
     ) -> CompactResult:
         inference, _ = await self._service.infer(inference_request, case, {}, run_id=run_id)
         result, _ = await self._service.score(evaluate_request, case, inference, {}, run_id=run_id)
-        detail = orjson.dumps(result.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
-        return CompactResult(case_row(result), detail)
+        return CompactResult(case_row(result), case_json(result.model_dump(mode="json")))
 
     def pid(self) -> int:
         """The worker's process id."""

@@ -23,7 +23,7 @@ import orjson
 from .._fileio import AtomicFile
 from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResultSummary
 
-__all__ = ["ResultEncoder", "ResultWriter"]
+__all__ = ["ResultEncoder", "ResultWriter", "case_json"]
 
 _INDENT = orjson.OPT_INDENT_2
 _FLUSH_BYTES = 1 << 20  # buffered bytes written to the file at a time
@@ -33,6 +33,12 @@ def _nested(value: Any, depth: int) -> bytes:
     """``value`` as indented JSON placed ``depth`` levels deep in the document (what a whole-document dump gives)."""
     pad = b"\n" + b"  " * depth
     return orjson.dumps(value, option=_INDENT).replace(b"\n", pad)
+
+
+def case_json(document: dict[str, Any]) -> bytes:
+    """One case result's ``model_dump(mode="json")`` as :meth:`ResultEncoder.add_json` takes it: 2-space indented
+    JSON placed where case results sit in the document (what a remote worker sends; any JSON parser reads it)."""
+    return _nested(document, 2)
 
 
 def _key(name: str) -> bytes:
@@ -61,14 +67,12 @@ class ResultEncoder:
 
     def add(self, case: EvalCaseResult, dumped: dict[str, Any] | None = None) -> None:
         """Append one case result (``dumped``: its ``model_dump(mode="json")`` when the caller has it already)."""
-        doc = case.model_dump(mode="json") if dumped is None else dumped
-        self._out((b",\n    " if self.count else b"\n    ") + _nested(doc, 2))
-        self.count += 1
+        self.add_json(case_json(case.model_dump(mode="json") if dumped is None else dumped))
 
-    def add_json(self, indented: bytes) -> None:
-        """Append one case result given as its 2-space indented JSON (``orjson`` ``OPT_INDENT_2`` of
-        ``model_dump(mode="json")``, as a remote worker sends it)."""
-        self._out((b",\n    " if self.count else b"\n    ") + indented.replace(b"\n", b"\n    "))
+    def add_json(self, placed: bytes) -> None:
+        """Append one case result given as :func:`case_json` makes it (e.g. by a remote worker, or earlier, as the
+        case finished, while the results before it in the document were still running)."""
+        self._out((b",\n    " if self.count else b"\n    ") + placed)
         self.count += 1
 
     def finish(
@@ -166,9 +170,9 @@ class ResultWriter:
         """Append one case result to the document (``dumped``: see :meth:`ResultEncoder.add`)."""
         self._encoder.add(case, dumped)
 
-    def add_json(self, indented: bytes) -> None:
-        """Append one case result given as its indented JSON (see :meth:`ResultEncoder.add_json`)."""
-        self._encoder.add_json(indented)
+    def add_json(self, placed: bytes) -> None:
+        """Append one case result given as :func:`case_json` makes it (see :meth:`ResultEncoder.add_json`)."""
+        self._encoder.add_json(placed)
 
     def commit(
         self,
