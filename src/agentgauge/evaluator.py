@@ -69,7 +69,8 @@ class AgentEvaluator:
     - ``timeout`` bounds each case's inference (seconds); ``case_ids`` restricts the cases.
     - ``prices`` (a price table, ``agentgauge._prices.PriceTable``) sets the cost of the
       token usage that live runs record; default: the built-in table.
-    - ``progress(done, total)`` is called as cases finish.
+    - ``progress(done, total)`` is called as cases finish; ``on_start()`` once per evaluation, as soon as its first
+      cases are under way (their agents at work), e.g. to print a header without delaying the first agent call.
     - A result manager with ``open_writer`` (the local file manager) gets the result streamed: each case result
       is written to the file as it finishes and dropped. Up to ``max_results_in_memory`` case results (cases x
       runs; default :data:`DEFAULT_MAX_RESULTS_IN_MEMORY`) are also kept for the returned
@@ -107,6 +108,7 @@ class AgentEvaluator:
         case_ids: Sequence[str] | None = None,
         judge_settings: JudgeSettings | None = None,
         progress: ProgressFn | None = None,
+        on_start: Callable[[], object] | None = None,
         max_results_in_memory: int | None = None,
         executor: Executor | str | None = None,
         prices: PriceTable | None = None,
@@ -151,6 +153,7 @@ class AgentEvaluator:
         self.timeout = timeout
         self.case_ids = list(case_ids) if case_ids else None
         self.progress = progress
+        self.on_start = on_start
         self.max_results_in_memory = (
             DEFAULT_MAX_RESULTS_IN_MEMORY if max_results_in_memory is None else max_results_in_memory
         )
@@ -350,10 +353,13 @@ class AgentEvaluator:
             prices=self.prices,
             simulation=self.simulation,
             agent_cache=self.agent_cache,
+            started=_Once(self.on_start) if self.on_start is not None else None,
         )
 
         async def work() -> None:
             await self.executor.execute(job, items(), emit)
+            if job.started is not None:  # an executor that never said it started: the run is over now
+                job.started()
 
         interrupted = False
         try:
@@ -538,3 +544,22 @@ def _simulation_settings(
     elif out.expected_agent is not None:
         out.expected_agent = as_agent(out.expected_agent)
     return out
+
+
+class _Once:
+    """Calls ``fn`` the first time it is called, never again; an exception it raises is reported through the event
+    loop's exception handler (a failing hook must not end the run)."""
+
+    def __init__(self, fn: Callable[[], object]) -> None:
+        self._fn: Callable[[], object] | None = fn
+
+    def __call__(self) -> None:
+        fn, self._fn = self._fn, None
+        if fn is None:
+            return
+        try:
+            fn()
+        except Exception as exc:  # reported, not raised: see the class docstring
+            asyncio.get_running_loop().call_exception_handler(
+                {"message": f"on_start hook {fn!r} failed", "exception": exc}
+            )

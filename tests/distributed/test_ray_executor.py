@@ -93,10 +93,13 @@ def test_same_scores_as_the_local_executor(ray_cluster: Any, bench: dict[str, Pa
     local = _evaluator(bench["set"], bench["metrics"], load_agent(spec), None, parallelism=8, num_runs=2)
     expected = local.evaluate_sync(load_eval_set(bench["set"]).eval_set_id)
     executor = RayExecutor(agent_spec=spec, num_actors=2)
-    remote = _evaluator(bench["set"], bench["metrics"], None, executor, parallelism=8, num_runs=2)
+    started: list[int] = []  # how many workers were up when the run said it had started
+    on_start = lambda: started.append(len(executor.worker_pids))  # noqa: E731
+    remote = _evaluator(bench["set"], bench["metrics"], None, executor, parallelism=8, num_runs=2, on_start=on_start)
     got = remote.evaluate_sync(load_eval_set(bench["set"]).eval_set_id)
 
     assert len(executor.worker_pids) == 2 and os.getpid() not in executor.worker_pids
+    assert started == [2]
     assert _scores(got) == _scores(expected)
     assert len(_scores(got)) == 80  # 40 cases x 2 runs
     assert got.eval_set_result.summary == expected.eval_set_result.summary

@@ -18,6 +18,7 @@ from ._common import (
     input_errors_exit_2,
     print_line,
 )
+from ._console import deferred_console, progress_bar_console
 from ._eval_run import (
     EXIT_INTERRUPTED,
     evaluate_interruptibly,
@@ -123,6 +124,29 @@ def _shown(path: Path | None, start: Path) -> str:
         return str(path.relative_to(start))
     except ValueError:
         return str(path)
+
+
+class _Heading:
+    """Prints the line that opens an eval set's run (``id (file): metrics from ...``), once."""
+
+    def __init__(self, console: Console, target: _Target) -> None:
+        self._console: Console | None = console
+        self._target = target
+
+    def __call__(self) -> None:
+        console, self._console = self._console, None
+        if console is None:
+            return
+        from rich.text import Text
+
+        target = self._target
+        assert target.eval_set is not None
+        console.print(
+            Text.assemble(
+                (target.eval_set.eval_set_id, "bold"), f" ({target.path}): metrics from {target.metrics_source}"
+            ),
+            soft_wrap=True,
+        )
 
 
 def _report_path(path: Path, eval_set_id: str, several: bool) -> Path:
@@ -317,8 +341,6 @@ def eval_command(
 
       agentgauge eval traces.evalset.json --metrics judge.metrics.json --json > result.json
     """
-    from rich.console import Console
-
     from .._redact import mask_standard_streams
 
     mask_standard_streams()  # judge keys registered during the run never reach stdout/stderr
@@ -338,7 +360,8 @@ def eval_command(
     start = Path.cwd()
     output_dir = output_dir.absolute()
     junit, html, markdown = (p.absolute() if p is not None else None for p in (junit, html, markdown))
-    console = Console(stderr=json_out, soft_wrap=False, emoji=False)  # user text may hold ":name:"
+    # rich is imported when something is printed (see _console); user text may hold ":name:" (no emoji codes)
+    console = deferred_console(stderr=json_out, soft_wrap=False, emoji=False)
     runner = _run
     engine = executor_choice(executor, ray_address, rate_limit or [])
     simulation = SimulationOptions(user_simulator, simulator_model, simulator_base_url, expected_agent, max_turns)
@@ -396,7 +419,7 @@ def eval_command(
             plugins=plugin or [],
             prices=prices,
             console=console,
-            progress_console=None if json_out else Console(stderr=True, emoji=False),
+            progress_console=None if json_out else progress_bar_console(),
             result_store=result_store,
             **extra,
         )
@@ -497,8 +520,6 @@ def _run(
     ``keep_results=False``: the outcomes read case results back from where they were saved, when asked)."""
     import asyncio
 
-    from rich.text import Text
-
     from ..agents import load_agent, looks_like_agent_spec
     from ..errors import InputError
     from ..evaluator import AgentEvaluator
@@ -576,14 +597,10 @@ def _run(
         sets: Any = target.stream if target.stream is not None else LoadedEvalSet(target.eval_set)
         metrics = InMemoryMetricManager()
         metrics.put_all(app, target.eval_set.eval_set_id, target.metrics)
-        console.print(
-            Text.assemble(
-                (target.eval_set.eval_set_id, "bold"), f" ({target.path}): metrics from {target.metrics_source}"
-            ),
-            soft_wrap=True,
-        )
+        heading = _Heading(console, target)
         bar, update = (None, None)
         if progress_console is not None and progress_console.is_terminal:
+            heading()  # above the bar, which shows from now on
             bar, update = _progress(progress_console, target.eval_set.eval_set_id)
         evaluator = AgentEvaluator(
             app,
@@ -597,6 +614,7 @@ def _run(
             timeout=timeout,
             case_ids=target.case_ids or None,
             progress=update,
+            on_start=heading,  # without a bar: once the first cases are under way (the import of rich overlaps them)
             executor=remote,
             prices=price_table,
             simulation=settings,

@@ -209,6 +209,8 @@ class RayExecutor:
             except ray.exceptions.RayActorError as exc:  # e.g. the agent cannot be loaded on the workers
                 raise InputError(f"the Ray workers could not start: {exc}") from None
             self.timings["actors"] = time.perf_counter() - clock - self.timings["connect"]
+            if job.started is not None:  # the workers are up; the first batches go out next
+                job.started()
             clock = time.perf_counter()
             await self._dispatch(job, actors, slots, items, emit)
             self.timings["dispatch"] = time.perf_counter() - clock

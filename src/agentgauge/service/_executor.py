@@ -77,7 +77,8 @@ class ExecutionJob:
     """What an executor needs besides the work items: the agent and registry of the evaluator, its callbacks and
     limits, a scorer import that may still be running (``prepared``), and the run settings every case pipeline
     uses: ``prices`` (cost of token usage), ``simulation`` (user simulator, expected agent, tool-mock generator)
-    and ``agent_cache`` (earlier agent answers to reuse)."""
+    and ``agent_cache`` (earlier agent answers to reuse). An executor calls ``started`` once its first items are
+    under way (the evaluator calls it after the run if an executor never did)."""
 
     app_name: str
     eval_set_id: str
@@ -92,6 +93,7 @@ class ExecutionJob:
     prices: PriceTable | None = None
     simulation: SimulationSettings | None = None
     agent_cache: AgentResponseCache | None = None
+    started: Callable[[], object] | None = None
 
 
 class Executor(Protocol):
@@ -160,7 +162,7 @@ class LocalExecutor:
             await finish(item, inference, context)
 
         try:
-            await bounded_each(pipeline, items, job.parallelism)
+            await bounded_each(pipeline, items, job.parallelism, started=job.started)
             while deferred:
                 await asyncio.gather(*deferred)
         except BaseException:

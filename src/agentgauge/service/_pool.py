@@ -41,11 +41,19 @@ async def bounded_map(fn: Callable[[T], Awaitable[R]], items: Sequence[T], limit
     return results  # type: ignore[return-value]
 
 
-async def bounded_each(fn: Callable[[T], Awaitable[None]], items: Iterable[T], limit: int) -> None:
+async def bounded_each(
+    fn: Callable[[T], Awaitable[None]],
+    items: Iterable[T],
+    limit: int,
+    *,
+    started: Callable[[], object] | None = None,
+) -> None:
     """``for item in items: await fn(item)`` with at most ``limit`` calls in flight, nothing collected.
 
     ``items`` is consumed lazily (one item per free worker), so a generator that reads its items from a file keeps
-    only the items in flight alive. The first exception cancels the remaining work and propagates.
+    only the items in flight alive. The first exception cancels the remaining work and propagates. ``started`` is
+    called once every worker has taken its first step: each has begun its first item and is waiting (for an agent's
+    answer, typically).
     """
     if limit < 1:
         raise ValueError(f"parallelism must be at least 1, got {limit}")
@@ -62,6 +70,8 @@ async def bounded_each(fn: Callable[[T], Awaitable[None]], items: Iterable[T], l
         async with asyncio.TaskGroup() as group:
             for _ in range(limit):
                 group.create_task(worker())
+            if started is not None:  # runs after the first steps of the tasks just created (the loop is FIFO)
+                asyncio.get_running_loop().call_soon(started)
     except BaseExceptionGroup as group_error:
         raise group_error.exceptions[0] from None
 
