@@ -12,7 +12,6 @@ return their argument unchanged after one truth test, so hot paths pay nothing.
 
 from __future__ import annotations
 
-import html
 import json
 import sys
 import threading
@@ -46,6 +45,8 @@ _byte_forms: tuple[bytes, ...] = ()
 
 def _spellings(value: str) -> set[str]:
     """The value as written raw, inside a JSON string (ASCII-escaped or not) and in HTML/XML text."""
+    import html  # here: importing it loads the table of HTML entities (~2 ms), and secrets are registered rarely
+
     forms = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1], html.escape(value)}
     return {form for form in forms if len(form) >= MIN_SECRET_LENGTH}
 
