@@ -138,3 +138,26 @@ __all__ = [
     "inv",
     "rubric_result",
 ]
+
+
+def exact_answer_evaluator(cases: list[EvalCase], agent: object, **options: Any) -> Any:
+    """An in-memory ``AgentEvaluator`` of app ``app`` over eval set ``set`` (``cases``) with the ``exact_answer``
+    metric (threshold 1) and the given options."""
+    from agentgauge.evaluator import AgentEvaluator
+    from agentgauge.evaluators import Registry
+    from agentgauge.storage import InMemoryEvalResultManager, InMemoryEvalSetManager, InMemoryMetricManager
+
+    sets, metrics = InMemoryEvalSetManager(), InMemoryMetricManager()
+    sets.put("app", EvalSet(eval_set_id="set", eval_cases=cases))
+    metrics.put_all("app", "set", [EvalMetric(metric_name="exact_answer", threshold=1.0)])
+    registry = Registry()
+    registry.register(ExactAnswer())
+    return AgentEvaluator(
+        "app",
+        agent,
+        eval_set_manager=sets,
+        metric_manager=metrics,
+        registry=registry,
+        result_manager=InMemoryEvalResultManager(),
+        **options,
+    )

@@ -14,14 +14,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from svc_fakes import ExactAnswer, case, inv
+from svc_fakes import case, exact_answer_evaluator, inv
 
 from agentgauge.agents import AgentRequest
 from agentgauge.evaluator import AgentEvaluator
-from agentgauge.evaluators import Registry
-from agentgauge.model import EvalCase, EvalMetric, EvalSet
+from agentgauge.model import EvalCase
 from agentgauge.service import Emit, ExecutionJob, LocalExecutor, WorkItem, bounded_each
-from agentgauge.storage import InMemoryEvalResultManager, InMemoryEvalSetManager, InMemoryMetricManager
 
 
 @pytest.mark.parametrize(("count", "limit"), [(10, 4), (2, 4), (0, 3)])
@@ -48,22 +46,10 @@ def _case(eval_id: str) -> EvalCase:
 
 
 def _evaluator(agent: object, on_start: Any, executor: Any = None, cases: int = 3) -> AgentEvaluator:
-    sets, metrics = InMemoryEvalSetManager(), InMemoryMetricManager()
-    sets.put("app", EvalSet(eval_set_id="set", eval_cases=[_case(f"c{i}") for i in range(cases)]))
-    metrics.put_all("app", "set", [EvalMetric(metric_name="exact_answer", threshold=1.0)])
-    registry = Registry()
-    registry.register(ExactAnswer())
-    return AgentEvaluator(
-        "app",
-        agent,
-        eval_set_manager=sets,
-        metric_manager=metrics,
-        registry=registry,
-        result_manager=InMemoryEvalResultManager(),
-        parallelism=2,
-        on_start=on_start,
-        executor=executor,
+    evaluator: AgentEvaluator = exact_answer_evaluator(
+        [_case(f"c{i}") for i in range(cases)], agent, parallelism=2, on_start=on_start, executor=executor
     )
+    return evaluator
 
 
 async def test_on_start_is_called_once_while_the_first_cases_wait_for_their_agent() -> None:

@@ -13,15 +13,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from svc_fakes import ExactAnswer, case, inv
+from svc_fakes import case, exact_answer_evaluator, inv
 
 from agentgauge._evaluation_run import LONGEST_FIRST_WINDOW, dispatch_order, expected_turns
 from agentgauge.agents import AgentRequest
 from agentgauge.evaluator import AgentEvaluator
-from agentgauge.evaluators import Registry
-from agentgauge.model import ConversationScenario, EvalCase, EvalMetric, EvalSet
+from agentgauge.model import ConversationScenario, EvalCase
 from agentgauge.service._pool import OneAtATime
-from agentgauge.storage import InMemoryEvalResultManager, InMemoryEvalSetManager, InMemoryMetricManager
 
 
 async def test_one_at_a_time_lets_one_waiter_go_per_loop_iteration_in_order() -> None:
@@ -119,20 +117,8 @@ class _StartOrder:
 
 
 def _evaluator(cases: list[EvalCase], agent: object, parallelism: int) -> AgentEvaluator:
-    sets, metrics = InMemoryEvalSetManager(), InMemoryMetricManager()
-    sets.put("app", EvalSet(eval_set_id="set", eval_cases=cases))
-    metrics.put_all("app", "set", [EvalMetric(metric_name="exact_answer", threshold=1.0)])
-    registry = Registry()
-    registry.register(ExactAnswer())
-    return AgentEvaluator(
-        "app",
-        agent,
-        eval_set_manager=sets,
-        metric_manager=metrics,
-        registry=registry,
-        result_manager=InMemoryEvalResultManager(),
-        parallelism=parallelism,
-    )
+    evaluator: AgentEvaluator = exact_answer_evaluator(cases, agent, parallelism=parallelism)
+    return evaluator
 
 
 async def test_a_run_starts_long_conversations_first_and_saves_results_in_eval_set_order() -> None:
