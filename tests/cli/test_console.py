@@ -79,3 +79,10 @@ def test_without_a_terminal_the_header_waits_for_the_agents(tmp_path: Path, json
     assert text.splitlines()[0] == f"{set_id} ({evalset}): metrics from {evalset.with_name('calculator.metrics.json')}"
     if json_out:
         assert json.loads(done.stdout)["evalSetId"] == set_id
+
+
+def test_a_copy_of_a_deferred_console_does_not_recurse() -> None:
+    import copy
+
+    console = deferred_console(emoji=False)
+    assert copy.copy(console).is_terminal is False

@@ -28,6 +28,8 @@ class _DeferredConsole:
         self._console: Console | None = None
 
     def __getattr__(self, name: str) -> Any:
+        if name in ("_options", "_console"):  # not set yet (e.g. a copy made without __init__): no recursion
+            raise AttributeError(name)
         console = self._console
         if console is None:
             from rich.console import Console
