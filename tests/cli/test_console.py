@@ -14,6 +14,14 @@ import pytest
 from agentgauge.cli._console import deferred_console, progress_bar_console
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+_OVERRIDES = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
+
+
+@pytest.fixture(autouse=True)
+def _no_terminal_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outputs here are not terminals; an override in the caller's environment (rich's) must not say otherwise."""
+    for name in _OVERRIDES:
+        monkeypatch.delenv(name, raising=False)
 
 
 def test_a_deferred_console_behaves_as_the_console_it_stands_for(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -32,8 +40,6 @@ def test_a_deferred_console_behaves_as_the_console_it_stands_for(monkeypatch: py
 def test_the_progress_bar_shows_where_rich_sees_a_terminal(
     monkeypatch: pytest.MonkeyPatch, env: dict[str, str], bar: bool
 ) -> None:
-    for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
-        monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(sys, "stderr", io.StringIO())  # not a TTY
