@@ -1,19 +1,30 @@
 # Two entry points: `make demo` runs an evaluation of the bundled example, `make test` runs every check.
-# Both create .venv on first use.
+# Both create .venv on first use. The demo installs agentgauge's own dependencies only (~40 packages); the checks
+# need every extra (Google ADK, Ray, the server, the SQL store, Selenium, mypy, ...: ~750 MB), which `make test`
+# adds to the same .venv, so `make demo` then `make test` upgrades it in place.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip --disable-pip-version-check --no-input
+DEMO_STAMP := $(VENV)/.installed-demo
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test lint typecheck unit bench clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
-	touch $(STAMP)
 
-demo: $(STAMP)
+$(DEMO_STAMP): pyproject.toml | $(BIN)/python
+	@# after `make test` everything is installed already
+	[ $(STAMP) -nt pyproject.toml ] || $(PIP) install --quiet -e .
+	touch $(DEMO_STAMP)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -e ".[dev]"
+	touch $(STAMP) $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(BIN)/agentgauge eval examples/calculator/agent.py examples/calculator/calculator.evalset.json --print-detailed-results
 
 lint: $(STAMP)

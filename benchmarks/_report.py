@@ -111,6 +111,17 @@ def targets(doc: dict[str, Any]) -> list[dict[str, Any]]:
         out.append(
             _target("scale: eval peak RSS (MB)", scale["eval"]["peak_rss_mb"], "<= 1000 MB", _at_most(1000), note)
         )
+    serve = m.get("serve")
+    if serve:
+        note = f"{serve['set_mb']} MB set, {serve['server_cpu_ms_per_get']} ms server CPU per GET"
+        name = f"serve: GETs/s of one eval set, {serve['clients']} clients"
+        out.append(_target(name, serve["gets_per_s"], ">= 50", lambda v: v >= 50, note))
+    for row in _get(m, "judge", "runs") or []:
+        if row["configuration"] == "follows --parallelism":
+            judge = m["judge"]
+            note = f"{row['peak_judge_calls']} judge calls at once at most, {row['net_s']:.2f} s net"
+            name = f"CLI judge calls: (wall - --help) / ideal, N={judge['n_cases']}, P={judge['parallelism']}"
+            out.append(_target(name, row["net_over_ideal"], "<= 1.2x", _at_most(1.2), note))
     for row in _get(m, "startup", "runs") or []:
         if row["target"] in ("agentgauge --help", "import agentgauge"):
             out.append(_target(f"start-up: {row['target']}", row["wall_s"], "< 0.3 s", lambda v: v < STARTUP_LIMIT_S))
@@ -232,6 +243,25 @@ def tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
             f"{scale['result_mb']:.0f} MB result file)"
         )
         out.append((title, ["command", "wall s", "peak RSS MB"], rows))
+    serve = m.get("serve")
+    if serve:
+        row = [str(serve["clients"]), _fmt(serve["gets_per_s"], ".1f"), _fmt(serve["mean_latency_ms"], ".1f"),
+               _fmt(serve["server_cpu_ms_per_get"], ".2f")]  # fmt: skip
+        header = ["clients", "GETs/s", "mean latency ms", "server CPU ms per GET"]
+        out.append((f"agentgauge serve: GET of one {serve['set_mb']} MB eval set", header, [row]))
+    judge = m.get("judge")
+    if judge:
+        rows = [
+            [r["configuration"], _fmt(r["ideal_s"], ".2f"), _fmt(r["eval_wall_s"], ".2f"), _fmt(r["net_s"], ".2f"),
+             f"{r['net_over_ideal']:.2f}x", str(r["peak_judge_calls"])]
+            for r in judge["runs"]
+        ]  # fmt: skip
+        header = ["judge calls", "ideal s", "eval wall s", "net s", "net / ideal", "peak calls at once"]
+        title = (
+            f"CLI judge calls, N={judge['n_cases']} trace cases, one {judge['judge_latency_s']} s judge call each, "
+            f"--parallelism {judge['parallelism']}"
+        )
+        out.append((title, header, rows))
     status = {True: "met", False: "MISSED", None: "n/a"}
     rows = [
         [t["name"], _fmt(t["value"], ".3g"), t["goal"], status[t["met"]], t["note"]] for t in doc.get("targets", [])

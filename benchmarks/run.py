@@ -22,13 +22,15 @@ from typing import Any
 
 from _cli import measure_cli, measure_scale
 from _harness import Config, MeasureError, PartialMeasure, measure_e2e, measure_load, measure_scoring, measure_startup
+from _judge import measure_judge
 from _machine import describe
 from _peers import install_peers, peer_python, peer_versions, peers_available
 from _reference import SHARED_GENERATOR, reference_check
 from _report import render_markdown, render_text, targets
+from _serve import measure_serve
 
 BENCH_DIR = Path(__file__).resolve().parent
-MEASURES = ("scoring", "load", "e2e", "startup", "cli", "scale")
+MEASURES = ("scoring", "load", "e2e", "startup", "cli", "scale", "serve", "judge")
 EXIT_REFUSED = 3
 
 
@@ -147,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         ("startup", measure_startup),
         ("cli", measure_cli),
         ("scale", measure_scale),
+        ("serve", measure_serve),
+        ("judge", measure_judge),
     ]
     refused = False
     for name, fn in steps:

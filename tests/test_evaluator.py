@@ -149,10 +149,10 @@ async def test_errors_stay_inside_their_case() -> None:
     status = {r.eval_id: (r.final_eval_status, r.error_message) for r in outcome.eval_set_result.eval_case_results}
     assert status == {
         "ok": (EvalStatus.PASSED, None),
-        "bad": (EvalStatus.FAILED, "agent failed on invocation 1 of 1: RuntimeError: agent crashed"),
-        "stuck": (EvalStatus.FAILED, "inference timed out after 0.2 s"),
+        "bad": (EvalStatus.ERROR, "agent failed on invocation 1 of 1: RuntimeError: agent crashed"),
+        "stuck": (EvalStatus.ERROR, "inference timed out after 0.2 s"),
     }
-    assert outcome.overall_status is EvalStatus.FAILED
+    assert outcome.overall_status is EvalStatus.ERROR
 
 
 async def test_case_filter_and_unknown_ids() -> None:

@@ -5,8 +5,62 @@ The public names below are imported lazily so that ``import agentgauge`` stays f
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+import sys
+
+
+def _ctrl_c_ends_the_process(signum: int, frame: object) -> None:
+    """SIGINT handler of the ``agentgauge`` command outside an evaluation's run (see ``agentgauge.cli._interrupt``):
+    ``Interrupted.`` on stderr and exit code 130, at once.
+
+    Nothing has been written yet while it starts. While a command runs (``agentgauge.cli``), the temporary files of
+    atomic writes under way are removed (their targets are left as they were); what it printed is flushed.
+    """
+    import contextlib
+    import os
+
+    fileio = sys.modules.get("agentgauge._fileio")
+    with contextlib.suppress(Exception):  # the process ends all the same
+        if fileio is not None:
+            fileio.remove_unfinished()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # closed, or interrupted in the middle of a write to it
+            if stream is not None:
+                stream.flush()
+    try:
+        os.write(2, b"Interrupted.\n")
+    finally:
+        os._exit(130)
+
+
+def _console_script_starts() -> None:
+    """Ctrl-C while the ``agentgauge`` command starts ends it as ``Interrupted.`` (exit 130), not as a
+    ``KeyboardInterrupt`` traceback out of some import.
+
+    This runs first thing when the console script imports the package (``agentgauge.cli:main`` imports
+    ``agentgauge`` before ``agentgauge.cli``); ``agentgauge.cli.main`` takes SIGINT over when it runs. A program that
+    merely imports agentgauge keeps its own Ctrl-C handling, and so does a process started with SIGINT ignored or
+    handled (``nohup``, a background job, an embedding application).
+    """
+    import os
+
+    command = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if command.lower().removesuffix(".exe").removesuffix("-script.py") != "agentgauge":
+        return
+    # The C module, which the interpreter loaded at start-up: ``signal`` imports enum (~6 ms not covered).
+    signals = sys.modules.get("_signal")
+    if signals is None:
+        return
+    try:
+        if signals.getsignal(signals.SIGINT) is signals.default_int_handler:
+            signals.signal(signals.SIGINT, _ctrl_c_ends_the_process)
+    except ValueError:  # not the main thread
+        pass
+
+
+_console_script_starts()
+
+import importlib  # noqa: E402 - after the Ctrl-C handler: an interrupt may land during any import
+from typing import TYPE_CHECKING, Any  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -208,6 +208,7 @@ class AtomicFile:
             self._file.close()
             self._file = None
             os.replace(self._tmp, self.path)
+            _UNFINISHED.discard(self._tmp)
         except BaseException:
             self.abort()
             raise
@@ -223,6 +224,7 @@ class AtomicFile:
             self._file = None
         with contextlib.suppress(OSError):
             os.unlink(self._tmp)
+        _UNFINISHED.discard(self._tmp)
 
     def __enter__(self) -> AtomicFile:
         return self
@@ -245,9 +247,24 @@ def _create_temp(target: Path) -> tuple[int, str]:
     while True:
         name = os.fspath(target.parent / f".{target.name[:64]}.{secrets.token_hex(6)}.tmp")
         try:
-            return os.open(name, flags, 0o666), name
+            fd = os.open(name, flags, 0o666)
         except FileExistsError:
             continue
+        _UNFINISHED.add(name)
+        return fd, name
+
+
+_UNFINISHED: set[str] = set()
+"""Temporary files of atomic writes neither committed nor aborted yet."""
+
+
+def remove_unfinished() -> None:
+    """Delete the temporary files of the atomic writes under way, leaving their targets as they were: the process
+    is about to end at once (Ctrl-C in the command line), without unwinding to their ``abort``."""
+    for name in list(_UNFINISHED):
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+    _UNFINISHED.clear()
 
 
 def _fsync_dir(directory: Path) -> None:

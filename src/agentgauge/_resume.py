@@ -68,8 +68,10 @@ def result_path_of(log: str | os.PathLike[str]) -> Path:
 
 def metrics_fingerprint(metrics: Iterable[EvalMetric]) -> str:
     """A short hash of the metrics' configuration: resuming with other metrics would mix scores."""
+    from .formats._jsonexact import dumps
+
     doc = [m.model_dump(mode="json") for m in metrics]
-    return hashlib.sha256(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
+    return hashlib.sha256(dumps(doc, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
 
 _LAYOUT = re.compile(rb"\n *")
@@ -123,8 +125,10 @@ class ProgressLog:
     def add(self, result: EvalCaseResult) -> dict[str, Any]:
         """Append one scored case result (in the kernel when this returns: a killed process keeps it) and return
         its ``model_dump(mode="json")``, which the result writer reuses."""
+        from .formats._jsonexact import dumps
+
         dumped = result.model_dump(mode="json")
-        self._write(orjson.dumps(dumped))
+        self._write(dumps(dumped))  # integers beyond 64 bits exact
         return dumped
 
     def add_json(self, indented: bytes) -> None:
@@ -237,6 +241,8 @@ class ResumeState:
 def read_progress(path: str | os.PathLike[str]) -> tuple[dict[str, object], list[EvalCaseResult]]:
     """The header and the case results of a progress log. A last line cut short (a kill mid-write) is skipped; any
     other unreadable line raises :class:`InputError` naming the line."""
+    from .formats._jsonexact import loads
+
     where = os.fspath(path)
     with open(path, "rb") as handle:
         lines = handle.read().split(b"\n")
@@ -254,7 +260,7 @@ def read_progress(path: str | os.PathLike[str]) -> tuple[dict[str, object], list
         if not line.strip():
             continue
         try:
-            results.append(EvalCaseResult.model_validate(orjson.loads(line)))
+            results.append(EvalCaseResult.model_validate(loads(line)))
         except (orjson.JSONDecodeError, ValidationError) as exc:
             reason = str(exc).splitlines()[0]
             raise InputError(f"unreadable case result: {reason}", file=where, location=f"line {number}") from None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["AgentgaugeError", "InputError", "NotFoundError", "shorten"]
+__all__ = ["AgentgaugeError", "InputError", "InvalidIdError", "NotFoundError", "printable", "shorten"]
 
 SHOWN_CHARS = 200  # how much of a quoted value an error message shows
 _MAX_MESSAGE = 2000
@@ -26,6 +26,28 @@ def shorten(text: str) -> str:
     if len(text) > _MAX_MESSAGE:
         text = f"{text[: _MAX_MESSAGE - 300]}…{text[-200:]}"
     return text
+
+
+# C0 controls but tab and newline, DEL and C1 controls: ESC starts colours, cursor moves and window titles; C1's CSI
+# (U+009B) does the same on terminals that read 8-bit controls.
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_UNPRINTABLE_OR_BREAK = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(text: str, *, lines: bool = True) -> str:
+    """``text`` with its control characters written as escapes (``\\x1b``, ``\\x07``), as user text is printed
+    on a terminal: an eval id, an agent's answer or an error message must not colour, retitle or clear the
+    terminal. Tab and newline are kept unless ``lines`` is false (an id, a one-line message)."""
+    pattern = _UNPRINTABLE if lines else _UNPRINTABLE_OR_BREAK
+    if pattern.search(text) is None:
+        return text
+    if lines:
+        text = text.replace("\r\n", "\n")
+    return pattern.sub(lambda m: _escape_char(m[0]), text)
+
+
+def _escape_char(char: str) -> str:
+    return {"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(char) or f"\\x{ord(char):02x}"
 
 
 class AgentgaugeError(Exception):
@@ -52,6 +74,27 @@ class InputError(AgentgaugeError, ValueError):
         if self.location:
             where = f"{where}: {self.location}" if where else self.location
         return f"{where}: {self.message}" if where else self.message
+
+
+class InvalidIdError(InputError):
+    """An id refused before it can name a file or a stored row: not text, empty, too long, or holding a path
+    separator or a control character. ``kind`` names the id (``"eval set id"``), ``value`` is the id as given and
+    ``limit`` the length limit it broke (``None`` for the other rules)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        value: object,
+        limit: int | None = None,
+        file: str | None = None,
+        location: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.value = value
+        self.limit = limit
+        super().__init__(message, file=file, location=location)
 
 
 class NotFoundError(AgentgaugeError, LookupError):

@@ -12,7 +12,6 @@ from ._evaluation_result import EvaluationCaseResult, EvaluationResult
 from ._evaluation_run import _Collector, _collector_ignores_loaded_data, _prepare_scorers, dispatch_order
 from ._resume import close_progress as _close_progress
 from ._resume import open_progress as _open_progress
-from ._uuid import uuid4
 from .errors import InputError, NotFoundError
 from .model import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult, EvalStatus
 
@@ -22,6 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .formats._result_writer import ResultWriter
     from .judges._settings import JudgeSettings
     from .service import AgentResponseCache, Callbacks, EvalSetSource, EvaluatorSource, Executor, RunPlan, WorkItem
+    from .service._selection import MetricSelection
     from .simulation import SimulationSettings
 
 __all__ = [
@@ -85,6 +85,9 @@ class AgentEvaluator:
       ``expected_agent`` produces the expected invocations of ``expectedRunnerEnabled`` cases and drives
       ``driver: "expected"`` scenarios; ``simulation`` sets the rest (tool-mock generator, turn limits).
     - ``agent_cache`` (:class:`~agentgauge.service.AgentResponseCache`) reuses the agent's earlier answers.
+    - ``metric_selection`` (:class:`~agentgauge.service.MetricSelection`) scores with a subset of the set's metrics
+      (only some, all but some, or no LLM judges); judges whose ``JudgeSettings.max_concurrency`` is unset make
+      up to ``parallelism`` calls at once.
     - ``store`` (a URL such as ``sqlite:///results.db``) saves results in that SQL store when no
       ``result_manager`` is given; each case result is committed as it finishes (see ``docs/store.md``).
 
@@ -117,6 +120,7 @@ class AgentEvaluator:
         simulation: SimulationSettings | None = None,
         agent_cache: AgentResponseCache | None = None,
         store: str | None = None,
+        metric_selection: MetricSelection | None = None,
     ) -> None:
         from .service import Callbacks
 
@@ -159,7 +163,10 @@ class AgentEvaluator:
         )
         self.executor = _executor(executor)
         self.agent_cache = agent_cache
+        self.metric_selection = metric_selection
         self._interrupt_requested = False
+        self._cancelled = False
+        self._selection: list[str] = []  # the case ids a run of some of the set's cases was limited to
         self._pool_task: asyncio.Future[None] | None = None
         self.simulation = _simulation_settings(simulation, user_simulator, expected_agent)
 
@@ -182,13 +189,15 @@ class AgentEvaluator:
                     f'an agent is required: case(s) {", ".join(needing)} are not in trace mode (evalMode "trace")'
                 )
 
-    def interrupt(self) -> None:
+    def interrupt(self, *, cancelled: bool = False) -> None:
         """Stop the running evaluation as soon as possible (e.g. from a SIGINT handler on the event loop).
 
         Cases in flight are cancelled; :meth:`evaluate` then saves the cases finished so far with ``interrupted``
-        set and returns normally. Must be called from the event loop's thread.
+        set (and ``cancelled`` too with ``cancelled=True``: a user cancelled the run, e.g. in the web UI) and
+        returns normally. Must be called from the event loop's thread.
         """
         self._interrupt_requested = True
+        self._cancelled = self._cancelled or cancelled
         if self._pool_task is not None and not self._pool_task.done():
             self._pool_task.cancel()
 
@@ -200,8 +209,9 @@ class AgentEvaluator:
         (``AfterInferenceSet`` callbacks see the inference results of the pairs run now only).
 
         Raises :class:`InputError` before running anything when a selected case id does not exist, a metric is
-        unknown or invalid, or an agent is needed but missing; callback errors raise
-        :class:`~agentgauge.service.CallbackError`. Everything else that goes wrong in a case fails that case.
+        unknown or invalid, ``metric_selection`` names a metric the set does not have or leaves none, or an agent is
+        needed but missing; callback errors raise :class:`~agentgauge.service.CallbackError`. Everything else
+        that goes wrong in a case fails that case (``error`` status).
 
         When the run is stopped -- :meth:`interrupt`, or this coroutine being cancelled (Ctrl-C under
         ``asyncio.run``) -- the cases finished so far are saved with ``interrupted`` set; after :meth:`interrupt`
@@ -211,6 +221,7 @@ class AgentEvaluator:
 
         started = time.perf_counter()
         self._interrupt_requested = False
+        self._cancelled = False
         stream = getattr(self.eval_set_manager, "iter_cases", None)
         if stream is not None:
             eval_set = getattr(self.eval_set_manager, "index")(self.app_name, eval_set_id)  # noqa: B009
@@ -218,15 +229,22 @@ class AgentEvaluator:
             eval_set = self.eval_set_manager.get(self.app_name, eval_set_id)
         cases = select_cases(eval_set, self.case_ids)
         metrics = self._metrics(eval_set_id)
+        skipped: list[str] = []
+        if self.metric_selection is not None:
+            metrics, skipped = self.metric_selection.select(metrics, self.registry)
         self._check(cases, metrics)
         if resume is not None:
             ids = [case.eval_id for case in cases]
             resume.check(eval_set_id=eval_set_id, num_runs=self.num_runs, metrics=metrics, case_ids=ids)
         prepared = _prepare_scorers(metrics)
+        from .judges._settings import RUN_PARALLELISM
+
+        parallelism = RUN_PARALLELISM.set(self.parallelism)  # judges without their own limit keep pace
         try:
             with _collector_ignores_loaded_data():
-                return await self._run(eval_set, cases, metrics, started, stream, prepared, resume)
+                return await self._run(eval_set, cases, metrics, started, stream, prepared, resume, skipped)
         finally:
+            RUN_PARALLELISM.reset(parallelism)
             if prepared is not None and not prepared.done():
                 prepared.cancel()  # the thread finishes its import on its own
 
@@ -246,6 +264,7 @@ class AgentEvaluator:
         stream: Callable[[str, str], Iterator[EvalCase]] | None,
         prepared: asyncio.Future[None] | None = None,
         resume: ResumeState | None = None,
+        skipped: Sequence[str] = (),
     ) -> EvaluationResult:
         from .service import (
             BeforeEvaluateSetArgs,
@@ -260,10 +279,11 @@ class AgentEvaluator:
             WorkItem,
             select_cases,
         )
+        from .storage._ids import default_result_id
 
         eval_set_id = eval_set.eval_set_id
         # The id is chosen here so the saved file and the returned object agree.
-        result_id = resume.eval_set_result_id if resume else f"{self.app_name}_{eval_set_id}_{uuid4()}"
+        result_id = resume.eval_set_result_id if resume else default_result_id(self.app_name, eval_set_id)
         done_before = dict(resume.done) if resume is not None else {}
         runs: list[RunPlan] = []
         case_ids = [case.eval_id for case in cases]
@@ -271,7 +291,7 @@ class AgentEvaluator:
             run = RunPlan(
                 run_id,
                 InferenceRequest(self.app_name, eval_set_id, list(case_ids)),
-                EvaluateRequest(self.app_name, eval_set_id, [], EvaluateConfig(list(metrics))),
+                EvaluateRequest(self.app_name, eval_set_id, [], EvaluateConfig(list(metrics), list(skipped))),
                 start_time=time.time(),
             )
             before = BeforeInferenceSetArgs(run.inference_request)
@@ -282,6 +302,7 @@ class AgentEvaluator:
                 "before_evaluate_set", run.context, BeforeEvaluateSetArgs(run.evaluate_request)
             )
             runs.append(run)
+        self._selection = _selected_ids(eval_set, runs)
 
         total = sum(len(run.cases) for run in runs)
         # Set-level "after" callbacks receive every result of their run; only then are results kept per run.
@@ -436,9 +457,11 @@ class AgentEvaluator:
         eval_set_id = eval_set.eval_set_id
         case_ids = [c.eval_id for c in eval_set.eval_cases]
         rows = summarize_rows(collector.rows, case_ids=case_ids, num_runs=self.num_runs)
+        rows.head.selected_eval_ids = list(self._selection)  # `compare` tells cases not run from removed ones
         if interrupted and rows.head.overall_status is EvalStatus.PASSED:
             rows.head.overall_status = EvalStatus.NOT_EVALUATED  # the cases that never ran were not evaluated
         created = time.time()
+        cancelled = interrupted and self._cancelled
         eval_set_result: EvalSetResult | None = None
         full_summary = None
         if collector.keep_full:
@@ -451,6 +474,7 @@ class AgentEvaluator:
                 summary=full_summary,
                 creation_timestamp=created,
                 interrupted=interrupted,
+                cancelled=cancelled,
             )
         result_path: Path | None = None
         if writer is not None:
@@ -459,6 +483,8 @@ class AgentEvaluator:
                 case_summaries=() if full_summary is not None else rows.case_summary_documents(),
                 creation_timestamp=created,
                 interrupted=interrupted,
+                # Only when set: a result manager's own writer need not know the flag.
+                **({"cancelled": True} if cancelled else {}),
             )
             result_path = writer.path
         else:
@@ -498,6 +524,7 @@ class AgentEvaluator:
                 summary=head,
                 creation_timestamp=created,
                 interrupted=interrupted,
+                cancelled=cancelled,
             ),
         )
 
@@ -544,6 +571,15 @@ def _simulation_settings(
     elif out.expected_agent is not None:
         out.expected_agent = as_agent(out.expected_agent)
     return out
+
+
+def _selected_ids(eval_set: EvalSet, runs: list[Any]) -> list[str]:
+    """The ids of the cases the runs were limited to, in eval-set order; empty when every case runs."""
+    total = len(eval_set.eval_cases)
+    if all(len(run.cases) == total for run in runs):
+        return []
+    chosen = {case.eval_id for run in runs for case in run.cases}
+    return [case.eval_id for case in eval_set.eval_cases if case.eval_id in chosen]
 
 
 class _Once:

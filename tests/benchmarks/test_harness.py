@@ -127,10 +127,13 @@ def test_quick_run_writes_the_documented_results(tmp_path: Path) -> None:
     assert {"cpu_model", "cpu_count", "ram_gb", "python", "agentgauge_packages"} <= set(doc["machine"])
     assert doc["config"]["quick"] is True and doc["config"]["peers"] is False
     m = doc["measures"]
-    assert set(m) == {"scoring", "load", "e2e", "startup", "cli", "scale"}
+    assert set(m) == {"scoring", "load", "e2e", "startup", "cli", "scale", "serve", "judge"}
+    assert m["serve"]["clients"] == 16 and m["serve"]["gets"] > 0 and m["serve"]["set_mb"] > 0.7
     cli = m["cli"]["runs"]
     assert [r["parallelism"] for r in cli] == [4, 16]
-    assert all(r["eval_wall_s"] > r["help_wall_s"] > 0 and r["net_over_ideal"] > 0 for r in cli)
+    # Measured, not compared: how long one command takes next to another is the benchmark's to report (on a loaded
+    # machine ``--help`` may take longer than a short ``eval``).
+    assert all(r["eval_wall_s"] > 0 and r["help_wall_s"] > 0 and r["net_over_ideal"] > 0 for r in cli)
     scale = m["scale"]
     assert scale["n_cases"] == 500 and scale["result_mb"] > scale["evalset_mb"] > 0
     assert scale["eval"]["exit"] == 1 and scale["show"]["exit"] == 1 and scale["eval"]["peak_rss_mb"] > 0

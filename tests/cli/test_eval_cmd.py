@@ -117,7 +117,7 @@ def test_raising_hanging_and_garbage_agents_fail_only_their_case(tmp_path: Path)
     assert cases["raises"]["errorMessage"] == "agent failed on invocation 1 of 1: RuntimeError: kaboom"
     assert cases["hangs"]["errorMessage"] == "inference timed out after 0.5 s"
     assert cases["garbage"]["errorMessage"].startswith("agent failed on invocation 1 of 1: agent returned int")
-    assert all(cases[c]["finalEvalStatus"] == "failed" for c in ("raises", "hangs", "garbage"))
+    assert all(cases[c]["finalEvalStatus"] == "error" for c in ("raises", "hangs", "garbage"))
 
 
 def test_num_runs_three(tmp_path: Path) -> None:

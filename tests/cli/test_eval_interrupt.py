@@ -93,5 +93,5 @@ def test_sigint_while_loading_ends_without_traceback(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)
-    assert "Interrupted." in out and "Traceback" not in out + err
+    assert "Interrupted." in err and "Traceback" not in out + err
     assert not (tmp_path / "out").exists()

@@ -60,9 +60,10 @@ def test_eval_annotates_failed_cases_and_appends_the_summary(github: Path, tmp_p
     line = next(i for i, t in enumerate(text, 1) if '"evalId": "multiply_wrong_operand"' in t)
     assert errors[0] == (
         f"::error file={file},line={line},title=calculator_traces%3A case multiply_wrong_operand failed::"
-        "tool_trajectory_avg_score (invocation 1): score 0 < threshold 1: tool trajectory mismatch: tool id "
+        "tool_trajectory_avg_score (invocation 1): score 0 < threshold 1: tool trajectory mismatch: expected tool id "
         "multiply_wrong_operand-1-calc with name calculator mismatch: closest actual call id "
-        "multiply_wrong_operand-1-calc with name calculator: arguments mismatch at $.b: 8 != 7 (tolerance 1e-06)"
+        "multiply_wrong_operand-1-calc with name calculator: arguments mismatch: actual 8 != expected 7 at $.b "
+        "(tolerance 1e-06)"
     )
     assert errors[1].startswith(f"::error file={file},line=")
     assert errors[1].endswith("::error: actualConversation has 1 invocations but conversation has 2; trace mode "

@@ -111,7 +111,7 @@ def _adk_result(tmp_path: Path, status: int) -> Path:
 def test_show_passing_result_exits_0(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["show", str(_write(tmp_path, _case("paris", True)))])
     assert result.exit_code == 0, result.output
-    assert "Cases: 1 passed, 0 failed, 0 not evaluated, 1 total" in result.output
+    assert "Cases: 1 passed, 0 failed, 0 error, 0 not evaluated, 1 total" in result.output
 
 
 def test_show_failing_result_exits_1_and_writes_reports(tmp_path: Path) -> None:

@@ -101,9 +101,13 @@ def test_reasons_describe_the_decision() -> None:
     exact = AdkToolTrajectoryCriterion()
     assert (
         exact.match(inv(A), inv(A, B)).reason
-        == "tool count mismatch: actual(1) != expected(2); actual [a], expected [a, b]"
+        == "tool count mismatch: actual 1 != expected 2; actual [a], expected [a, b]"
     )
-    assert exact.match(inv(call("a", {"x": 2})), inv(A)).reason == "call 0 (a): arguments {'x': 2} != {'x': 1}"
+    assert (
+        exact.match(inv(call("a", {"x": 2})), inv(A)).reason
+        == "call 0 (a): arguments: actual {'x': 2} != expected {'x': 1}"
+    )
+    assert exact.match(inv(B), inv(A)).reason == "call 0: name: actual 'b' != expected 'a'"
     in_order = AdkToolTrajectoryCriterion(match_type=MatchType.IN_ORDER)
     assert (
         in_order.match(inv(B, A), inv(A, B)).reason

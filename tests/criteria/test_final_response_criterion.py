@@ -21,23 +21,24 @@ def inv(text: str | None) -> Invocation:
     ("config", "actual", "expected", "reason"),
     [
         ({"text": {}}, "hello", "hello", ""),
-        ({"text": {}}, "hello", "bye", "text mismatch: 'hello' != 'bye'"),
+        ({"text": {}}, "hello", "bye", "text mismatch: actual 'hello' != expected 'bye'"),
         ({"text": {"matchStrategy": "contains"}}, "well hello there", "hello", ""),
         ({"json": {}}, '{"a": 1, "b": 2}', '{"b": 2, "a": 1}', ""),
-        ({"json": {}}, '{"a": 1}', '{"a": 2}', "json mismatch: mismatch at $.a: 1 != 2 (tolerance 1e-06)"),
+        ({"json": {}}, '{"a": 1}', '{"a": 2}', "json mismatch: actual 1 != expected 2 at $.a (tolerance 1e-06)"),
         ({"json": {}}, "plain text", '{"a": 1}', "json mismatch: parse actual raw json: Expecting value"),
         # json runs before text; every failure is reported, joined with "; ".
         (
             {"text": {}, "json": {}},
             '{"a": 1}',
             '{"a": 2}',
-            "json mismatch: mismatch at $.a: 1 != 2 (tolerance 1e-06); text mismatch: '{\"a\": 1}' != '{\"a\": 2}'",
+            "json mismatch: actual 1 != expected 2 at $.a (tolerance 1e-06); "
+            "text mismatch: actual '{\"a\": 1}' != expected '{\"a\": 2}'",
         ),
         ({"text": {"ignore": True}, "json": {}}, '{"a":1}', '{"a": 1}', ""),
         ({"text": {}}, None, None, ""),
         ({"text": {}}, None, "x", "actual final response is missing"),
         ({"text": {}}, "", None, ""),  # a missing expected response is empty text
-        ({"text": {}}, "x", None, "text mismatch: 'x' != ''"),
+        ({"text": {}}, "x", None, "text mismatch: actual 'x' != expected ''"),
         ({"rouge": {"rougeType": "rouge1", "threshold": {"f1": 0.5}}}, "the cat sat", "the cat sat", ""),
         (
             {"rouge": {"rougeType": "rouge1", "threshold": {"f1": 0.9}}},

@@ -46,11 +46,11 @@ def test_text_rules(config: dict[str, object], actual: str, expected: str, ok: b
 @pytest.mark.parametrize(
     ("config", "actual", "expected", "reason"),
     [
-        ({}, "abc", "abd", "'abc' != 'abd'"),
-        ({"matchStrategy": "contains"}, "abc", "z", "'abc' does not contain 'z'"),
-        ({"matchStrategy": "regex"}, "abc", "^z", "'abc' does not match regex '^z'"),
-        ({"length": {"min": 5, "max": 9}}, "abc", "abc", "length mismatch: 3 characters not in [5, 9]"),
-        ({"length": {"max": 1}}, "abc", "abc", "length mismatch: 3 characters not in [, 1]"),
+        ({}, "abc", "abd", "actual 'abc' != expected 'abd'"),
+        ({"matchStrategy": "contains"}, "abc", "z", "actual 'abc' does not contain expected 'z'"),
+        ({"matchStrategy": "regex"}, "abc", "^z", "actual 'abc' does not match expected regex '^z'"),
+        ({"length": {"min": 5, "max": 9}}, "abc", "abc", "length mismatch: actual has 3 characters, not in [5, 9]"),
+        ({"length": {"max": 1}}, "abc", "abc", "length mismatch: actual has 3 characters, not in [, 1]"),
     ],
 )
 def test_text_reasons(config: dict[str, object], actual: str, expected: str, reason: str) -> None:
@@ -61,7 +61,7 @@ def test_long_text_reason_points_at_first_difference() -> None:
     a = "x" * 100 + "A" + "y" * 50
     e = "x" * 100 + "B" + "y" * 50
     reason = TextCriterion().match(a, e).reason
-    assert reason.startswith("differs at character 100 (lengths 151 and 151)")
+    assert reason.startswith("differs at character 100 (actual 151 characters, expected 151)")
 
 
 @pytest.mark.parametrize(

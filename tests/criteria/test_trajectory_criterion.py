@@ -53,10 +53,10 @@ def test_guide_subset_order_table(
 @pytest.mark.parametrize(
     ("config", "actual", "expected", "reason"),
     [
-        ({}, [A, B], [A], "tool count mismatch: actual(2) != expected(1)"),
-        ({"subsetMatching": True}, [A], [A, A], "tool count mismatch: actual(1) < expected(2)"),
+        ({}, [A, B], [A], "tool count mismatch: actual 2 != expected 1"),
+        ({"subsetMatching": True}, [A], [A, A], "tool count mismatch: actual 1 < expected 2"),
         ({}, [], [], ""),
-        ({"orderSensitive": True}, [B, A], [A, B], "tool id id_B with name B mismatch in order"),
+        ({"orderSensitive": True}, [B, A], [A, B], "expected tool id id_B with name B mismatch in order"),
     ],
 )
 def test_counts_and_order_reasons(
@@ -73,11 +73,11 @@ def test_default_compares_name_arguments_and_result_and_ignores_ids() -> None:
     assert crit.match(inv(call("get_weather", {"city": "Paris"}, {"t": 20}, id="zz")), inv(e)).ok
     assert crit.match(inv(call("get_weather", {"city": "Lyon"}, {"t": 20})), inv(e)) == MatchResult(
         False,
-        "tool id e1 with name get_weather mismatch: closest actual call id id_get_weather with name get_weather: "
-        "arguments mismatch at $.city: 'Lyon' != 'Paris'",
+        "expected tool id e1 with name get_weather mismatch: closest actual call id id_get_weather with name "
+        "get_weather: arguments mismatch: actual 'Lyon' != expected 'Paris' at $.city",
     )
     result = crit.match(inv(call("get_weather", {"city": "Paris"}, {"t": 21})), inv(e))
-    assert "result mismatch at $.t: 21 != 20" in result.reason
+    assert "result mismatch: actual 21 != expected 20 at $.t" in result.reason
 
 
 def test_order_insensitive_by_default() -> None:
@@ -113,19 +113,18 @@ def test_every_unmatched_expected_call_is_listed() -> None:
     expected = [call("a", {"v": 2}, id="ea"), call("b", {"v": 2}, id="eb"), call("c", id="ec")]
     result = crit.match(inv(*actual), inv(*expected))
     assert result.reason == (
-        "tool id ea with name a mismatch: closest actual call id a1 with name a: arguments mismatch at $.v: 1 != 2 "
-        "(tolerance 1e-06); "
-        "tool id eb with name b mismatch: closest actual call id b1 with name b: arguments mismatch at $.v: 1 != 2 "
-        "(tolerance 1e-06)"
+        "expected tool id ea with name a mismatch: closest actual call id a1 with name a: arguments mismatch: "
+        "actual 1 != expected 2 at $.v (tolerance 1e-06); "
+        "expected tool id eb with name b mismatch: closest actual call id b1 with name b: arguments mismatch: "
+        "actual 1 != expected 2 at $.v (tolerance 1e-06)"
     )
 
 
 def test_reused_call_is_explained() -> None:
     crit = ToolTrajectoryCriterion(subset_matching=True)
     result = crit.match(inv(call("a", id="a1"), call("b", id="b1")), inv(call("a", id="e1"), call("a", id="e2")))
-    assert (
-        result.reason
-        == "tool id e2 with name a mismatch: the matching call id a1 is already matched to another expected call"
+    assert result.reason == (
+        "expected tool id e2 with name a mismatch: the matching call id a1 is already matched to another expected call"
     )
 
 

@@ -72,7 +72,7 @@ def test_xml_valid_part_of_final_response() -> None:
     crit = FinalResponseCriterion.model_validate({"xml": {"valid": True, "matchStrategy": "skip"}})
     assert crit.match(inv("<answer>42</answer>"), inv("ignored")).ok
     result = crit.match(inv("<a/><b/>"), inv(""))
-    assert result.reason == "xml mismatch: xml content must contain a single root element"
+    assert result.reason == "xml mismatch: actual xml content must contain a single root element"
 
 
 def test_every_failing_part_is_reported_in_trpc_order() -> None:
@@ -87,7 +87,7 @@ def test_every_failing_part_is_reported_in_trpc_order() -> None:
     result = crit.match(inv("<a>x</a> tail"), inv('{"k": "other words"}'))
     parts = [p.split(":")[0] for p in result.reason.split("; ")]
     assert parts == ["json mismatch", "text mismatch", "rouge mismatch", "xml mismatch"]
-    assert result.reason.endswith("xml mismatch: xml content has non-whitespace text outside the root element")
+    assert result.reason.endswith("xml mismatch: actual xml content has non-whitespace text outside the root element")
 
 
 def test_xml_compare_name_is_resolved_from_the_registry() -> None:

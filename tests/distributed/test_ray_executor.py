@@ -181,7 +181,6 @@ def test_rate_limiter_holds_the_rate_across_two_actors(ray_cluster: Any, tmp_pat
     interval = 60 / rpm
     early = [(k, round(s - starts[0], 3)) for k, s in enumerate(starts) if s - starts[0] < k * interval - 0.25]
     assert not early, early  # (call, seconds after the first): started before the rate allowed
-    assert starts[-1] - starts[0] < 15 * 60 / rpm + 1.5  # and not throttled to a crawl either
 
 
 def test_rate_limiter_bounds_concurrent_calls_across_two_actors(ray_cluster: Any, tmp_path: Path) -> None:

@@ -72,8 +72,8 @@ async def test_trajectory_mean_status_and_reasons() -> None:
         EvalStatus.PASSED,
     ]
     assert result.per_invocation_results[1].reason == (
-        "tool trajectory mismatch: tool id a-0 with name a mismatch: closest actual call id a-0 with name a: "
-        "result mismatch at $: 9 != 1 (tolerance 1e-06)"
+        "tool trajectory mismatch: expected tool id a-0 with name a mismatch: closest actual call id a-0 with name a: "
+        "result mismatch: actual 9 != expected 1 at $ (tolerance 1e-06)"
     )
     assert result.reason == "3/4 invocations matched the expected tool trajectory"
 
@@ -120,7 +120,10 @@ async def test_final_response_scores_and_reasons() -> None:
         [inv(text="Paris"), inv(text="Lyon")], [inv(text="paris"), inv(text="Nice")], m
     )
     assert [r.score for r in result.per_invocation_results] == [1.0, 0.0]
-    assert result.per_invocation_results[1].reason == "final response mismatch: text mismatch: 'Lyon' != 'Nice'"
+    assert (
+        result.per_invocation_results[1].reason
+        == "final response mismatch: text mismatch: actual 'Lyon' != expected 'Nice'"
+    )
     assert result.overall_score == 0.5
     assert result.overall_status is EvalStatus.PASSED
 

@@ -85,6 +85,6 @@ async def test_adk_tool_calls_are_mocked_and_unmatched_calls_fail_the_turn() -> 
     assert results["scalar"].eval_metric_result_per_invocation[0].actual_invocation.tools[0].result == {
         "result": "sunny"
     }
-    assert results["miss"].final_eval_status is EvalStatus.FAILED
+    assert results["miss"].final_eval_status is EvalStatus.ERROR
     assert "tool 'get_weather' is mocked but no rule matched" in str(results["miss"].error_message)
     assert CALLS == ["Oslo"]  # only the unmocked case ran the real tool

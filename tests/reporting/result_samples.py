@@ -21,7 +21,7 @@ from agentgauge.model import (
     Tool,
 )
 
-P, F, N = EvalStatus.PASSED, EvalStatus.FAILED, EvalStatus.NOT_EVALUATED
+P, F, N, E = EvalStatus.PASSED, EvalStatus.FAILED, EvalStatus.NOT_EVALUATED, EvalStatus.ERROR
 
 
 def invocation(user: str, response: str | None, *tools: tuple[str, object]) -> Invocation:
@@ -109,7 +109,7 @@ def errored_case(run_id: int = 1) -> EvalCaseResult:
         eval_set_id="calc",
         eval_id="agent_crash",
         run_id=run_id,
-        final_eval_status=F,
+        final_eval_status=E,
         error_message='inference failed: ZeroDivisionError("division by zero") & <stop>\x01',
     )
 
@@ -239,7 +239,7 @@ def usage_result() -> EvalSetResult:
     crash = EvalCaseResult(
         eval_set_id="usage",
         eval_id="crash",
-        final_eval_status=F,
+        final_eval_status=E,
         error_message="agent failed on invocation 2 of 2 (crash-2): RuntimeError: boom",
         error_traceback='Traceback (most recent call last):\n  File "agent.py", line 8, in run\nRuntimeError: boom',
         eval_metric_result_per_invocation=[

@@ -118,7 +118,8 @@ def test_junit_is_well_formed_for_any_text(eval_id: str, error: str) -> None:
 def test_markdown_summary_and_failed_cases(single_run: EvalSetResult) -> None:
     text = render(single_run, "markdown")
     assert text.startswith("## agentgauge: `calc` ❌ failed\n")
-    assert "| 4 | 1 | 2 | 1 | 1 | 1 |" in text
+    assert "| Cases | Passed | Failed | Error | Not evaluated | Runs |" in text
+    assert "| 4 | 1 | 1 | 1 | 1 | 1 |" in text
     assert "| tool_trajectory_avg_score | 0.75 | 1 | ❌ failed | 1 | 1 | 0 |" in text
     assert "| response_match_score | 0.875 | 0.8 | ✅ passed | 1 | 1 | 1 |" in text
     assert "#### `multiply_pipe|<tag>` ❌ failed" in text

@@ -57,8 +57,8 @@ def test_case_blocks_carry_sort_keys_and_the_toolbar_offers_them() -> None:
     assert keys == {
         "weather": ("0", "0", "1.5", "150", "0.002"),
         "rubric_case": ("1", "0", "0.25", "", ""),
-        "crash": ("2", "0", "2.0", "60", ""),
-        "fine": ("3", "3", "", "", ""),
+        "crash": ("2", "1", "2.0", "60", ""),  # error sorts after failed
+        "fine": ("3", "4", "", "", ""),
     }
     options = [o.attrs["value"] for o in doc.find("select", id="case-sort").find_all("option")]
     assert options == ["order", "status", "id", "duration", "tokens", "cost"]

@@ -21,7 +21,7 @@ def _output(result: EvalSetResult, **kwargs: object) -> str:
 def test_summary_counts_metrics_errors_and_duration(single_run: EvalSetResult) -> None:
     out = _output(single_run, duration=2.5)
     assert "Eval set calc  failed  (result calc_run_1)" in out
-    assert "Cases: 1 passed, 2 failed, 1 not evaluated, 4 total" in out
+    assert "Cases: 1 passed, 1 failed, 1 error, 1 not evaluated, 4 total" in out
     assert "Metric                      Mean  Threshold  Status  Passed  Failed  Not eval." in out
     rows = {cells[0]: cells[1:] for cells in (line.split() for line in out.splitlines()) if len(cells) == 7}
     assert rows["tool_trajectory_avg_score"] == ["0.75", "1", "failed", "1", "1", "0"]
@@ -32,7 +32,8 @@ def test_summary_counts_metrics_errors_and_duration(single_run: EvalSetResult) -
         "    multiply_pipe|<tag>: tool_trajectory_avg_score (invocation 2): score 0 < threshold 1: tool 0: arguments "
         "differ: b: 7 != 8",
         "    no_expected: not evaluated: no metric produced a score",
-        '    agent_crash: error: inference failed: ZeroDivisionError("division by zero") & <stop>\x01',
+        # (a control character is shown escaped: see reporting/_escape.py)
+        '    agent_crash: error: inference failed: ZeroDivisionError("division by zero") & <stop>\\x01',
     ]
     assert "Duration: 2.50 s" in out
     assert "Usage:" not in out  # nothing recorded, nothing shown
@@ -42,7 +43,7 @@ def test_summary_counts_metrics_errors_and_duration(single_run: EvalSetResult) -
 
 def test_summary_shows_pass_at_k_for_several_runs(multi_run: EvalSetResult) -> None:
     out = _output(multi_run)
-    assert "Cases: 1 passed, 1 failed, 0 not evaluated, 2 total, 3 runs each" in out
+    assert "Cases: 1 passed, 1 failed, 0 error, 0 not evaluated, 2 total, 3 runs each" in out
     assert "pass@1: 0.6667   pass^1: 0.6667   (n=3, mean over 2 cases)" in out
     assert "pass@3: 1   pass^3: 0.5185   (n=3, mean over 2 cases)" in out
 

@@ -72,12 +72,18 @@ def chromium_driver() -> Iterator[Any]:
     for flag in CHROME_FLAGS:
         options.add_argument(flag)
     options.add_argument(f"--user-data-dir={profile}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # console messages: CSP violations
     driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
     try:
         yield driver
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def csp_violations(driver: Any) -> list[str]:
+    """The console messages about Content Security Policy violations since the last call (of any frame)."""
+    return [str(e.get("message", "")) for e in driver.get_log("browser") if "Content Security Policy" in str(e)]
 
 
 def free_port() -> int:

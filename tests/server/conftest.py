@@ -41,7 +41,7 @@ def config(data_dir: Path) -> ServerConfig:
 async def client(config: ServerConfig) -> AsyncIterator[httpx.AsyncClient]:
     """An ASGI client of the app (a loopback peer)."""
     transport = httpx.ASGITransport(app=create_app(config), client=("127.0.0.1", 50000))
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
         yield http
 
 

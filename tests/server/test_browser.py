@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _browser import chromium_driver
+from _browser import chromium_driver, csp_violations
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -53,8 +54,20 @@ class UI:
         return list(self.driver.find_elements(By.CSS_SELECTOR, selector))
 
     def click(self, selector: str) -> None:
-        self.wait.until(lambda d: self.css(selector).is_displayed() and self.css(selector).is_enabled())
-        self.css(selector).click()
+        from selenium.common.exceptions import StaleElementReferenceException
+
+        def attempt(_: Any) -> bool:
+            # A list the page re-renders meanwhile (e.g. the eval sets of an app chosen twice) is looked up again.
+            try:
+                node = self.css(selector)
+                if not (node.is_displayed() and node.is_enabled()):
+                    return False
+                node.click()
+            except StaleElementReferenceException:
+                return False
+            return True
+
+        self.wait.until(attempt)
 
     def type(self, selector: str, text: str) -> None:
         field = self.css(selector)
@@ -83,6 +96,7 @@ def _run_and_wait(ui: UI, case_id: str, outcome: str) -> None:
 def test_eval_tab_flow_in_chromium(browser: Any, live_server: tuple[str, Path]) -> None:
     url, data = live_server
     ui = UI(browser)
+    csp_violations(browser)  # drop what earlier tests left in the console
     browser.get(url + "/")
     ui.wait.until(lambda d: d.find_element("tag name", "body").get_attribute("data-ready") == "true")
     ui.css('.app-item.active[data-app="calculator"]')
@@ -173,6 +187,8 @@ def test_eval_tab_flow_in_chromium(browser: Any, live_server: tuple[str, Path]) 
     browser.switch_to.alert.accept()
     ui.wait.until(lambda d: not ui.all('.set-item[data-set="browser_set"]'))
     assert not (data / "calculator" / "browser_set.evalset.json").exists()
+    # The whole flow, the report in its frame included, ran under the pages' Content-Security-Policy.
+    assert csp_violations(browser) == []
 
 
 def _click_text(ui: UI, text: str) -> None:
@@ -198,6 +214,7 @@ def test_adk_web_eval_tab_flow_with_our_agent(browser: Any, live_server: tuple[s
     from selenium.webdriver.common.keys import Keys
 
     url, data = live_server
+    csp_violations(browser)
     urllib.request.urlopen(urllib.request.Request(url + "/dev/apps/calculator/eval_sets/adk_web_set", method="POST"))
     browser.get(url + "/dev-ui/")
     ui = UI(browser)
@@ -226,6 +243,129 @@ def test_adk_web_eval_tab_flow_with_our_agent(browser: Any, live_server: tuple[s
     )  # fmt: skip
     run.click()
     ui.wait.until(lambda d: "PASS" in d.find_element("tag name", "body").text)
-    results = list((data / "calculator").glob("calculator_adk_web_set_*.evalset_result.json"))
+    assert csp_violations(browser) == []  # ADK Web, unchanged, works under the policy it is served with
+    results = list((data / "results" / "calculator").glob("calculator_adk_web_set_*.evalset_result.json"))
     assert len(results) == 1
     _shot(browser, "adk-web")
+
+
+HANG_AGENT = """
+import asyncio
+from agentgauge.agents import AgentOutput
+
+async def root_agent(request):
+    text = request.user_content.content
+    if text.startswith("hang"):
+        await asyncio.Event().wait()  # never answers: only Cancel ends the run
+    return AgentOutput(final_response="ok " + text)
+"""
+
+
+@pytest.fixture(scope="module")
+def two_apps(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """A server with app ``hang`` (an agent that never answers inputs starting with "hang") and app ``traces``
+    (trace-mode eval sets and one ADK eval history result, no agent); yields (base URL, its folder)."""
+    from _browser import running_server
+
+    from agentgauge.server import ServerConfig, create_app
+
+    root = tmp_path_factory.mktemp("two-apps")
+    hang = root / "evals" / "hang"
+    hang.mkdir(parents=True)
+    (hang / "agent.py").write_text(HANG_AGENT)
+    cases = [{"evalId": t, "conversation": [{"userContent": {"content": t}, "finalResponse": {"content": f"ok {t}"}}]}
+             for t in ("quick1", "hang1", "quick2")]  # fmt: skip
+    (hang / "s.evalset.json").write_text(json.dumps({"evalSetId": "s", "evalCases": cases}))
+    traces = root / "evals" / "traces"
+    history = traces / ".adk" / "eval_history"
+    history.mkdir(parents=True)
+    examples = Path(__file__).resolve().parents[2] / "examples" / "trace_mode"
+    shutil.copy(examples / "calculator_traces.evalset.json", traces)
+    adk_results = Path(__file__).resolve().parents[1] / "formats" / "data" / "adk_results"
+    shutil.copy(
+        adk_results / "full.evalset_result.json", history / "weather_app_weather_1761134484.5.evalset_result.json"
+    )
+    config = ServerConfig(data_dir=root / "data", evals_dir=root / "evals", agents={"hang": str(hang / "agent.py")})
+    with running_server(create_app(config)) as url:
+        yield url, root
+
+
+def _open_ui(browser: Any, url: str) -> UI:
+    ui = UI(browser)
+    browser.get(url + "/")
+    ui.wait.until(lambda d: d.find_element("tag name", "body").get_attribute("data-ready") == "true")
+    return ui
+
+
+def test_cancel_button_stops_a_run_and_keeps_its_finished_cases(browser: Any, two_apps: tuple[str, Path]) -> None:
+    url, root = two_apps
+    ui = _open_ui(browser, url)
+    ui.click('.app-item[data-app="hang"]')
+    ui.click('.set-item[data-set="s"]')
+    ui.css('.case-row[data-case="hang1"]')
+    assert not ui.css("#run-cancel").is_displayed()
+    ui.click("#run-selected")
+    ui.text_in("#progress-text", "2 / 3")  # both quick cases done; hang1 never answers
+    ui.wait.until(lambda d: ui.case_status("hang1") == "running")
+    ui.click("#run-cancel")
+    ui.text_in("#run-done", "Run cancelled: 2 of 3 finished and kept.")
+    assert not ui.css("#run-cancel").is_displayed() and ui.css("#run-selected").is_enabled()
+    (saved,) = (root / "data" / "results" / "hang").glob("*.evalset_result.json")
+    stored = json.loads(saved.read_text())
+    assert stored["cancelled"] is True and sorted(c["evalId"] for c in stored["evalCaseResults"]) == [
+        "quick1",
+        "quick2",
+    ]
+    ui.click("#tab-runs")
+    row = ui.css(".result-row")
+    assert row.find_element("css selector", ".status").text == "cancelled"
+
+
+def _result_ids(browser: Any) -> list[str]:
+    ids: list[str] = browser.execute_script(
+        "return [...document.querySelectorAll('.result-row')].map((r) => r.dataset.result)"
+    )
+    return ids
+
+
+def test_results_and_chat_follow_the_chosen_app(browser: Any, two_apps: tuple[str, Path]) -> None:
+    import urllib.request
+
+    url, _ = two_apps
+    start = urllib.request.Request(
+        url + "/api/apps/hang/eval-sets/s/runs", data=json.dumps({"caseIds": ["quick1"]}).encode(),
+        headers={"Content-Type": "application/json"}, method="POST",
+    )  # fmt: skip
+    with urllib.request.urlopen(start) as answer:
+        run_id = json.load(answer)["runId"]
+    with urllib.request.urlopen(f"{url}/api/runs/{run_id}/events") as events:
+        events.read()  # the stream ends with the run
+    ui = _open_ui(browser, url)
+    ui.click('.app-item[data-app="hang"]')
+    ui.click('.set-item[data-set="s"]')
+    ui.click("#tab-runs")
+    ui.wait.until(lambda d: len(_result_ids(d)) >= 1)
+    hang_rows = set(_result_ids(browser))
+
+    # Another app: its own runs (here ADK's eval history), none of the previous app's; "open" shows the report.
+    ui.click('.app-item[data-app="traces"]')
+    ui.wait.until(lambda d: _result_ids(d) == ["weather_app_weather_1761134484.5"])
+    assert not hang_rows & set(_result_ids(browser))
+    assert ui.css(".result-row .result-source").text == "ADK eval history"
+    ui.css(".result-row .open-result").click()
+    frame = ui.css("#result-frame")
+    browser.switch_to.frame(frame)
+    try:
+        ui.text_in("h1", "Eval set weather")
+    finally:
+        browser.switch_to.default_content()
+
+    # Chat is off for an app without an agent, with the reason; on again for an app with one.
+    ui.click("#tab-chat")
+    reason = ui.text_in("#chat-disabled", "App traces has no agent")
+    assert "agentgauge serve" in reason
+    assert not ui.css("#chat-input").is_enabled() and not ui.css("#chat-new").is_enabled()
+    ui.click('.app-item[data-app="hang"]')
+    ui.wait.until(lambda d: ui.css("#chat-input").is_enabled())
+    assert not ui.css("#chat-disabled").is_displayed()
+    assert not ui.css("#result-frame").is_displayed()  # the other app's report is closed

@@ -19,7 +19,7 @@ async def test_session_crud(client: httpx.AsyncClient, data_dir: Path) -> None:
     assert created.status_code == 200
     session = Session.model_validate(created.json())
     assert (session.id, session.app_name, session.user_id, session.state) == ("s1", "calculator", "alice", {"k": 1})
-    assert (data_dir / "calculator" / ".sessions" / "alice" / "s1.json").is_file()
+    assert (data_dir / "sessions" / "calculator" / "alice" / "s1.json").is_file()
     duplicate = await client.post("/apps/calculator/users/alice/sessions", json={"sessionId": "s1"})
     assert duplicate.status_code == 400
     legacy = await client.post("/apps/calculator/users/alice/sessions/s2", json={"x": "y"})
@@ -89,7 +89,7 @@ async def test_agent_failures(tmp_path: Path) -> None:
     config = ServerConfig(data_dir=tmp_path, agents={"broken": str(tmp_path / "broken.py"),
                                                      "crash": str(tmp_path / "crash.py")})  # fmt: skip
     transport = httpx.ASGITransport(app=create_app(config), client=("127.0.0.1", 1))
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
         for app in ("broken", "crash"):
             await client.post(f"/apps/{app}/users/u/sessions", json={"sessionId": "s"})
         body = {"userId": "u", "sessionId": "s", "newMessage": {"parts": [{"text": "hi"}]}}
@@ -136,7 +136,7 @@ async def test_an_adk_agent_chats_and_its_session_becomes_a_passing_case(tmp_pat
     apps = discover_apps([str(tmp_path / "agents")])
     assert apps == {"lookup": str(agent_dir)}
     transport = httpx.ASGITransport(app=create_app(ServerConfig(data_dir=tmp_path / "data", agents=apps)))
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
         await client.post("/apps/lookup/users/u/sessions", json={"sessionId": "s"})
         body = {"appName": "lookup", "userId": "u", "sessionId": "s",
                 "newMessage": {"role": "user", "parts": [{"text": "paris"}]}}  # fmt: skip

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +90,7 @@ async def test_background_run_with_progress_events(client: httpx.AsyncClient) ->
     assert result["summary"]["numRuns"] == 2 and len(result["evalCaseResults"]) == 4
     rows = (await client.get("/api/apps/calculator/results?evalSetId=calculator")).json()
     assert rows[0]["evalSetResultId"] == result_id and rows[0]["counts"] == {
-        "passed": 4, "failed": 0, "not_evaluated": 0,
+        "passed": 4, "failed": 0, "error": 0, "not_evaluated": 0,
     }  # fmt: skip
     # ?since= skips events already seen.
     assert [e["seq"] for e in await _events(client, run["runId"])][-1] == events[-1]["seq"]
@@ -105,15 +104,15 @@ async def test_run_with_chosen_metrics_and_bad_requests(client: httpx.AsyncClien
     events = await _events(client, run["runId"])
     finished = [e for e in events if e["event"] == "case_finished"]
     assert list(finished[0]["scores"]) == ["response_match_score"]
-    for bad, message in (
-        ({"caseIds": ["nope"]}, "nope"),
-        ({"metrics": [{"metricName": "nope"}]}, "unknown metric"),
-        ({"numRuns": 0}, "numRuns"),
-        ({"parallelism": 1000}, "parallelism"),
-        ({"caseIds": "calc_add"}, "caseIds"),
+    for bad, message, status in (
+        ({"caseIds": ["nope"]}, "nope", 400),
+        ({"metrics": [{"metricName": "nope"}]}, "unknown metric", 400),
+        ({"numRuns": 0}, "numRuns", 400),
+        ({"parallelism": 1000}, "parallelism", 400),
+        ({"caseIds": "calc_add"}, "caseIds", 422),  # a wrong JSON type: 422, as ADK answers
     ):
         response = await client.post("/api/apps/calculator/eval-sets/calculator/runs", json=bad)
-        assert response.status_code == 400, bad
+        assert response.status_code == status, bad
         assert message in response.json()["error"]
     assert (await client.post("/api/apps/calculator/eval-sets/nope/runs", json={})).status_code == 404
     assert (await client.get("/api/runs/unknown")).status_code == 404
@@ -127,12 +126,11 @@ async def test_long_runs_do_not_block_other_requests(tmp_path: Path) -> None:
     (app_dir / "s.evalset.json").write_text(json.dumps({"evalSetId": "s", "evalCases": cases}))
     config = ServerConfig(data_dir=tmp_path, agents={"slow": str(app_dir / "agent.py")})
     transport = httpx.ASGITransport(app=create_app(config), client=("127.0.0.1", 1))
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
         body = {"parallelism": 1, "metrics": []}
         run = (await client.post("/api/apps/slow/eval-sets/s/runs", json=body)).json()
-        began = time.monotonic()
-        listed = await client.get("/api/apps")
-        assert listed.status_code == 200 and time.monotonic() - began < 0.3
+        listed = await client.get("/api/apps")  # answered while the run goes on (its status says so below)
+        assert listed.status_code == 200
         assert (await client.get(f"/api/runs/{run['runId']}")).json()["status"] == "running"
         for _ in range(100):
             if (await client.get(f"/api/runs/{run['runId']}")).json()["status"] != "running":
@@ -183,9 +181,10 @@ async def test_report_and_compare(client: httpx.AsyncClient) -> None:
 async def test_validate_eval_set_like_agentevals(client: httpx.AsyncClient) -> None:
     good = Path(__file__).resolve().parents[2] / "examples" / "calculator" / "calculator.evalset.json"
     response = await client.post("/api/validate/eval-set", files={"eval_set_file": (good.name, good.read_bytes())})
-    assert response.json() == {
-        "data": {"valid": True, "evalSetId": "calculator", "numCases": 6, "errors": []}, "error": None,
-    }  # fmt: skip
+    answer = response.json()
+    agentevals_keys = {k: answer["data"][k] for k in ("valid", "evalSetId", "numCases", "errors")}
+    assert agentevals_keys == {"valid": True, "evalSetId": "calculator", "numCases": 6, "errors": []}
+    assert answer["error"] is None and answer["data"]["unknownKeys"] == [] and answer["data"]["warnings"] == []
     bad = b'{"evalSetId": "x", "evalCases": [{"evalId": 3}]}'
     response = await client.post("/api/validate/eval-set", files={"eval_set_file": ("bad.json", bad)})
     data = response.json()["data"]

@@ -12,7 +12,7 @@ from agentgauge.server import ServerConfig, create_app
 
 def _client(config: ServerConfig, peer: str = "127.0.0.1") -> httpx.AsyncClient:
     transport = httpx.ASGITransport(app=create_app(config), client=(peer, 40000))
-    return httpx.AsyncClient(transport=transport, base_url="http://test")
+    return httpx.AsyncClient(transport=transport, base_url="http://localhost")
 
 
 async def test_token_required_on_every_route(config: ServerConfig) -> None:
@@ -119,9 +119,42 @@ async def test_cross_site_writes_are_refused(config: ServerConfig, data_dir: Pat
         assert refused.status_code == 403 and "cross-origin" in refused.json()["detail"]
         assert not (data_dir / "calculator" / "csrf.evalset.json").exists()
         assert (await client.get("/list-apps", headers=evil)).status_code == 200  # reads are not refused
-        same = await client.post("/dev/apps/calculator/eval_sets/ok", headers={"Origin": "http://test"})
+        same = await client.post("/dev/apps/calculator/eval_sets/ok", headers={"Origin": "http://localhost"})
         assert same.status_code == 200
     config.cors_origins = ["http://evil.example"]
     async with _client(config) as client:
         allowed = await client.post("/dev/apps/calculator/eval_sets/csrf", headers={"Origin": "http://evil.example"})
         assert allowed.status_code == 200
+
+
+@pytest.mark.parametrize("scheme", ["Bearer", "bearer", "BEARER", "bEaReR"])
+async def test_bearer_scheme_is_case_insensitive(config: ServerConfig, scheme: str) -> None:
+    config.token = "s3cret"
+    async with _client(config) as client:
+        response = await client.post("/dev/apps/calculator/eval_sets/x", headers={"Authorization": f"{scheme} s3cret"})
+        assert response.status_code == 200
+        basic = await client.get("/list-apps", headers={"Authorization": "Basic s3cret"})
+        assert basic.status_code == 401
+
+
+async def test_query_token_only_sets_the_cookie_on_a_ui_page(config: ServerConfig, data_dir: Path) -> None:
+    config.token = "s3cret"
+    config.adk_web = True
+    async with _client(config) as client:
+        # Not on a write, not on an API read: ?token= is no credential.
+        write = await client.post("/dev/apps/calculator/eval_sets/viaquery?token=s3cret")
+        assert write.status_code == 401
+        assert not (data_dir / "calculator" / "viaquery.evalset.json").exists()
+        assert (await client.get("/list-apps?token=s3cret")).status_code == 401
+        assert (await client.get("/static/app.js?token=s3cret")).status_code == 401
+        assert (await client.get("/?token=wrong")).status_code == 401
+        # On the UI page: the cookie is set and the browser is sent to the same URL without the token.
+        link = await client.get("/?tab=runs&token=s3cret")
+        assert link.status_code == 303 and link.headers["location"] == "/?tab=runs"
+        cookie = link.headers["set-cookie"]
+        assert cookie.startswith("agentgauge_token=s3cret;") and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        adk = await client.get("/dev-ui/?token=s3cret")
+        assert adk.status_code == 303 and adk.headers["location"] == "/dev-ui/"
+        client.cookies.set("agentgauge_token", "s3cret")
+        assert (await client.get("/")).status_code == 200
+        assert (await client.post("/dev/apps/calculator/eval_sets/viacookie")).status_code == 200

@@ -16,7 +16,7 @@ from _browser import free_port
 from typer.testing import CliRunner
 
 from agentgauge.cli import app
-from agentgauge.server import default_data_dir, discover_apps
+from agentgauge.server import default_data_dir, default_evals_dir, discover_apps
 
 ROOT = Path(__file__).resolve().parents[2]
 CALCULATOR = ROOT / "examples" / "calculator"
@@ -28,6 +28,10 @@ CALCULATOR = ROOT / "examples" / "calculator"
         (["--host", "0.0.0.0"], "error: --host 0.0.0.0 exposes the server beyond this machine: give --token or "),
         (["missing_agent.py"], "error: missing_agent.py: agent file not found"),
         (["nonsense"], "error: nonsense: not an agent or a directory"),
+        (["--timeout", "0"], "error: --timeout must be a positive number of seconds, got 0"),
+        (["--timeout", "nan"], "error: --timeout must be a positive number of seconds, got nan"),
+        (["--data-dir", __file__], f"error: --data-dir {__file__} is not a directory"),
+        (["--store", "postgresql://u@127.0.0.1:1/db"], "error: store postgresql+psycopg://u@127.0.0.1:1/db: "),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(args: list[str], message: str) -> None:
@@ -42,16 +46,18 @@ def test_folder_without_agents(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "no agent found in" in result.stderr
 
 
-def test_discovery_and_default_data_dir(tmp_path: Path) -> None:
+def test_discovery_and_default_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert default_data_dir() == tmp_path / ".agentgauge"  # the folder of agentgauge eval's default results/
     assert discover_apps([str(CALCULATOR)]) == {"calculator": str(CALCULATOR / "agent.py")}
     assert discover_apps([str(CALCULATOR / "agent.py")]) == {"calculator": str(CALCULATOR / "agent.py")}
-    assert default_data_dir([str(CALCULATOR)]) == CALCULATOR.parent.resolve()
+    assert default_evals_dir([str(CALCULATOR)]) == CALCULATOR.parent.resolve()
     for name in ("one", "two"):
         (tmp_path / name).mkdir()
         (tmp_path / name / "agent.py").write_text("def root_agent(request):\n    return 'hi'\n")
     (tmp_path / "not_an_agent").mkdir()
     assert sorted(discover_apps([str(tmp_path)])) == ["one", "two"]
-    assert default_data_dir([str(tmp_path)]) == tmp_path.resolve()
+    assert default_evals_dir([str(tmp_path)]) == tmp_path.resolve()
     assert discover_apps(["examples.calculator.agent:root_agent"]) == {
         "calculator": "examples.calculator.agent:root_agent"
     }
@@ -61,7 +67,8 @@ def test_discovery_and_default_data_dir(tmp_path: Path) -> None:
 def test_help_lists_the_options() -> None:
     result = CliRunner().invoke(app, ["serve", "--help"], env={"COLUMNS": "200"})
     assert result.exit_code == 0
-    for option in ("--data-dir", "--host", "--port", "--token", "--insecure-no-auth", "--cors", "--adk-web"):
+    for option in ("--data-dir", "--evals-dir", "--output-dir", "--store", "--timeout", "--host", "--port", "--token",
+                   "--insecure-no-auth", "--cors", "--adk-web"):  # fmt: skip
         assert option in result.stdout
 
 
@@ -69,7 +76,7 @@ def test_serve_starts_and_answers(tmp_path: Path) -> None:
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     command = [sys.executable, "-c", "from agentgauge.cli import main; main()", "serve", str(CALCULATOR),
-               "--data-dir", str(tmp_path),
+               "--data-dir", str(tmp_path / "data"), "--evals-dir", str(tmp_path / "evals"),
                "--port", str(port)]  # fmt: skip
     process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
     try:
@@ -87,7 +94,8 @@ def test_serve_starts_and_answers(tmp_path: Path) -> None:
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=20)
     assert f"agentgauge: open http://127.0.0.1:{port}/" in err
-    assert f"serving calculator from {tmp_path}" in err
+    assert f"serving calculator from {tmp_path / 'evals'}" in err
+    assert f"server data in {tmp_path / 'data'}; results saved to {tmp_path / 'data' / 'results'}" in err
 
 
 def test_cli_start_up_does_not_import_the_server_stack() -> None:
@@ -99,3 +107,15 @@ def test_cli_start_up_does_not_import_the_server_stack() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_every_agent_call_is_bounded_by_default() -> None:
+    """Without --timeout the server still bounds agent calls (300 s), in the CLI and in the Python API alike."""
+    import inspect
+
+    from agentgauge.cli._serve_cmd import serve
+    from agentgauge.server import DEFAULT_SERVE_TIMEOUT, ServerConfig
+
+    assert DEFAULT_SERVE_TIMEOUT == 300.0
+    assert ServerConfig(data_dir=Path(".")).timeout == DEFAULT_SERVE_TIMEOUT
+    assert inspect.signature(serve).parameters["timeout"].default == DEFAULT_SERVE_TIMEOUT

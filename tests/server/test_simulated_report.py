@@ -16,7 +16,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "simulation"
 
 async def _report(data: Path, result_id: str) -> httpx.Response:
     transport = httpx.ASGITransport(app=create_app(ServerConfig(data_dir=data)), client=("127.0.0.1", 50000))
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
         assert result_id in [r["evalSetResultId"] for r in (await client.get("/api/apps/trip_app/results")).json()]
         return await client.get(f"/api/apps/trip_app/results/{result_id}/report.html")
 

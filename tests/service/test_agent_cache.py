@@ -80,7 +80,7 @@ def _evaluate(
 def test_second_run_is_answered_from_the_cache_and_failures_are_asked_again(tmp_path: Path) -> None:
     cache = AgentResponseCache(tmp_path / "cache", "agent-v1")
     first = Counting()
-    assert _evaluate(first, cache) == ["a/1:passed:echo: hello", "b/1:passed:echo: world", "boom/1:failed:-"]
+    assert _evaluate(first, cache) == ["a/1:passed:echo: hello", "b/1:passed:echo: world", "boom/1:error:-"]
     assert sorted(first.calls) == ["fail please", "hello", "world"]
     assert (cache.hits, cache.stored) == (0, 2)
     assert len(list((tmp_path / "cache").rglob("*.json"))) == 2
@@ -91,7 +91,7 @@ def test_second_run_is_answered_from_the_cache_and_failures_are_asked_again(tmp_
     assert _evaluate(second, again, threshold=0.9) == [
         "a/1:passed:echo: hello",
         "b/1:passed:echo: world",
-        "boom/1:failed:-",
+        "boom/1:error:-",
     ]
     assert second.calls == ["fail please"]  # only the failed case reached the agent
     assert (again.hits, again.misses) == (2, 1)

@@ -85,7 +85,7 @@ def _reference_status(runs: Sequence[CaseRow]) -> EvalStatus:
                 tallies.setdefault(m.metric_name, MetricTally(m.metric_name, m.threshold)).add(m.score, m.eval_status)
         status = summarize_statuses(t.status for t in tallies.values())
     if status is EvalStatus.NOT_EVALUATED and any(r.error_message for r in runs):
-        status = EvalStatus.FAILED
+        status = EvalStatus.ERROR
     return status
 
 
@@ -192,7 +192,7 @@ def test_a_case_whose_metric_name_repeats_is_summarised_by_the_tallies() -> None
 
 
 def test_a_row_costs_tens_of_bytes_not_hundreds() -> None:
-    reason = "tool_trajectory_avg_score: score 0 < threshold 1: tool count mismatch: actual(5) != expected(6)"
+    reason = "tool_trajectory_avg_score: score 0 < threshold 1: tool count mismatch: actual 5 != expected 6"
     ids = [f"case{i:07d}" for i in range(20_000)]  # the ids belong to the eval set, not to the table
     rows = [
         CaseRow(

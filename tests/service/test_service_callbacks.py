@@ -158,7 +158,7 @@ async def test_inference_case_errors_fail_only_that_case(point: str) -> None:
     assert inferences[0].error_message == message
     assert inferences[0].inferences == []
     assert [(r.eval_id, r.final_eval_status, r.error_message) for r in run.eval_case_results] == [
-        ("c1", EvalStatus.FAILED, message),
+        ("c1", EvalStatus.ERROR, message),
         ("c2", EvalStatus.PASSED, None),
     ]
     expected_calls = ["q2"] if point == "before_inference_case" else ["q1", "q2"]

@@ -118,15 +118,41 @@ def _raise(exc: Exception):  # type: ignore[no-untyped-def]
         ),
     ],
 )
-async def test_evaluator_errors_fail_the_case_and_drop_metrics(fn, message: str) -> None:  # type: ignore[no-untyped-def]
+async def test_an_evaluator_error_fails_its_metric_and_keeps_the_others(fn, message: str) -> None:  # type: ignore[no-untyped-def]
     eval_case = case("c", inv("q", "a"))
     metrics = [EXACT, EvalMetric(metric_name="m", evaluator_name="func", threshold=1)]
     registry = FakeRegistry(exact_answer=ExactAnswer(), func=FuncEvaluator(fn))
     result = await evaluate_case(eval_case, _inference(eval_case, ["a"]), metrics, registry)
-    assert result.final_eval_status is EvalStatus.FAILED
+    assert result.final_eval_status is EvalStatus.ERROR  # the passing metric cannot decide the case alone
     assert result.error_message == message
-    assert result.overall_eval_metric_results == []
-    assert result.eval_metric_result_per_invocation == []
+    kept, errored = result.overall_eval_metric_results
+    assert (kept.metric_name, kept.score, kept.eval_status) == ("exact_answer", 1.0, EvalStatus.PASSED)
+    assert (errored.metric_name, errored.score, errored.eval_status) == ("m", None, EvalStatus.ERROR)
+    assert errored.threshold == 1
+    assert errored.details is not None and errored.details.reason == message
+    [per] = result.eval_metric_result_per_invocation
+    assert [(m.metric_name, m.eval_status) for m in per.eval_metric_results] == [
+        ("exact_answer", EvalStatus.PASSED),
+        ("m", EvalStatus.ERROR),
+    ]
+
+
+async def test_a_failed_metric_beside_an_errored_one_fails_the_case() -> None:
+    eval_case = case("c", inv("q", "a"))
+    metrics = [
+        EXACT,
+        EvalMetric(metric_name="m", evaluator_name="func"),
+        EvalMetric(metric_name="n", evaluator_name="func"),
+    ]
+    registry = FakeRegistry(exact_answer=ExactAnswer(), func=FuncEvaluator(_raise(EvaluatorError("no JSON"))))
+    result = await evaluate_case(eval_case, _inference(eval_case, ["wrong"]), metrics, registry)
+    assert result.final_eval_status is EvalStatus.FAILED  # a failure is known whatever errored beside it
+    assert result.error_message == "run evaluation for metric m: no JSON; run evaluation for metric n: no JSON"
+    assert [m.eval_status for m in result.overall_eval_metric_results] == [
+        EvalStatus.FAILED,
+        EvalStatus.ERROR,
+        EvalStatus.ERROR,
+    ]
 
 
 async def test_unknown_evaluator_fails_the_case() -> None:
@@ -141,10 +167,11 @@ async def test_failed_inference_and_count_mismatch() -> None:
     eval_case = case("c", inv("q1", "a"), inv("q2", "b"))
     failed = InferenceResult("app", "set", "c", session_id="s", user_id="u").fail("agent failed on invocation 1")
     result = await evaluate_case(eval_case, failed, [EXACT], FakeRegistry(exact_answer=ExactAnswer()))
-    assert (result.final_eval_status, result.error_message) == (EvalStatus.FAILED, "agent failed on invocation 1")
+    assert (result.final_eval_status, result.error_message) == (EvalStatus.ERROR, "agent failed on invocation 1")
 
     short = _inference(eval_case, ["a"])
     result = await evaluate_case(eval_case, short, [EXACT], FakeRegistry(exact_answer=ExactAnswer()))
+    assert result.final_eval_status is EvalStatus.ERROR
     assert result.error_message == "inference count 1 does not match expected conversation length 2"
 
 
@@ -243,8 +270,11 @@ async def test_rubric_error_fails_the_case_and_evaluator_sees_merged_metric() ->
 
     bad = case("c", inv("q"), rubrics=[_rubric("x", "nope")])
     result = await evaluate_case(bad, _inference(bad, ["a"]), [judge], FakeRegistry(func=evaluator))
-    assert result.final_eval_status is EvalStatus.FAILED
+    assert result.final_eval_status is EvalStatus.ERROR
     assert result.error_message is not None and "names metric 'nope'" in result.error_message
+    # A rubric naming a metric left out of the run on purpose (--skip-metrics, --no-judges) is ignored.
+    result = await evaluate_case(bad, _inference(bad, ["a"]), [judge], FakeRegistry(func=evaluator), skipped=["nope"])
+    assert (result.final_eval_status, result.error_message) == (EvalStatus.PASSED, None)
 
 
 async def test_failed_inference_keeps_traceback_and_partial_trajectory_unscored() -> None:
@@ -255,7 +285,7 @@ async def test_failed_inference_keeps_traceback_and_partial_trajectory_unscored(
         traceback="Traceback (most recent call last):\nValueError: x",
     )
     result = await evaluate_case(eval_case, inference, [EXACT], FakeRegistry(exact_answer=ExactAnswer()))
-    assert result.final_eval_status is EvalStatus.FAILED
+    assert result.final_eval_status is EvalStatus.ERROR
     assert result.error_message == "agent failed on invocation 2 of 2: ValueError: x"
     assert result.error_traceback == "Traceback (most recent call last):\nValueError: x"
     assert result.overall_eval_metric_results == []

@@ -174,7 +174,7 @@ def test_fault_fails_only_its_case_and_the_result_is_saved(tmp_path: Path, kind:
     [saved] = sorted(out.rglob("*.evalset_result.json"))
     cases = {c["evalId"]: c for c in json.loads(saved.read_text())["evalCaseResults"]}
     assert cases["good"]["finalEvalStatus"] == "passed"
-    assert cases["bad"]["finalEvalStatus"] == "failed"
+    assert cases["bad"]["finalEvalStatus"] == "error"
     assert cases["bad"]["errorMessage"] == message
     assert message in done.stdout  # the summary lists the error too
 

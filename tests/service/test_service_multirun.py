@@ -18,7 +18,7 @@ from agentgauge.service import (
     summarize_runs,
 )
 
-P, F, N = EvalStatus.PASSED, EvalStatus.FAILED, EvalStatus.NOT_EVALUATED
+P, F, N, E = EvalStatus.PASSED, EvalStatus.FAILED, EvalStatus.NOT_EVALUATED, EvalStatus.ERROR
 
 
 def _metric(name: str, score: float | None, status: EvalStatus, threshold: float = 0.5) -> EvalMetricResult:
@@ -57,8 +57,13 @@ CASE_STATUS_RULES = [
     ([_run("c", 1, P, _metric("m", 0.0, F))], P),  # one run: the run's own status (custom aggregators)
     ([_run("c", 1, F, error="agent failed")], F),
     ([_run("c", 1, N)], N),
-    ([_run("c", 1, F, error="x"), _run("c", 2, F, error="y")], F),  # not_evaluated + errorMessage -> failed
+    ([_run("c", 1, F, error="x"), _run("c", 2, F, error="y")], E),  # not_evaluated + errorMessage -> error
+    ([_run("c", 1, E, error="x"), _run("c", 2, E, error="y")], E),
     ([_run("c", 1, F, error="x"), _run("c", 2, P, _metric("m", 1.0, P))], P),
+    ([_run("c", 1, E, error="x"), _run("c", 2, P, _metric("m", 1.0, P))], P),  # the run that scored decides
+    ([_run("c", 1, E, _metric("m", None, E)), _run("c", 2, E, _metric("m", None, E))], E),
+    ([_run("c", 1, E, _metric("m", None, E)), _run("c", 2, P, _metric("m", 1.0, P))], P),
+    ([_run("c", 1, E, _metric("j", None, E), _metric("m", 1.0, P))], E),  # one run: the run's own status
     ([_run("c", 1, P, _metric("m", 0.4, F)), _run("c", 2, P, _metric("m", 0.5, P))], F),
     ([_run("c", 1, N, _metric("m", None, N)), _run("c", 2, N, _metric("m", None, N))], N),
 ]

@@ -128,7 +128,7 @@ async def test_failures_are_case_errors() -> None:
     assert results["nothing"].error_message == "the simulated user ended the conversation before the first turn"
     assert results["no_sim"].final_eval_status is EvalStatus.NOT_EVALUATED  # starting prompt, then the script ends
     failing = await _run([_adk("c")], user_simulator=boom)
-    assert failing["c"].final_eval_status is EvalStatus.FAILED
+    assert failing["c"].final_eval_status is EvalStatus.ERROR
     assert failing["c"].error_message == "user simulator failed on turn 2: RuntimeError: simulator down"
     missing = await _run([_adk("c")])
     assert "no user simulator for this conversationScenario case" in str(missing["c"].error_message)

@@ -9,7 +9,6 @@ import shutil
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -244,10 +243,8 @@ def test_a_writer_waiting_too_long_gets_a_timeout_naming_the_file(base: Path) ->
     holder.start()
     try:
         assert held.wait(60)
-        started = time.monotonic()
-        with pytest.raises(TimeoutError) as info:
+        with pytest.raises(TimeoutError) as info:  # the holder would keep the lock for good
             sets.add_case("app", "s", _case("late"))
-        assert time.monotonic() - started < 10
         assert info.value.filename == str(path)
         assert "more than 0.3 s" in str(info.value)
     finally:

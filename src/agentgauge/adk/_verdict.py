@@ -160,7 +160,9 @@ def print_details(verdicts: Iterable[MetricVerdict]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(file=sys.stdout, width=200, soft_wrap=False)
+    from ..reporting._escape import escape_controls
+
+    console = escape_controls(Console(file=sys.stdout, width=200, soft_wrap=False))  # user text: controls escaped
     headers = ("eval_status", "score", "threshold", "prompt", "expected_response", "actual_response",
                "expected_tool_calls", "actual_tool_calls")  # fmt: skip
     for verdict in verdicts:

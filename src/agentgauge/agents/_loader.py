@@ -99,6 +99,50 @@ def _load_object(spec: str) -> object:
     )
 
 
+def missing_package_hint(exc: BaseException) -> str | None:
+    """What to install when importing an agent failed for want of a known optional package, in one line; else
+    ``None``.
+
+    An ADK agent using ``LiteLlm`` needs ``litellm``, which the ``adk`` extra does not install (google-adk has it
+    only in its large ``extensions`` extra, with Anthropic, LangGraph, Kubernetes, ...): the hint names the
+    package with the versions the installed google-adk accepts. Older google-adk versions fail with a bare
+    ``No module named 'litellm'``, newer ones with their own ``ImportError``; both get the hint.
+    """
+    seen: set[int] = set()
+    error: BaseException | None = exc
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, ImportError):
+            name = error.name or ""
+            if name.partition(".")[0] == "litellm" or (not name and "LiteLLM" in str(error)):
+                return (
+                    "the agent uses LiteLlm, which needs the litellm package: "
+                    f"pip install {_litellm_requirement()!r} (in this environment)"
+                )
+            if name == "google.adk" or name.startswith("google.adk."):
+                return (
+                    "the agent uses Google ADK, which is not installed: "
+                    "pip install 'agentgauge[adk]' (in this environment)"
+                )
+        error = error.__cause__ or error.__context__
+    return None
+
+
+def _litellm_requirement() -> str:
+    """``litellm`` with the version range the installed google-adk declares for it (``litellm`` if none)."""
+    from importlib import metadata
+
+    try:
+        declared = metadata.requires("google-adk") or []
+    except metadata.PackageNotFoundError:
+        declared = []
+    for requirement in declared:
+        found = re.match(r"\s*litellm\s*([<>=!~][^;]*)?", requirement)
+        if found is not None:
+            return "litellm" + "".join((found[1] or "").split())
+    return "litellm"
+
+
 def load_agent(spec: str) -> Agent:
     """Load an agent from ``spec`` and wrap it with :func:`as_agent`.
 
@@ -116,7 +160,8 @@ def load_agent(spec: str) -> Agent:
     except InputError:
         raise
     except (Exception, SystemExit) as exc:  # sys.exit() at import must not end the run with exit code 0
-        raise InputError(f"cannot import the agent: {describe_exception(exc)}", file=spec) from None
+        hint = missing_package_hint(exc)
+        raise InputError(f"cannot import the agent: {hint or describe_exception(exc)}", file=spec) from None
     try:
         return as_agent(obj)
     except TypeError as exc:

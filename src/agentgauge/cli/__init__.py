@@ -23,6 +23,7 @@ from . import _traces_cmds as _traces_cmds
 from ._app import app
 from ._compare_cmd import compare as compare  # imported last: listed after the other commands
 from ._exit import leave_to_the_os, process_ends_after_command, skip_final_collection
+from ._interrupt import command_interruptible
 
 __all__ = ["app", "main"]
 
@@ -34,7 +35,13 @@ _COLLECTOR_OFF_UNTIL_RUN = frozenset({"eval"})
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: Ctrl-C at any moment ends the command with ``Interrupted.`` on stderr and exit
+    code 130 (see ``_interrupt``)."""
+    with command_interruptible():
+        _main()
+
+
+def _main() -> None:
     global _final_collection_skipped
     if not _final_collection_skipped:
         # The interpreter's last full garbage collection is skipped (tens of milliseconds after an ``eval``); the

@@ -19,6 +19,7 @@ __all__ = [
     "EXIT_OK",
     "MAX_NUM_RUNS",
     "check_result_location",
+    "echo_text",
     "error_line",
     "fail_input",
     "input_errors_exit_2",
@@ -40,12 +41,21 @@ def print_line(console: Console, text: str, style: str | None = None) -> None:
     console.print(text, style=style, markup=False, emoji=False, highlight=False, soft_wrap=True)
 
 
-def error_line(message: object) -> str:
-    """``error: message`` on one line, registered secrets masked and quoted values cut to ~200 characters."""
-    from .._redact import redact
-    from ..errors import shorten
+def echo_text(text: str, *, err: bool = False) -> None:
+    """``typer.echo(text)`` with control characters escaped (newlines and tabs kept): for lines that hold user
+    text (ids, trace contents, warnings about a file), which must not colour or retitle the terminal."""
+    from ..errors import printable
 
-    return "error: " + shorten(" ".join(redact(str(message)).splitlines()))
+    typer.echo(printable(text), err=err)
+
+
+def error_line(message: object) -> str:
+    """``error: message`` on one line, registered secrets masked, quoted values cut to ~200 characters and control
+    characters escaped (a file name or id may hold an ``ESC`` that would colour the terminal)."""
+    from .._redact import redact
+    from ..errors import printable, shorten
+
+    return "error: " + printable(shorten(" ".join(redact(str(message)).splitlines())), lines=False)
 
 
 def fail_input(message: str) -> NoReturn:
@@ -63,7 +73,9 @@ def input_errors_exit_2() -> Iterator[None]:
     try:
         yield
     except (InputError, NotFoundError) as exc:
-        fail_input(str(exc).strip("'\""))
+        # The message as raised: str() of a lookup error may quote it, and stripping quotes would also cut the
+        # closing quote of a message that ends with a quoted value ("No module named 'x'").
+        fail_input(exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc))
     except OSError as exc:
         fail_input(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
 
@@ -72,8 +84,8 @@ def check_result_location(output_dir: Path, app: str, eval_set_id: str, source: 
     """Check, before anything runs, that the result of eval set ``eval_set_id`` (from file ``source``) of app
     ``app`` can be saved under ``output_dir``: a non-empty id, path segments that are valid names and a file name
     the file system accepts (with room for the temporary file of the atomic write)."""
-    from ..errors import InputError
-    from ..storage import LocalEvalResultManager
+    from ..errors import InputError, InvalidIdError
+    from ..storage import RESULT_SUFFIX, LocalEvalResultManager
 
     if not eval_set_id:
         raise InputError(
@@ -82,8 +94,10 @@ def check_result_location(output_dir: Path, app: str, eval_set_id: str, source: 
     sample_id = f"{app}_{eval_set_id}_00000000-0000-0000-0000-000000000000"  # the form of the real id
     try:
         path = LocalEvalResultManager(base_dir=output_dir).path_for(app, sample_id)
-    except InputError as exc:
-        raise InputError(exc.message, file=source, location="evalSetId") from None
+    except InvalidIdError as exc:
+        if exc.limit is None:  # not a matter of length: the name itself is refused
+            raise InputError(exc.message, file=source, location="evalSetId") from None
+        path = output_dir / app / f"{sample_id}{RESULT_SUFFIX}"  # too long: said below, naming the file
     name_max = _name_max(output_dir)
     for part, extra in ((app, 0), (path.name, _TEMP_EXTRA)):
         size = len(os.fsencode(part)) + extra

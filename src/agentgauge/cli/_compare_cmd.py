@@ -86,7 +86,9 @@ def compare(
 
     Cases are matched by id; BASE and NEW may be agentgauge, trpc-agent-go or ADK result files, or result ids
     (saved under --output-dir, or in the SQL store of --store / AGENTGAUGE_STORE). With
-    several runs per case, Fisher's exact test says whether a case's pass rate really changed.
+    several runs per case, Fisher's exact test says whether a case's pass rate really changed. When one side ran only
+    selected cases (EVAL_SET:case1,case2) or was interrupted, the cases it did not run are listed apart as not run,
+    never as removed or broken.
 
     Exit code 0 when no case broke, 1 when a case that passed in BASE does not pass in NEW, 2 on bad input.
 
@@ -103,7 +105,10 @@ def compare(
     from .._redact import mask_standard_streams
 
     mask_standard_streams()
-    console = Console(stderr=json_out, soft_wrap=False, emoji=False)  # user text may hold ":name:"
+    from ..reporting._escape import escape_controls
+
+    # user text may hold ":name:" (no emoji codes) and control characters (escaped)
+    console = escape_controls(Console(stderr=json_out, soft_wrap=False, emoji=False))
     with input_errors_exit_2():
         from .._fileio import atomic_write, check_output_targets
         from ..compare import compare_results, print_comparison, render_html, render_markdown

@@ -34,12 +34,15 @@ class _DeferredConsole:
         if console is None:
             from rich.console import Console
 
-            console = self._console = Console(**self._options)
+            from ..reporting._escape import escape_controls
+
+            console = self._console = escape_controls(Console(**self._options))
         return getattr(console, name)
 
 
 def deferred_console(**options: Any) -> Console:
-    """A rich ``Console(**options)`` that is created (and rich imported) the first time it is used."""
+    """A rich ``Console(**options)`` that is created (and rich imported) the first time it is used; like every
+    console of the command line, it escapes control characters in user text (see ``reporting._escape``)."""
     return cast("Console", _DeferredConsole(**options))
 
 

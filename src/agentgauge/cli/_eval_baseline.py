@@ -78,8 +78,10 @@ def print_block(comparison: Comparison, label: str, console: Console) -> None:
     from ..compare import ChangeKind
 
     fixed, broken = comparison.count(ChangeKind.FIXED), comparison.count(ChangeKind.BROKEN)
+    not_run = comparison.count(ChangeKind.NOT_RUN)  # a run of selected cases: the others are no regression
     style = "bold red" if broken else "bold green"
-    print_line(console, f"Compared with {label}: {fixed} fixed, {broken} broken", style=style)
+    tail = f" ({not_run} not run)" if not_run else ""
+    print_line(console, f"Compared with {label}: {fixed} fixed, {broken} broken{tail}", style=style)
     for case in comparison.cases:
         if case.change is ChangeKind.BROKEN:
             reason = f": {case.reason}" if case.reason else ""

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from . import _metric_opts as _m
 from ._app import app
 from ._common import (
     EXIT_FAILED,
@@ -19,6 +20,7 @@ from ._common import (
     print_line,
 )
 from ._console import deferred_console, progress_bar_console
+from ._eval_inputs import check_set_args, is_file
 from ._eval_run import (
     EXIT_INTERRUPTED,
     evaluate_interruptibly,
@@ -31,6 +33,7 @@ from ._eval_run import (
 )
 from ._executor_opts import ExecutorChoice, executor_choice, registry_factory
 from ._exit import leave_to_the_os
+from ._metric_opts import MetricOptions, checked_metrics, make_registry, metric_options
 from ._simulation_opts import SimulationOptions
 from ._stdout import stdout_reserved
 
@@ -38,7 +41,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
     from ..evaluator import EvaluationResult
-    from ..evaluators import Registry
     from ..model import EvalMetric, EvalSet
     from ..service import StreamedEvalSet
 
@@ -55,6 +57,7 @@ class _Target:
     metrics: list[EvalMetric] = field(default_factory=list)
     metrics_source: str = ""
     stream: StreamedEvalSet | None = None  # a large file, read case by case during the run
+    skipped: list[str] = field(default_factory=list)  # metrics left out by --only/--skip-metrics, --no-judges
 
 
 def _split_case_filter(arg: str) -> _Target:
@@ -79,7 +82,7 @@ def _find_metrics(target: _Target, config: Path | None) -> None:
         return
     folder = target.path.parent
     for candidate in (folder / f"{target.eval_set.eval_set_id}.metrics.json", folder / "test_config.json"):
-        if candidate.is_file():
+        if is_file(candidate):
             target.metrics, target.metrics_source = load_metrics(candidate), str(candidate)
             return
     target.metrics, target.metrics_source = default_adk_metrics(), "ADK default criteria"
@@ -101,19 +104,28 @@ def _app_name(explicit: str | None, targets: list[_Target]) -> str:
     from ..errors import InputError
     from ..storage import check_segment
 
-    candidates = [explicit] if explicit else []
+    # (name, file, JSON path) of each candidate: a name that is refused is reported where it was written
+    candidates: list[tuple[str, str | None, str]] = [(explicit, None, "--app-name")] if explicit else []
     for target in targets:
         assert target.eval_set is not None
-        candidates += [c.session_input.app_name for c in target.eval_set.eval_cases if c.session_input is not None]
-        candidates.append(target.eval_set.eval_set_id)
-    found = next((name for name in candidates if name), None)
+        candidates += [
+            (case.session_input.app_name, str(target.path), f"evalCases[{index}].sessionInput.appName")
+            for index, case in enumerate(target.eval_set.eval_cases)
+            if case.session_input is not None
+        ]
+        candidates.append((target.eval_set.eval_set_id, str(target.path), "evalSetId"))
+    found = next((candidate for candidate in candidates if candidate[0]), None)
     if found is None:
         raise InputError(
             "must not be empty: it names the app when neither --app-name nor a case's sessionInput.appName does",
             file=str(targets[0].path),
             location="evalSetId",
         )
-    return check_segment(found, "app name")
+    name, file, location = found
+    try:
+        return check_segment(name, "app name")
+    except InputError as exc:
+        raise InputError(exc.message, file=file, location=location) from None
 
 
 def _shown(path: Path | None, start: Path) -> str:
@@ -143,7 +155,9 @@ class _Heading:
         assert target.eval_set is not None
         console.print(
             Text.assemble(
-                (target.eval_set.eval_set_id, "bold"), f" ({target.path}): metrics from {target.metrics_source}"
+                (target.eval_set.eval_set_id, "bold"),
+                f" ({target.path}): metrics from {target.metrics_source}"
+                + (f" (skipped: {', '.join(target.skipped)})" if target.skipped else ""),
             ),
             soft_wrap=True,
         )
@@ -327,10 +341,14 @@ def eval_command(
     max_turns: Annotated[
         int | None, typer.Option("--max-turns", help="User-turn limit of every scenario (0: unlimited).")
     ] = None,
+    only_metrics: _m.OnlyMetricsOption = None,
+    skip_metrics: _m.SkipMetricsOption = None,
+    no_judges: _m.NoJudgesOption = False,
+    judge_parallelism: _m.JudgeParallelismOption = None,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 
-    Exit code 0 when every selected case passed, 1 when a case failed or was not evaluated, 2 on bad usage or
+    Exit code 0 when every selected case passed, 1 when a case failed, errored or was not evaluated, 2 on bad usage or
     invalid input (nothing is run or written).
 
     Examples:
@@ -356,6 +374,7 @@ def eval_command(
         fail_input(f"--judge-timeout must be a positive number of seconds, got {judge_timeout:g}")
     if fail_on_regression and baseline is None:
         fail_input("--fail-on-regression needs --baseline RESULT_ID_OR_FILE")
+    selected = metric_options(only_metrics, skip_metrics, no_judges, judge_parallelism, parallelism)
     # Resolved now: an agent calling os.chdir() must not move where results and reports are written.
     start = Path.cwd()
     output_dir = output_dir.absolute()
@@ -418,6 +437,7 @@ def eval_command(
             default_judge=_default_judge(judge_model, judge_base_url),
             plugins=plugin or [],
             prices=prices,
+            metric_options=selected,
             console=console,
             progress_console=None if json_out else progress_bar_console(),
             result_store=result_store,
@@ -472,27 +492,6 @@ def _default_judge(model: str | None, base_url: str | None) -> dict[str, str] | 
     return {"modelName": model, **({"baseURL": base_url} if base_url else {})} if model else None
 
 
-def make_registry(
-    output_dir: Path,
-    no_cache: bool,
-    judge_timeout: float | None,
-    default_judge: dict[str, str] | None,
-    plugins: list[str] | None,
-) -> Registry:
-    """The evaluator registry of an ``eval`` run: judge cache under ``output_dir``, the judge time budget, the
-    default judge for metrics that name none, and the plug-ins loaded."""
-    from ..evaluators import Registry
-    from ..judges import JudgeSettings, RetryPolicy
-
-    retry = RetryPolicy() if judge_timeout is None else RetryPolicy(total_budget=judge_timeout)
-    settings = JudgeSettings(
-        cache_dir=None if no_cache else output_dir / ".judge_cache", retry=retry, default_judge_model=default_judge
-    )
-    registry = Registry(judge_settings=settings)
-    registry.load_plugins(plugins or ())
-    return registry
-
-
 def _run(
     args: list[str],
     *,
@@ -515,6 +514,7 @@ def _run(
     cache_agent: Path | None = None,
     result_store: Any = None,
     keep_results: bool = True,
+    metric_options: MetricOptions | None = None,
 ) -> list[EvaluationResult]:
     """Validate every input, then evaluate each eval set in turn (results go to ``result_store`` when given;
     ``keep_results=False``: the outcomes read case results back from where they were saved, when asked)."""
@@ -528,17 +528,11 @@ def _run(
 
     agent_spec = args[0] if args and looks_like_agent_spec(args[0]) else None
     set_args = args[1:] if agent_spec is not None else args
-    if not set_args:
-        raise InputError("no eval set given: usage: agentgauge eval [AGENT] EVAL_SET[:case1,case2]...")
-    misplaced = [arg for arg in set_args if arg.endswith(".py") or Path(arg).is_dir()]
-    if misplaced:
-        raise InputError(
-            f"{misplaced[0]}: this looks like an agent, but the agent comes first: "
-            "agentgauge eval AGENT EVAL_SET[:case1,case2]..."
-        )
+    check_set_args(agent_spec, set_args)
     from .._prices import prices_for_run
 
-    registry = make_registry(output_dir, no_cache, judge_timeout, default_judge, plugins)
+    chosen = metric_options or MetricOptions(None, parallelism)
+    registry = make_registry(output_dir, no_cache, judge_timeout, default_judge, plugins, chosen.judge_parallelism)
     price_table = prices_for_run(prices) if agent_spec is not None else None
     targets = [_split_case_filter(arg) for arg in set_args]
     for target in targets:
@@ -549,8 +543,7 @@ def _run(
             target.eval_set = loaded
         selected = set(_select(target))
         _find_metrics(target, config)
-        registry.validate_metrics(target.metrics, file=target.metrics_source)
-        registry.check_judges_ready(target.metrics, file=target.metrics_source)  # e.g. no API key: exit 2
+        target.skipped = checked_metrics(chosen.selection, target.metrics, registry, target.metrics_source)
         if agent_spec is None:
             needing = [c.eval_id for c in target.eval_set.eval_cases if c.eval_id in selected and not c.is_trace]
             if needing:
@@ -586,7 +579,9 @@ def _run(
     if engine is not None:
         remote = engine.build(
             agent_spec,
-            registry_factory(output_dir, no_cache, judge_timeout, default_judge, plugins or []),
+            registry_factory(
+                output_dir, no_cache, judge_timeout, default_judge, plugins or [], chosen.judge_parallelism
+            ),
             simulation=plan.for_workers().build if plan is not None else None,  # workers load the files themselves
         )
     run_phase_starts()
@@ -620,6 +615,7 @@ def _run(
             simulation=settings,
             agent_cache=agent_cache,
             max_results_in_memory=None if keep_results else 0,
+            metric_selection=chosen.selection,
         )
         if bar is not None:
             with bar:

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from . import _interrupt
+
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
@@ -31,7 +33,7 @@ __all__ = [
 ]
 
 
-EXIT_INTERRUPTED = 130  # the shell's code for a command stopped by SIGINT (128 + 2)
+EXIT_INTERRUPTED = _interrupt.EXIT_INTERRUPTED  # the shell's code for a command stopped by SIGINT (128 + 2)
 
 
 @contextmanager
@@ -69,7 +71,8 @@ def run_phase_ends() -> None:
 
 @contextmanager
 def stopped_by_ctrl_c(console: Console) -> Iterator[None]:
-    """Ctrl-C outside a run (loading the inputs, writing reports) ends the command without a traceback.
+    """Ctrl-C outside a run (loading the inputs, writing reports) ends the command without a traceback:
+    ``Interrupted.`` on stderr (``console`` may be stdout, which carries the results), exit code 130.
 
     During a run the evaluator handles it itself (the finished cases are saved); a result saved before the
     interruption stays where it was reported.
@@ -77,7 +80,7 @@ def stopped_by_ctrl_c(console: Console) -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt:
-        console.print("Interrupted.", highlight=False)
+        _interrupt.announce_interrupted()
         raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
@@ -120,6 +123,7 @@ async def evaluate_interruptibly(
 
     loop = asyncio.get_running_loop()
     try:
+        previous = signal.getsignal(signal.SIGINT)
         loop.add_signal_handler(signal.SIGINT, evaluator.interrupt)
         installed = True
     except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signal support (Windows)
@@ -130,6 +134,8 @@ async def evaluate_interruptibly(
         if installed:
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(signal.SIGINT)
+                # asyncio puts Python's default handler back; the command's own (see _interrupt) goes on instead
+                signal.signal(signal.SIGINT, previous)
 
 
 def report_streamed(

@@ -79,6 +79,6 @@ def executor_choice(kind: str, address: str | None, rate_limits: list[str]) -> E
 
 def registry_factory(*args: object) -> Callable[[], EvaluatorSource]:
     """A picklable factory of the ``eval`` registry (``make_registry`` with these arguments), for workers."""
-    from ._eval_cmd import make_registry
+    from ._metric_opts import make_registry
 
     return functools.partial(make_registry, *args)  # type: ignore[arg-type]

@@ -9,13 +9,15 @@ from typing import Annotated, Any
 import typer
 
 from ._app import app
-from ._common import EXIT_INVALID, error_line, fail_input, input_errors_exit_2
+from ._common import EXIT_INVALID, echo_text, error_line, fail_input, input_errors_exit_2
 
 __all__ = ["convert", "migrate", "validate"]
 
 
-def _load_any(path: str, registry: Any = None) -> tuple[str, Any]:
-    """Read a file, detect its kind and load it: ``("eval set" | "metrics" | "result", loaded)``."""
+def _load_any(path: str, registry: Any = None, keys: list[Any] | None = None) -> tuple[str, Any]:
+    """Read a file, detect its kind and load it: ``("eval set" | "metrics" | "result", loaded)``.
+
+    ``keys``, when given, receives the :class:`~agentgauge.formats.KeyReport` of an eval set (its unknown keys)."""
     from ..errors import InputError
     from ..formats import _api
     from ..formats._evalset_read import eval_set_from_document
@@ -26,6 +28,10 @@ def _load_any(path: str, registry: Any = None) -> tuple[str, Any]:
     doc = parse_json(read_bytes(path), path)
     kind = _api.detect_kind(doc)
     if kind == "eval_set":
+        if keys is not None:
+            from ..formats import check_keys
+
+            keys.append(check_keys(doc))  # before the reader consumes the document
         return "eval set", eval_set_from_document(doc, path, default_id=_api.default_id_for(path), consume=True)
     if kind == "metrics":
         metrics = metrics_from_document(doc, path, expand=False)
@@ -86,7 +92,7 @@ def _check_metric_names(metrics: Any, path: str, registry: Any = None) -> None:
     (registry or Registry()).validate_metrics(
         [m for m in metrics if not (isinstance(m.extension, dict) and "custom_metric" in m.extension)],
         file=path,
-        warn=lambda message: typer.echo(f"warning: {message}", err=True),
+        warn=lambda message: echo_text(f"warning: {message}", err=True),
     )
 
 
@@ -114,10 +120,15 @@ def validate(
     plugin: Annotated[
         list[str] | None, typer.Option("--plugin", help="Import this module's register(registry) first (repeatable).")
     ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Unknown keys in native eval sets are errors too (exit 2), not warnings.")
+    ] = False,
 ) -> None:
     """Check eval sets, metrics files and results in any supported format.
 
     Prints one line per file: "ok: FILE (eval set, N cases)" or "error: FILE: JSON.PATH: what was expected".
+    Every key of an eval set that no reader knows is named with its JSON path and the closest known key: an error in
+    an ADK file (ADK's models refuse unknown keys), a warning in a native file ("--strict": an error).
     Exits 0 when every file is valid, 2 when any is not.
     """
     from ..errors import InputError, NotFoundError
@@ -128,15 +139,37 @@ def validate(
         registry.load_plugins(plugin or ())
     bad = 0
     for file in files:
+        keys: list[Any] = []
         try:
-            kind, loaded = _load_any(str(file), registry)
+            kind, loaded = _load_any(str(file), registry, keys)
         except (InputError, NotFoundError) as exc:
             bad += 1
+            _echo_unknown_keys(file, keys, strict)
             typer.echo(error_line(exc), err=True)
+            continue
+        if _echo_unknown_keys(file, keys, strict):
+            bad += 1
             continue
         typer.echo(f"ok: {file} ({_summary(kind, loaded)})")
     if bad:
         raise typer.Exit(EXIT_INVALID)
+
+
+def _echo_unknown_keys(file: Path, reports: list[Any], strict: bool) -> bool:
+    """Print one line per unknown key (``error:`` or ``warning:``); True when they make the file invalid."""
+    if not reports or not reports[0].unknown:
+        return False
+    report = reports[0]
+    fatal = report.blocking or strict
+    if report.blocking:
+        why = "ADK's models allow no unknown keys"
+    else:
+        why = "it has no effect (--strict)" if strict else "it has no effect (an error with --strict)"
+    for key in report.unknown:
+        line = f"{file}: {key.path}: {key.message()}; {why}"
+        shown = error_line(line)  # secrets masked, long values cut
+        typer.echo(shown if fatal else "warning: " + shown.removeprefix("error: "), err=True)
+    return fatal
 
 
 @app.command(

@@ -183,7 +183,7 @@ def annotation_lines(view: ResultView, sources: list[Path]) -> Iterator[str]:
             props.append(f"file={escape_property(_shown_path(source))}")
             if case.eval_id in lines:
                 props.append(f"line={lines[case.eval_id]}")
-        verdict = "not evaluated" if case.status is EvalStatus.NOT_EVALUATED else "failed"
+        verdict = {EvalStatus.NOT_EVALUATED: "not evaluated", EvalStatus.ERROR: "error"}.get(case.status, "failed")
         runs = f" ({case.runs_text})" if view.multi_run else ""
         props.append(f"title={escape_property(f'{view.result.eval_set_id}: case {case.eval_id} {verdict}{runs}')}")
         reason = one_line(case.reason or verdict, 4000)

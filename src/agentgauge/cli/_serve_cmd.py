@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -12,11 +12,60 @@ from ._common import fail_input, input_errors_exit_2
 
 __all__ = ["serve"]
 
-_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+# Where things live and how long agents may take: declared here to keep the command's signature readable.
+_DataDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--data-dir",
+        help="Where the server keeps its own files: chat and case-run sessions, lock files and (unless "
+        "--output-dir or --store) results, in sessions/, locks/ and results/<app>/. Default: .agentgauge in the "
+        "current directory, whose results/ is where 'agentgauge eval' saves by default.",
+        show_default=False,
+    ),
+]
+_EvalsDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--evals-dir",
+        help="Where eval sets and metrics files are read and edited (<evals-dir>/<app>/<id>.evalset.json). "
+        "Default: beside the agents (the parent of an agent directory, a folder of agents itself), else the "
+        "current directory.",
+        show_default=False,
+    ),
+]
+_OutputDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--output-dir",
+        help="Save run results in <output-dir>/<app>/ (as 'agentgauge eval --output-dir'). Default: "
+        "<data-dir>/results.",
+        show_default=False,
+    ),
+]
+_Store = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        help="Save run results in this SQL store instead (sqlite:///file.db, postgresql://..., a .db path; also "
+        "AGENTGAUGE_STORE); see docs/store.md. Results are listed from every place either way.",
+        show_default=False,
+    ),
+]
+_Timeout = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        metavar="SECONDS",
+        help="Longest an agent may take for one chat turn (/run, /run_sse) or one case of a run; a slower agent "
+        "fails that turn or case and the run goes on. Default: 300 (a server bounds every agent call; "
+        "give a larger value for slow agents).",
+        show_default=False,
+    ),
+]
 
 
 @app.command(
-    epilog="Example:  agentgauge serve examples/calculator --data-dir evals  (then open http://127.0.0.1:8000)",
+    epilog="Example:  agentgauge serve examples/calculator --timeout 120  (then open http://127.0.0.1:8000)",
 )
 def serve(
     agents: Annotated[
@@ -28,16 +77,14 @@ def serve(
             show_default=False,
         ),
     ] = None,
-    data_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--data-dir",
-            help="Where eval sets, metrics, results and sessions live (<data-dir>/<app>/...). Default: beside the "
-            "agents (the parent of an agent directory), else the current directory.",
-            show_default=False,
-        ),
-    ] = None,
-    host: Annotated[str, typer.Option(help="Address to bind; anything but loopback needs --token.")] = "127.0.0.1",
+    data_dir: _DataDir = None,
+    evals_dir: _EvalsDir = None,
+    output_dir: _OutputDir = None,
+    store: _Store = None,
+    timeout: _Timeout = 300.0,  # server.DEFAULT_SERVE_TIMEOUT, not imported: `agentgauge --help` stays light
+    host: Annotated[
+        str, typer.Option(help="Address to bind; anything but a loopback address (127.x.x.x, ::1) needs --token.")
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.", min=0, max=65535)] = 8000,
     token: Annotated[
         str | None,
@@ -58,6 +105,25 @@ def serve(
             help="Let non-loopback clients without a token change files and run agents (refused by default).",
         ),
     ] = False,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            metavar="NAME",
+            help="Also answer requests whose Host header names NAME (repeatable); besides localhost, loopback "
+            "addresses and --host, every other name gets 403 (DNS rebinding). Needed for a name or address "
+            "clients use to reach a --host 0.0.0.0 server.",
+            show_default=False,
+        ),
+    ] = None,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug",
+            help="Show agents' tracebacks in results and reports served over HTTP (dropped by default: they show "
+            "the server's files).",
+        ),
+    ] = False,
     cors: Annotated[
         list[str] | None,
         typer.Option("--cors", help="Allow cross-origin requests from this origin (repeatable). Off by default."),
@@ -70,19 +136,20 @@ def serve(
 ) -> None:
     """Serve the HTTP API (ADK-compatible eval routes, chat, background runs) and the web UI."""
     specs = list(agents or [])
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]  # an IPv6 address as written in URLs: bind the address itself
     with input_errors_exit_2():
-        from ..server import ServerConfig, default_data_dir, discover_apps
+        from ..server import ServerConfig, discover_apps
+        from ..server._hosts import bare_host, is_loopback_name
 
-        if host not in _LOOPBACK and not token and not insecure_no_auth:
+        if not is_loopback_name(bare_host(host) or host) and not token and not insecure_no_auth:
             fail_input(f"--host {host} exposes the server beyond this machine: give --token or --insecure-no-auth")
         found = discover_apps(specs)
         if specs and not found:
             fail_input(f"no agent found in {', '.join(specs)} (expected agent.py or __init__.py in a directory)")
-        folder = (data_dir or default_data_dir(specs)).absolute()
-        if folder.exists() and not folder.is_dir():
-            fail_input(f"--data-dir {folder} is not a directory")
+        places = _places(specs, data_dir, evals_dir, output_dir, store, timeout)
         config = ServerConfig(
-            data_dir=folder,
+            **places,
             agents=found,
             token=token or None,
             allow_remote_writes=allow_remote_writes,
@@ -90,6 +157,9 @@ def serve(
             max_upload_bytes=int(max_upload_mb * 1024 * 1024),
             adk_web=adk_web,
             default_parallelism=parallelism,
+            host=host,
+            allowed_hosts=list(allowed_host or []),
+            debug=debug,
         )
         try:
             import uvicorn
@@ -98,8 +168,62 @@ def serve(
         except ImportError:
             fail_input("agentgauge serve needs FastAPI and uvicorn: pip install 'agentgauge[server]'")
         application = create_app(config)
-    folder.mkdir(parents=True, exist_ok=True)
+    config.data_dir.mkdir(parents=True, exist_ok=True)
     shown = f"[{host}]" if ":" in host else host
-    typer.echo(f"agentgauge: serving {', '.join(found) or 'no agents'} from {folder}", err=True)
+    typer.echo(f"agentgauge: serving {', '.join(found) or 'no agents'} from {config.eval_root}", err=True)
+    saved = _shown_store(config.store) if config.store else config.output_dir or config.data_dir / "results"
+    typer.echo(f"agentgauge: server data in {config.data_dir}; results saved to {saved}", err=True)
     typer.echo(f"agentgauge: open http://{shown}:{port}/" + (" (ADK Web: /dev-ui/)" if adk_web else ""), err=True)
+    if bare_host(host) in ("0.0.0.0", "::") and not allowed_host:
+        typer.echo(
+            "agentgauge: other machines must name this server by an address or name given with --allowed-host "
+            "(other Host headers get 403)",
+            err=True,
+        )
     uvicorn.run(application, host=host, port=port, log_level="warning")
+
+
+def _places(
+    specs: list[str],
+    data_dir: Path | None,
+    evals_dir: Path | None,
+    output_dir: Path | None,
+    store: str | None,
+    timeout: float | None,
+) -> dict[str, Any]:
+    """The folders, store and time limit of the server, checked (bad ones fail with one ``error:`` line)."""
+    from ..server import default_data_dir, default_evals_dir
+    from ..server._config import DEFAULT_DATA_DIR
+    from ..sqlstore import resolve_store_url
+
+    if timeout is not None and not 0 < timeout < float("inf"):  # written so that nan is refused too
+        fail_input(f"--timeout must be a positive number of seconds, got {timeout:g}")
+    # Resolved now: an agent calling os.chdir() must not move the server's files.
+    data = (data_dir or default_data_dir()).absolute()
+    evals = (evals_dir or default_evals_dir(specs)).absolute()
+    output = output_dir.absolute() if output_dir is not None else None
+    for option, folder in (("--data-dir", data), ("--evals-dir", evals), ("--output-dir", output)):
+        if folder is not None and folder.exists() and not folder.is_dir():
+            fail_input(f"{option} {folder} is not a directory")
+    url = resolve_store_url(store)
+    if url is not None:
+        from ..sqlstore._cli import open_result_store
+
+        open_result_store(url)  # unreachable, refused or too new: one error line now, not a failed run later
+    # agentgauge eval's default folder is listed too when the server's data lives elsewhere.
+    cli_results = (DEFAULT_DATA_DIR / "results").absolute()
+    extra = [cli_results] if cli_results != data / "results" else []
+    return {
+        "data_dir": data,
+        "evals_dir": evals,
+        "output_dir": output,
+        "store": url,
+        "timeout": timeout,
+        "result_dirs": extra,
+    }
+
+
+def _shown_store(url: str) -> str:
+    from ..sqlstore import redact_url
+
+    return f"the store {redact_url(url)}"

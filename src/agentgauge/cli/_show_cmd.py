@@ -64,7 +64,8 @@ def show(
 ) -> None:
     """Show a stored evaluation result and optionally write it as HTML, JUnit XML or Markdown.
 
-    Exit code 0 when every case passed, 1 when a case failed or was not evaluated, 2 when the file is invalid.
+    Exit code 0 when every case passed, 1 when a case failed, errored or was not evaluated, 2 when the file is
+    invalid.
 
     Examples:
 
@@ -81,7 +82,10 @@ def show(
     from ..reporting import build_view, print_summary, render, write_report
 
     reports = [(path, fmt) for path, fmt in ((html, "html"), (junit, "junit"), (markdown, "markdown")) if path]
-    console = Console(stderr=json_out, soft_wrap=False, emoji=False)  # user text may hold ":name:"
+    from ..reporting._escape import escape_controls
+
+    # user text may hold ":name:" (no emoji codes) and control characters (escaped)
+    console = escape_controls(Console(stderr=json_out, soft_wrap=False, emoji=False))
     with input_errors_exit_2():
         stored = _from_store(store, result_file, app_name)
         streamed = None

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ._app import app
-from ._common import fail_input, input_errors_exit_2
+from ._common import echo_text, fail_input, input_errors_exit_2
 
 __all__ = ["results_command"]
 
@@ -74,4 +74,4 @@ def results_command(
     # Plain columns, never cut: ids are what users copy from this list.
     widths = [max(len(row[n]) for row in table) for n in range(len(header) - 1)]
     for row in table:
-        typer.echo("  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]]))
+        echo_text("  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]]))

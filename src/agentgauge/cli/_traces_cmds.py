@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ._app import app
-from ._common import fail_input, input_errors_exit_2, print_line
+from ._common import echo_text, error_line, fail_input, input_errors_exit_2, print_line
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -79,7 +79,7 @@ def _read(path: Path, by_session: bool = False) -> Conversations:
 
     found = read_conversations(path, by_session=by_session)
     for note in found.skipped:
-        typer.echo(f"note: skipped {note}", err=True)
+        echo_text(f"note: skipped {note}", err=True)
     return found
 
 
@@ -119,7 +119,7 @@ def show(
         typer.echo(json.dumps(documents, indent=2, ensure_ascii=False))
         return
     for conversation in found.conversations:
-        typer.echo("\n".join(_conversation_lines(conversation)))
+        echo_text("\n".join(_conversation_lines(conversation)))
 
 
 @traces_app.command(
@@ -199,7 +199,7 @@ def export(
         try:
             count = export_result(result, path=out, endpoint=url, headers=headers)
         except AgentgaugeError as exc:
-            typer.echo(f"error: {exc}", err=True)
+            typer.echo(error_line(exc), err=True)
             raise typer.Exit(1) from None
     targets = [str(t) for t in (out, url) if t is not None]
     typer.echo(f"exported {count} spans from {len(result.eval_case_results)} case result(s) to {' and '.join(targets)}")
@@ -252,6 +252,7 @@ def _evaluate_traces(
     plugins: list[str] | None = None,
     result_store: Any = None,
     keep_results: bool = True,
+    metric_options: Any = None,
     **_: Any,
 ) -> list[EvaluationResult]:
     """Evaluate the conversations in ``traces`` (keyword arguments of ``eval``'s runner; the ones a trace run
@@ -262,17 +263,17 @@ def _evaluate_traces(
 
     from ..evaluator import AgentEvaluator
     from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager, check_segment
-    from ._eval_cmd import make_registry
     from ._eval_run import run_phase_ends, run_phase_starts
+    from ._metric_opts import MetricOptions, checked_metrics, make_registry
 
-    registry = make_registry(output_dir, no_cache, judge_timeout, default_judge, plugins)
+    chosen = metric_options if isinstance(metric_options, MetricOptions) else MetricOptions(None, parallelism)
+    registry = make_registry(output_dir, no_cache, judge_timeout, default_judge, plugins, chosen.judge_parallelism)
     found = _read(traces, by_session)
     if set_spec is not None:
         eval_set, metrics, metrics_source = _against_eval_set(found.conversations, set_spec, config, console)
     else:
         eval_set, metrics, metrics_source = _reference_free(found.conversations, traces, config, registry)
-    registry.validate_metrics(metrics, file=metrics_source)
-    registry.check_judges_ready(metrics, file=metrics_source)  # e.g. no API key: exit 2 before anything runs
+    skipped = checked_metrics(chosen.selection, metrics, registry, metrics_source)  # e.g. no API key: exit 2
     names = [app_name] if app_name else []
     names += [c.app_name for c in found.conversations] + [eval_set.eval_set_id]
     app = check_segment(next(_segment(n) for n in names if n and _segment(n)), "app name")
@@ -282,7 +283,8 @@ def _evaluate_traces(
     console.print(
         Text.assemble(
             (eval_set.eval_set_id, "bold"),
-            f" ({len(eval_set.eval_cases)} trace(s) from {traces}): metrics from {metrics_source}",
+            f" ({len(eval_set.eval_cases)} trace(s) from {traces}): metrics from {metrics_source}"
+            + (f" (skipped: {', '.join(skipped)})" if skipped else ""),
         ),
         soft_wrap=True,
     )
@@ -296,6 +298,7 @@ def _evaluate_traces(
         num_runs=num_runs,
         parallelism=parallelism,
         max_results_in_memory=None if keep_results else 0,
+        metric_selection=chosen.selection,
     )
     run_phase_starts()
     outcome = asyncio.run(evaluator.evaluate(eval_set.eval_set_id))

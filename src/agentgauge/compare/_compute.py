@@ -66,11 +66,17 @@ def _reason(case: _Case) -> str | None:
     return None if case.status is EvalStatus.PASSED else f"case status {case.status.value}"
 
 
-def _kind(base: _Case | None, new: _Case | None) -> ChangeKind:
+def _partial(result: EvalSetResult) -> bool:
+    """Whether ``result`` may lack cases of its eval set: a run of selected cases, or an interrupted one."""
+    return result.interrupted or bool(result.summary is not None and result.summary.selected_eval_ids)
+
+
+def _kind(base: _Case | None, new: _Case | None, partial: tuple[bool, bool] = (False, False)) -> ChangeKind:
+    # A case on one side only is new / removed, unless the side without it ran a part of its set: then not run.
     if base is None:
-        return ChangeKind.NEW
+        return ChangeKind.NOT_RUN if partial[0] else ChangeKind.NEW
     if new is None:
-        return ChangeKind.REMOVED
+        return ChangeKind.NOT_RUN if partial[1] else ChangeKind.REMOVED
     was, now = base.status is EvalStatus.PASSED, new.status is EvalStatus.PASSED
     if was and now:
         return ChangeKind.STILL_PASSING
@@ -93,8 +99,8 @@ def _case_significance(base: _Case, new: _Case) -> Significance | None:
     return Significance(test="fisher_exact", p_value=p, significant=p < ALPHA, alpha=ALPHA, note=f"{counts}; {verdict}")
 
 
-def _change(eval_id: str, base: _Case | None, new: _Case | None) -> CaseChange:
-    change = CaseChange(eval_id=eval_id, change=_kind(base, new))
+def _change(eval_id: str, base: _Case | None, new: _Case | None, partial: tuple[bool, bool]) -> CaseChange:
+    change = CaseChange(eval_id=eval_id, change=_kind(base, new, partial))
     if base is not None:
         change.base_status, change.base_runs, change.base_passed_runs = base.status, len(base.runs), base.passed_runs
         change.base_metrics = base.means()
@@ -177,6 +183,7 @@ def _ref(result: EvalSetResult, source: str, cases: dict[str, _Case]) -> ResultR
         cases=len(cases),
         passed_cases=sum(1 for c in cases.values() if c.status is EvalStatus.PASSED),
         interrupted=result.interrupted,
+        selected_eval_ids=list(result.summary.selected_eval_ids) if result.summary is not None else [],
     )
 
 
@@ -187,12 +194,15 @@ def compare_results(
 
     A case's status on each side follows the rule of the run's own summary (several runs: the averaged metrics
     decide). Metric means are taken over the cases present on both sides, so added or removed cases do not move
-    them. With several runs per case, each case gets Fisher's exact test on its runs passed; the set gets the exact
-    McNemar test on fixed against broken cases. ``base_source`` / ``new_source`` name the inputs in the output.
+    them. A case present on one side only is ``not_run`` when the other side ran a selection of cases or was
+    interrupted (else ``new`` / ``removed``); it is listed apart and never makes the comparison regressed. With
+    several runs per case, each case gets Fisher's exact test on its runs passed; the set gets the exact McNemar
+    test on fixed against broken cases. ``base_source`` / ``new_source`` name the inputs in the output.
     """
     before, after = _cases(base), _cases(new)
     order = list(before) + [eval_id for eval_id in after if eval_id not in before]
-    changes = [_change(eval_id, before.get(eval_id), after.get(eval_id)) for eval_id in order]
+    partial = (_partial(base), _partial(new))
+    changes = [_change(eval_id, before.get(eval_id), after.get(eval_id), partial) for eval_id in order]
     pairs = [(before[e], after[e]) for e in order if e in before and e in after]
     comparison = Comparison(
         base=_ref(base, base_source, before),
@@ -220,6 +230,13 @@ def _notes(comparison: Comparison, pairs: Sequence[tuple[_Case, _Case]]) -> list
     for side, ref in (("base", comparison.base), ("new", comparison.new)):
         if ref.interrupted:
             notes.append(f"the {side} run was interrupted: cases it did not finish are missing from it")
+        skipped = len(comparison.not_run(side))
+        if ref.selected_eval_ids and skipped:
+            notes.append(
+                f"the {side} run was limited to {_cases_text(len(ref.selected_eval_ids), 'selected case')}: "
+                f"{_cases_text(skipped, 'other case')} {'was' if skipped == 1 else 'were'} not run (listed apart, "
+                "not compared)"
+            )
     if not pairs:
         notes.append("no case is in both results: nothing to compare case by case")
     elif min(min(len(b.runs), len(n.runs)) for b, n in pairs) < 2:
@@ -228,3 +245,7 @@ def _notes(comparison: Comparison, pairs: Sequence[tuple[_Case, _Case]]) -> list
             f"{min_runs_for_significance()} or more for a per-case significance test"
         )
     return notes
+
+
+def _cases_text(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -24,9 +24,12 @@ class ChangeKind(StrEnum):
     STILL_PASSING = "still_passing"
     """Passed in both."""
     NEW = "new"
-    """Only in the new result."""
+    """Only in the new result (the base ran every case of its eval set)."""
     REMOVED = "removed"
-    """Only in the base result."""
+    """Only in the base result (the new one ran every case of its eval set)."""
+    NOT_RUN = "not_run"
+    """In one result only, because the other ran a selection of cases (``EVAL_SET:case,...``) or was interrupted:
+    not compared, listed apart, never a regression."""
 
 
 class ResultRef(GaugeModel):
@@ -41,6 +44,8 @@ class ResultRef(GaugeModel):
     cases: int = 0
     passed_cases: int = 0
     interrupted: bool = False
+    selected_eval_ids: list[str] = omit_empty(factory=list)
+    """The cases the run was limited to (empty: every case of its eval set ran)."""
 
 
 class Significance(GaugeModel):
@@ -101,7 +106,8 @@ class PassAtK(GaugeModel):
 class Comparison(GaugeModel):
     """Everything ``agentgauge compare`` reports: per case changes, per metric deltas, pass@k and significance.
 
-    ``regressed`` is true when at least one case broke; ``compare`` then exits with 1.
+    ``regressed`` is true when at least one case broke; ``compare`` then exits with 1. Cases one side did not run
+    (``not_run``) never count as broken.
     """
 
     base: ResultRef
@@ -119,3 +125,11 @@ class Comparison(GaugeModel):
     def count(self, kind: ChangeKind) -> int:
         """How many cases changed this way."""
         return sum(1 for case in self.cases if case.change is kind)
+
+    def not_run(self, side: str) -> list[str]:
+        """The ids of the cases ``side`` (``"base"`` or ``"new"``) did not run while the other side did."""
+        return [
+            c.eval_id
+            for c in self.cases
+            if c.change is ChangeKind.NOT_RUN and (c.base_status if side == "base" else c.new_status) is None
+        ]

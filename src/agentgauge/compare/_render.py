@@ -10,7 +10,7 @@ from ._model import CaseChange, ChangeKind, Comparison
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-__all__ = ["headline", "print_comparison", "render_html", "render_html_section", "render_markdown"]
+__all__ = ["headline", "not_run_lines", "print_comparison", "render_html", "render_html_section", "render_markdown"]
 
 _LABEL = {
     ChangeKind.BROKEN: "broken",
@@ -19,6 +19,7 @@ _LABEL = {
     ChangeKind.STILL_PASSING: "still passing",
     ChangeKind.NEW: "new",
     ChangeKind.REMOVED: "removed",
+    ChangeKind.NOT_RUN: "not run",
 }
 _STYLE = {
     ChangeKind.BROKEN: "bold red",
@@ -27,6 +28,7 @@ _STYLE = {
     ChangeKind.STILL_PASSING: "green",
     ChangeKind.NEW: "cyan",
     ChangeKind.REMOVED: "magenta",
+    ChangeKind.NOT_RUN: "dim",
 }
 # Most important first: what a reader must act on leads the table.
 _ORDER = [
@@ -51,16 +53,34 @@ def _runs(passed: int, runs: int, present: bool) -> str:
     return f"{passed}/{runs}" if present else "-"
 
 
+_LISTED = 20  # not-run case ids shown before "and N more"
+
+
 def _sorted(comparison: Comparison) -> list[CaseChange]:
+    """The compared cases, most important first; cases not run on one side are listed apart (:func:`not_run_lines`)."""
     rank = {kind: i for i, kind in enumerate(_ORDER)}
-    return sorted(comparison.cases, key=lambda c: rank[c.change])  # stable: file order within a kind
+    compared = [c for c in comparison.cases if c.change is not ChangeKind.NOT_RUN]
+    return sorted(compared, key=lambda c: rank[c.change])  # stable: file order within a kind
 
 
 def headline(comparison: Comparison) -> str:
-    """One line: counts per kind of change, and whether anything regressed."""
+    """One line: counts per kind of change, and whether anything regressed (cases not run are counted apart)."""
     parts = [f"{comparison.count(kind)} {_LABEL[kind]}" for kind in _ORDER if comparison.count(kind)]
     verdict = "REGRESSED" if comparison.regressed else "no regression"
-    return f"{verdict}: " + (", ".join(parts) if parts else "no cases")
+    not_run = comparison.count(ChangeKind.NOT_RUN)
+    tail = f" ({not_run} not run)" if not_run else ""
+    return f"{verdict}: " + (", ".join(parts) if parts else "no cases compared" if not_run else "no cases") + tail
+
+
+def not_run_lines(comparison: Comparison) -> list[str]:
+    """``Not run in new: a, b, c`` (and for base): the cases one side ran and the other did not select."""
+    lines = []
+    for side in ("new", "base"):
+        ids = comparison.not_run(side)
+        if ids:
+            shown = ", ".join(ids[:_LISTED]) + (f" and {len(ids) - _LISTED} more" if len(ids) > _LISTED else "")
+            lines.append(f"Not run in {side} ({len(ids)}, not compared): {shown}")
+    return lines
 
 
 def _significance_lines(comparison: Comparison) -> list[str]:
@@ -111,6 +131,8 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
         row.append(case.reason or "")
         table.add_row(*row)
     console.print(table)
+    for line in not_run_lines(comparison):
+        console.print(line, highlight=False, soft_wrap=True, markup=False)
     if comparison.metrics:
         metrics = Table(title="Metric means (cases on both sides)", title_justify="left")
         for column in ("Metric", "Base", "New", "Delta"):
@@ -166,6 +188,8 @@ def render_markdown(comparison: Comparison, *, title: str = "Comparison", level:
             f"| {_md(case.eval_id)} | {_LABEL[case.change]} | {case.base_status.value if case.base_status else '-'} "
             f"| {case.new_status.value if case.new_status else '-'} | {runs} | {_md(case.reason or '')} |"
         )
+    for line in not_run_lines(comparison):
+        lines += ["", _md(line)]
     if comparison.metrics:
         lines += ["", "| Metric | Base | New | Delta |", "| --- | ---: | ---: | ---: |"]
         lines += [
@@ -200,7 +224,7 @@ _CSS = """
 .comparison td.num{text-align:right;font-variant-numeric:tabular-nums}
 .comparison .broken{color:#b00020;font-weight:bold}.comparison .fixed{color:#1b7f1b;font-weight:bold}
 .comparison .still_failing{color:#a66b00}.comparison .still_passing{color:#1b7f1b}
-.comparison .new{color:#006b8f}.comparison .removed{color:#7a1f7a}
+.comparison .new{color:#006b8f}.comparison .removed{color:#7a1f7a}.comparison .not_run{color:#666}
 .comparison .neg{color:#b00020}.comparison .pos{color:#1b7f1b}
 .comparison .verdict{font-size:1.2em;font-weight:bold}
 .comparison .regressed{color:#b00020}.comparison .ok{color:#1b7f1b}
@@ -241,6 +265,7 @@ def render_html_section(comparison: Comparison, *, title: str = "Comparison", le
             f'<td class="num">{_h(runs)}</td><td>{_h(case.reason or "")}</td></tr>'
         )
     out.append("</tbody></table>")
+    out += [f'<p class="not_run">{_h(line)}</p>' for line in not_run_lines(comparison)]
     if comparison.metrics:
         out.append(f"<{sub}>Metric means (cases on both sides)</{sub}>")
         out.append("<table><thead><tr><th>Metric</th><th>Base</th><th>New</th><th>Delta</th></tr></thead><tbody>")

@@ -94,14 +94,16 @@ class AdkToolTrajectoryCriterion(CriterionModel):
         if len(actual) != len(expected):
             return MatchResult(
                 False,
-                f"tool count mismatch: actual({len(actual)}) != expected({len(expected)}); "
+                f"tool count mismatch: actual {len(actual)} != expected {len(expected)}; "
                 f"actual [{_names(actual)}], expected [{_names(expected)}]",
             )
         for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
             if a.name != e.name:
-                return MatchResult(False, f"call {i}: name {a.name!r} != {e.name!r}")
+                return MatchResult(False, f"call {i}: name: actual {a.name!r} != expected {e.name!r}")
             if not self.ignore_args and a.arguments != e.arguments:
-                return MatchResult(False, f"call {i} ({e.name}): arguments {show(a.arguments)} != {show(e.arguments)}")
+                return MatchResult(
+                    False, f"call {i} ({e.name}): arguments: actual {show(a.arguments)} != expected {show(e.arguments)}"
+                )
         return MATCH
 
     def _in_order(self, actual: Sequence[Tool], expected: Sequence[Tool]) -> MatchResult:

@@ -18,8 +18,8 @@ class CriterionError(ValueError):
 class MatchResult:
     """The outcome of ``criterion.match(actual, expected)``.
 
-    ``reason`` reproduces the decision, e.g. ``"arguments mismatch at $.city: 'Paris' != 'Lyon'"``; it is empty
-    for a plain match.
+    ``reason`` reproduces the decision and labels both sides, e.g.
+    ``"arguments mismatch: actual 'Lyon' != expected 'Paris' at $.city"``; it is empty for a plain match.
     """
 
     ok: bool

@@ -54,7 +54,7 @@ class JSONCriterion(CriterionModel):
       keys it names (``true`` exact, an object descends, ``false`` skips). Setting both is a configuration error.
 
     A mismatch's reason carries the JSON path of the first difference:
-    ``mismatch at $.city: 'Paris' != 'Lyon'``, ``key 'x' in actual but not in expected at $.a``.
+    ``actual 'Paris' != expected 'Lyon' at $.city``, ``key 'x' in actual but not in expected at $.a``.
     """
 
     ignore: bool = False

@@ -1,6 +1,7 @@
 """Structural JSON comparison with JSON paths: exact, ``ignoreTree`` and ``onlyTree`` modes.
 
-Every function returns ``None`` when the values match, else the reason for the first difference found.
+Every function returns ``None`` when the values match, else the reason for the first difference found, both sides
+labelled: ``actual 'Lyon' != expected 'Paris' at $.city``.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def _kind(value: Any) -> str:
 
 
 def _numbers_differ(a: float, e: float, tol: float) -> bool:
+    if a == e and tol >= 0:  # equal infinities too (inf - inf is NaN); a negative tolerance fails even equal numbers
+        return False
     try:
         return not abs(a - e) <= tol
     except OverflowError:  # huge ints against floats: fall back to exact equality
@@ -57,8 +60,8 @@ def _numbers_differ(a: float, e: float, tol: float) -> bool:
 
 def _value_mismatch(path: str, a: Any, e: Any) -> str:
     if _kind(a) != _kind(e):
-        return f"mismatch at {path}: {show(a)} ({_kind(a)}) != {show(e)} ({_kind(e)})"
-    return f"mismatch at {path}: {show(a)} != {show(e)}"
+        return f"actual {show(a)} ({_kind(a)}) != expected {show(e)} ({_kind(e)}) at {path}"
+    return f"actual {show(a)} != expected {show(e)} at {path}"
 
 
 def diff_exact(a: Any, e: Any, tol: float, path: str = "$") -> str | None:
@@ -85,7 +88,7 @@ def diff_exact(a: Any, e: Any, tol: float, path: str = "$") -> str | None:
         if not isinstance(e, (list, tuple)):
             return _value_mismatch(path, a, e)
         if len(a) != len(e):
-            return f"array length mismatch at {path}: {len(a)} != {len(e)}"
+            return f"actual array length {len(a)} != expected {len(e)} at {path}"
         for i, (x, y) in enumerate(zip(a, e, strict=True)):
             reason = diff_exact(x, y, tol, join_index(path, i))
             if reason is not None:
@@ -98,7 +101,7 @@ def diff_exact(a: Any, e: Any, tol: float, path: str = "$") -> str | None:
             extra = "" if tol == 0 else f" (tolerance {tol:g})"
             if isinstance(a, float) and isinstance(e, float) and (math.isnan(a) or math.isnan(e)):
                 extra = " (NaN never matches)"
-            return f"mismatch at {path}: {a!r} != {e!r}{extra}"
+            return f"actual {a!r} != expected {e!r} at {path}{extra}"
         return None
     if type(a) is type(e) and a == e:
         return None

@@ -49,7 +49,7 @@ class LengthBounds(CriterionModel):
         if (self.min is not None and n < self.min) or (self.max is not None and n > self.max):
             lo = "" if self.min is None else str(self.min)
             hi = "" if self.max is None else str(self.max)
-            return MatchResult(False, f"length mismatch: {n} characters not in [{lo}, {hi}]")
+            return MatchResult(False, f"length mismatch: actual has {n} characters, not in [{lo}, {hi}]")
         return MATCH
 
 
@@ -110,12 +110,12 @@ class TextCriterion(CriterionModel):
             flags = re.IGNORECASE if self.case_insensitive else 0
             if _compile(expected, flags).search(actual) is not None:
                 return MATCH
-            return MatchResult(False, f"{show(actual)} does not match regex {show(expected)}")
+            return MatchResult(False, f"actual {show(actual)} does not match expected regex {show(expected)}")
         a, e = (actual.lower(), expected.lower()) if self.case_insensitive else (actual, expected)
         if strategy == "contains":
             if e in a:
                 return MATCH
-            return MatchResult(False, f"{show(actual)} does not contain {show(expected)}")
+            return MatchResult(False, f"actual {show(actual)} does not contain expected {show(expected)}")
         if a == e:
             return MATCH
         return MatchResult(False, first_difference(actual, expected, a, e))

@@ -20,8 +20,8 @@ __all__ = ["BUILTIN_STRATEGY", "ToolTrajectoryCriterion", "ToolTrajectoryStrateg
 
 
 def _field_reason(field: str, reason: str) -> str:
-    # "arguments mismatch at $.city: ..." reads naturally; other reasons get "<field> mismatch: <reason>".
-    return f"{field} {reason}" if reason.startswith("mismatch") else f"{field} mismatch: {reason}"
+    # "arguments mismatch: actual 'Lyon' != expected 'Paris' at $.city"
+    return f"{field} mismatch: {reason}"
 
 
 class ToolTrajectoryStrategy(CriterionModel):
@@ -124,9 +124,9 @@ class ToolTrajectoryCriterion(CriterionModel):
             return MATCH
         na, ne = len(actual), len(expected)
         if self.subset_matching and na < ne:
-            return MatchResult(False, f"tool count mismatch: actual({na}) < expected({ne})")
+            return MatchResult(False, f"tool count mismatch: actual {na} < expected {ne}")
         if not self.subset_matching and na != ne:
-            return MatchResult(False, f"tool count mismatch: actual({na}) != expected({ne})")
+            return MatchResult(False, f"tool count mismatch: actual {na} != expected {ne}")
         if self.order_sensitive:
             return self._ordered(actual, expected)
         return self._unordered(actual, expected)
@@ -172,7 +172,7 @@ class ToolTrajectoryCriterion(CriterionModel):
 
 
 def _describe(tool: Tool) -> str:
-    return f"tool id {tool.id} with name {tool.name}"
+    return f"expected tool id {tool.id} with name {tool.name}"
 
 
 def _max_matching(edges: list[list[int]], n_right: int) -> list[int]:

@@ -122,5 +122,7 @@ class XMLCriterion(CriterionModel):
         if self.compare_name:
             raise CriterionError(f"xml compareName {self.compare_name!r} is not resolved (use resolve())")
         if self.valid:
-            return check_xml(actual)
+            checked = check_xml(actual)
+            # Only the actual text is checked: say so, as every reason names its side.
+            return checked if checked.ok else MatchResult(False, f"actual {checked.reason}")
         return MATCH

@@ -360,6 +360,6 @@ def _lost(item: WorkItem, message: str) -> EvalCaseResult:
         eval_set_id=item.run.inference_request.eval_set_id,
         eval_id=item.case.eval_id,
         run_id=item.run.run_id,
-        final_eval_status=EvalStatus.FAILED,
+        final_eval_status=EvalStatus.ERROR,
         error_message=message,
     )

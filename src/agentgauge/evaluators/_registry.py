@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -201,24 +201,36 @@ class Registry:
             self._register_llm_builtins()
         return name in self._evaluators
 
-    def check_judges_ready(self, metrics: Sequence[EvalMetric], *, file: str | None = None) -> None:
+    def check_judges_ready(
+        self, metrics: Sequence[EvalMetric], *, file: str | None = None, skip: Collection[str] = ()
+    ) -> None:
         """Resolve the judge of every judge metric in ``metrics`` before a run (see
-        :func:`~agentgauge.evaluators.llm.check_judge_ready`); nothing to do, and nothing imported, without one."""
-        if any(m.evaluator_key in self and self.info(m.evaluator_key).needs_judge for m in metrics):
+        :func:`~agentgauge.evaluators.llm.check_judge_ready`); nothing to do, and nothing imported, without one.
+        Metrics named in ``skip`` (left out of the run) are not checked; errors keep their positions in ``metrics``."""
+        wanted = [m for m in metrics if m.metric_name not in skip]
+        if any(m.evaluator_key in self and self.info(m.evaluator_key).needs_judge for m in wanted):
             from .llm import check_judge_ready
 
-            check_judge_ready(self, metrics, file=file)
+            check_judge_ready(self, metrics, file=file, skip=skip)
 
     def validate_metrics(
-        self, metrics: Iterable[EvalMetric], *, file: str | None = None, warn: Callable[[str], None] | None = None
+        self,
+        metrics: Iterable[EvalMetric],
+        *,
+        file: str | None = None,
+        warn: Callable[[str], None] | None = None,
+        skip: Collection[str] = (),
     ) -> None:
         """Check metric names and criteria before a run; the first problem raises :class:`InputError`.
 
         The error names the metric's position (``metrics[2].criterion``) and, for an unknown name, lists the
         valid ones. With ``warn`` (file checks, not runs), a trpc judge metric without ``judgeModel`` is reported
-        through ``warn`` instead: trpc gives that judge in code, and a run takes it from its options.
+        through ``warn`` instead: trpc gives that judge in code, and a run takes it from its options. Metrics
+        named in ``skip`` (left out of the run) are not checked.
         """
         for i, metric in enumerate(metrics):
+            if metric.metric_name in skip:
+                continue
             if custom_function_path(metric) is not None:
                 try:
                     self._custom(metric, file)

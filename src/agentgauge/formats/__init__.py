@@ -27,12 +27,16 @@ from ._api import (
 from ._legacy import session_input_from_initial
 from ._metrics import ADK_DEFAULT_CRITERIA, ADK_EFFICIENCY_METRICS, default_adk_metrics, expand_env, to_test_config
 from ._results import to_adk_result
+from ._unknown import KeyReport, UnknownKey, check_keys
 
 __all__ = [
     "ADK_DEFAULT_CRITERIA",
     "ADK_EFFICIENCY_METRICS",
     "DocumentKind",
     "Format",
+    "KeyReport",
+    "UnknownKey",
+    "check_keys",
     "default_adk_metrics",
     "default_id_for",
     "describe",

@@ -14,7 +14,7 @@ from ._adk_read import ADK_INVOCATION_EXTRAS, content_to_message, derive_interme
 from ._keys import snake_key
 from ._stash import STASH_KEY, fingerprint
 
-__all__ = ["invocation_to_adk", "message_to_content", "to_adk_eval_set"]
+__all__ = ["case_to_adk", "invocation_to_adk", "message_to_content", "to_adk_eval_set"]
 
 _ADK_ROLE = {"assistant": "model", "user": "user", "system": "system", "tool": "tool"}
 _ADK_SCENARIO_FIELDS = ("starting_prompt", "conversation_plan", "user_persona")
@@ -111,7 +111,8 @@ def _dump(model: Any) -> Any:
     return model.model_dump(mode="json")
 
 
-def _case_to_adk(case: EvalCase) -> dict[str, Any]:
+def case_to_adk(case: EvalCase) -> dict[str, Any]:
+    """One native eval case as an ADK ``EvalCase`` dict (snake_case; native-only data in the stash key)."""
     out: dict[str, Any] = {"eval_id": case.eval_id}
     stash: dict[str, Any] = {}
     if case.conversation is not None:
@@ -172,6 +173,8 @@ def _case_to_adk(case: EvalCase) -> dict[str, Any]:
         out["eval_mode"] = case.eval_mode
     if case.context_messages:
         out["context_messages"] = [_dump(m) for m in case.context_messages]
+    if case.expected_runner_enabled:
+        out["expected_runner_enabled"] = True
     if case.actual_conversation is not None:
         out["actual_conversation"] = [_dump(inv) for inv in case.actual_conversation]
     for key, value in (case.model_extra or {}).items():
@@ -191,7 +194,7 @@ def to_adk_eval_set(eval_set: EvalSet) -> dict[str, Any]:
     for key, value in (("name", eval_set.name), ("description", eval_set.description)):
         if value or key in empty:
             out[key] = value or ""
-    out["eval_cases"] = [_case_to_adk(case) for case in eval_set.eval_cases]
+    out["eval_cases"] = [case_to_adk(case) for case in eval_set.eval_cases]
     if eval_set.creation_timestamp is not None:
         out["creation_timestamp"] = eval_set.creation_timestamp
     # ADK's EvalSet ignores unknown top-level keys; writing them keeps them for our own reader.

@@ -11,8 +11,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InputError
+from ..errors import InputError, InvalidIdError
 from ..model import EvalCase, EvalSet, Invocation
+from ..model._ids import check_case_id, check_id_text
 from ._adk_read import invocation_from_adk, is_genai_invocation, rubric_from_adk
 from ._fast_build import build_case
 from ._jsonio import gc_paused, type_name, validation_error
@@ -89,21 +90,33 @@ def eval_set_top(top: dict[str, Any], source: str) -> EvalSet:
     if empty:
         top["adk_empty_fields"] = empty
     try:
-        return EvalSet.model_validate(top)
+        eval_set = EvalSet.model_validate(top)
     except ValidationError as exc:
         raise validation_error(exc, source, "") from None
+    try:
+        check_id_text(eval_set.eval_set_id, "eval set id")  # it names result files and rows: no control characters
+    except InvalidIdError as exc:
+        raise InvalidIdError(exc.message, kind=exc.kind, value=exc.value, file=source, location="evalSetId") from None
+    return eval_set
 
 
 def case_from_raw(raw: Any, source: str, path: str) -> EvalCase:
     """One parsed eval case (any supported shape) as a model; ``path`` locates it in error messages."""
     case = build_case(raw)  # the common shapes, without per-object validation
-    if case is not None:
-        return case
-    native = case_to_native(raw, source, path)
+    if case is None:
+        native = case_to_native(raw, source, path)
+        try:
+            case = EvalCase.model_validate(native)
+        except ValidationError as exc:
+            raise validation_error(exc, source, path) from None
     try:
-        return EvalCase.model_validate(native)
-    except ValidationError as exc:
-        raise validation_error(exc, source, path) from None
+        check_case_id(case.eval_id)
+    except InvalidIdError as exc:
+        location = f"{path}.evalId"
+        raise InvalidIdError(
+            exc.message, kind=exc.kind, value=exc.value, limit=exc.limit, file=source, location=location
+        ) from None
+    return case
 
 
 def _convert_conversation(case: dict[str, Any], field: str, source: str, path: str) -> list[Any] | None:

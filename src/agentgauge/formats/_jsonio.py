@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from pydantic.alias_generators import to_camel
 
 from ..errors import InputError
+from ._jsonexact import dumps, loads
 
 __all__ = [
     "BOM",
@@ -81,14 +82,15 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
 
 
 def parse_json(data: bytes | str, source: str) -> Any:
-    """Parse JSON with orjson (a leading UTF-8 BOM is skipped); syntax errors name the line and column, values
-    nested deeper than :data:`MAX_DEPTH` name their JSON path."""
+    """Parse JSON (a leading UTF-8 BOM is skipped) with the numbers Python's ``json`` and Google ADK read: integers
+    of any size exact, ``1e400`` as infinity (see :mod:`._jsonexact`); syntax errors name the line and column,
+    values nested deeper than :data:`MAX_DEPTH` name their JSON path."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
-    view = memoryview(data)[len(BOM) :] if data.startswith(BOM) else data
+    view = data[len(BOM) :] if data.startswith(BOM) else data
     try:
         with gc_paused():  # the collector would rescan the growing tree many times over; nothing here is cyclic
-            doc = orjson.loads(view)
+            doc = loads(view)
     except orjson.JSONDecodeError as exc:
         if not bytes(view).strip():
             raise InputError("empty file, expected a JSON document", file=source) from None
@@ -155,8 +157,9 @@ def _path_too_deep(value: Any, limit: int) -> list[int | str]:
 
 
 def dump_json(value: Any) -> bytes:
-    """Indented (2 spaces) UTF-8 JSON with a trailing newline."""
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    """Indented (2 spaces) UTF-8 JSON with a trailing newline; integers beyond 64 bits are written exactly,
+    infinities and NaN as ``null`` (as ADK writes them)."""
+    return dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
 
 
 def join_path(prefix: str, loc: Sequence[int | str]) -> str:

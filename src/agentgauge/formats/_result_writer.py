@@ -22,6 +22,7 @@ import orjson
 
 from .._fileio import AtomicFile
 from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResultSummary
+from ._jsonexact import dumps
 
 __all__ = ["ResultEncoder", "ResultWriter", "case_json"]
 
@@ -32,7 +33,7 @@ _FLUSH_BYTES = 1 << 20  # buffered bytes written to the file at a time
 def _nested(value: Any, depth: int) -> bytes:
     """``value`` as indented JSON placed ``depth`` levels deep in the document (what a whole-document dump gives)."""
     pad = b"\n" + b"  " * depth
-    return orjson.dumps(value, option=_INDENT).replace(b"\n", pad)
+    return dumps(value, option=_INDENT).replace(b"\n", pad)  # integers beyond 64 bits exact
 
 
 def case_json(document: dict[str, Any]) -> bytes:
@@ -82,6 +83,7 @@ class ResultEncoder:
         case_summaries: Iterable[EvalCaseSummary | dict[str, Any]] = (),
         creation_timestamp: float | None = None,
         interrupted: bool = False,
+        cancelled: bool = False,
     ) -> None:
         """Write the rest of the document (see :meth:`ResultWriter.commit`)."""
         self._out(b"\n  ]" if self.count else b"]")
@@ -91,6 +93,8 @@ class ResultEncoder:
             self._out(b",\n  " + _key("creationTimestamp") + b": " + orjson.dumps(creation_timestamp))
         if interrupted:
             self._out(b",\n  " + _key("interrupted") + b": true")
+        if cancelled:
+            self._out(b",\n  " + _key("cancelled") + b": true")
         self._out(b"\n}\n")
 
     def _summary(
@@ -181,12 +185,14 @@ class ResultWriter:
         case_summaries: Iterable[EvalCaseSummary | dict[str, Any]] = (),
         creation_timestamp: float | None = None,
         interrupted: bool = False,
+        cancelled: bool = False,
     ) -> Path:
         """Finish the document and move it into place; return the path.
 
         ``summary`` is written with ``case_summaries`` (models, or their ``model_dump(mode="json")``) appended to its
         ``evalCaseSummaries`` one by one (so they need not exist together). ``interrupted`` adds
-        ``"interrupted": true`` (a run stopped before every case finished).
+        ``"interrupted": true`` (a run stopped before every case finished), ``cancelled`` ``"cancelled": true`` (a
+        user cancelled it).
         """
         try:
             self._encoder.finish(
@@ -194,6 +200,7 @@ class ResultWriter:
                 case_summaries=case_summaries,
                 creation_timestamp=creation_timestamp,
                 interrupted=interrupted,
+                cancelled=cancelled,
             )
             self._flush()
         except BaseException:

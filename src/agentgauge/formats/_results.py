@@ -24,6 +24,7 @@ _ADK_STATUS = {
     EvalStatus.FAILED: 2,
     EvalStatus.NOT_EVALUATED: 3,
     EvalStatus.INFORMATIONAL: 4,
+    EvalStatus.ERROR: 2,  # ADK has no error status and forbids other values: an undecided metric did not pass
 }
 
 
@@ -180,8 +181,9 @@ def _adk_invocation(inv: Invocation | None) -> dict[str, Any] | None:
 def to_adk_result(result: EvalSetResult) -> dict[str, Any]:
     """The result as an ADK EvalSetResult JSON object (snake_case, int statuses 1-4).
 
-    ADK has no place for a metric's ``reason``; it is not written. Keys ADK ignores (``run_id``,
-    ``error_message``, ``error_traceback``, ``summary``) are written so our own reader keeps them.
+    ADK has no place for a metric's ``reason``; it is not written. ADK has no ``error`` status either: it is
+    written as ``FAILED`` (2), the case's ``error_message`` saying what went wrong. Keys ADK ignores
+    (``run_id``, ``error_message``, ``error_traceback``, ``summary``) are written so our own reader keeps them.
     """
     cases = []
     for case in result.eval_case_results:

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from ..model import Invocation
+from ._jsonexact import dumps
 
 __all__ = ["STASH_KEY", "fingerprint"]
 
@@ -24,4 +25,4 @@ STASH_KEY = "agentgauge"
 def fingerprint(invocation: Invocation) -> str:
     """A short stable hash of an invocation's native JSON form."""
     data: Any = invocation.model_dump(mode="json")
-    return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()[:24]
+    return hashlib.sha256(dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()[:24]

@@ -26,6 +26,7 @@ import orjson
 from ..errors import InputError
 from ..model import EvalCase, EvalSet
 from ._evalset_read import case_from_raw, eval_set_top
+from ._jsonexact import exact_value
 from ._jsonio import BOM, MAX_DEPTH, gc_paused, nests_deeper
 
 __all__ = ["stream_eval_set"]
@@ -107,6 +108,8 @@ class _Input:
                 used = used if at_end else 0  # a cut-off window can still parse (``12`` of ``123``): look further
             if used:
                 start = self._pos
+                # orjson reads an integer beyond 64 bits as a float: such a value is parsed again, exactly.
+                value = exact_value(value, window if used == len(window) else window[:used])
                 # Counting brackets is nearly free; only a value with more containers than the limit can be too deep.
                 containers = self._buf.count(b"[", start, start + used) + self._buf.count(b"{", start, start + used)
                 if containers > max_depth and nests_deeper(value, max_depth):

@@ -24,10 +24,12 @@ if TYPE_CHECKING:
     from ._openai import OpenAIJudge
     from ._protocol import CallableJudge, JudgeMessage, JudgeModel, ResponseSchema, as_judge_model
     from ._retry import RetryPolicy, parse_retry_after
-    from ._settings import JudgeSettings
+    from ._settings import DEFAULT_JUDGE_CONCURRENCY, RUN_PARALLELISM, JudgeSettings
 
 __all__ = [
+    "DEFAULT_JUDGE_CONCURRENCY",
     "PROVIDERS",
+    "RUN_PARALLELISM",
     "CallableJudge",
     "JudgeAnswerError",
     "JudgeCache",
@@ -60,6 +62,8 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "CallableJudge": "._protocol",
+        "DEFAULT_JUDGE_CONCURRENCY": "._settings",
+        "RUN_PARALLELISM": "._settings",
         "JudgeAnswerError": "._errors",
         "JudgeCache": "._cache",
         "JudgeClient": "._client",

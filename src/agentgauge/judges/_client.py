@@ -18,7 +18,7 @@ from ._endpoint import JudgeEndpoint
 from ._errors import JudgeTimeoutError
 from ._openai import OpenAIJudge
 from ._protocol import JudgeMessage, JudgeModel, ResponseSchema, as_judge_model
-from ._settings import JudgeSettings
+from ._settings import RUN_PARALLELISM, JudgeSettings
 
 __all__ = ["JudgeClient", "JudgePool"]
 
@@ -28,6 +28,8 @@ _log = logging.getLogger("agentgauge.judges")
 class JudgeClient:
     """One judge with a concurrency limit and, when ``cache`` and ``identity`` are given, an answer cache.
 
+    ``max_concurrency`` calls run at once (``None``: the parallelism of the run in progress, see
+    :data:`~agentgauge.judges.RUN_PARALLELISM`, read when the client is first used on an event loop).
     The cache is consulted before taking a concurrency slot, so cached answers never wait behind live calls.
     Each call gets ``time_budget`` seconds (all retries included; ``None``: unbounded) once it holds a slot; a
     call may pass its own. Answers are returned, and cached, with every registered secret masked.
@@ -38,12 +40,12 @@ class JudgeClient:
         model: JudgeModel,
         *,
         label: str,
-        max_concurrency: int = 4,
+        max_concurrency: int | None = 4,
         cache: JudgeCache | None = None,
         identity: Mapping[str, Any] | None = None,
         time_budget: float | None = None,
     ) -> None:
-        if max_concurrency < 1:
+        if max_concurrency is not None and max_concurrency < 1:
             raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
         self.model = model
         self.label = label
@@ -62,7 +64,7 @@ class JudgeClient:
         loop = asyncio.get_running_loop()
         sem = self._limits.get(loop)
         if sem is None:
-            sem = self._limits[loop] = asyncio.Semaphore(self.max_concurrency)
+            sem = self._limits[loop] = asyncio.Semaphore(self.max_concurrency or max(1, RUN_PARALLELISM.get()))
         return sem
 
     async def ask(

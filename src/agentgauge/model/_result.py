@@ -124,6 +124,7 @@ class StatusCounts(GaugeModel):
 
     passed: int = Field(0, exclude_if=_is_zero)
     failed: int = Field(0, exclude_if=_is_zero)
+    error: int = Field(0, exclude_if=_is_zero)
     not_evaluated: int = Field(0, exclude_if=_is_zero)
 
     def add(self, status: EvalStatus) -> None:
@@ -132,6 +133,8 @@ class StatusCounts(GaugeModel):
             self.passed += 1
         elif status is EvalStatus.FAILED:
             self.failed += 1
+        elif status is EvalStatus.ERROR:
+            self.error += 1
         elif status is EvalStatus.NOT_EVALUATED:
             self.not_evaluated += 1
 
@@ -184,11 +187,19 @@ class EvalCaseSummary(GaugeModel):
 
 
 class EvalSetResultSummary(GaugeModel):
-    """Multi-run summary of an eval set result (trpc-agent-go shape)."""
+    """Multi-run summary of an eval set result (trpc-agent-go shape).
+
+    ``case_status_counts`` (agentgauge's own) counts the cases by their overall status across runs: the numbers
+    every report shows (passed + failed + error + not evaluated = cases). ``selected_eval_ids`` (agentgauge's own)
+    lists the cases a run was limited to (``EVAL_SET:case,...``, the web UI's or the API's case selection); it is
+    empty when every case of the eval set ran, so ``compare`` tells cases not run from cases removed from the set.
+    """
 
     overall_status: StatusField = EvalStatus.NOT_EVALUATED
     num_runs: int = 1
     run_status_counts: StatusCounts = Field(default_factory=StatusCounts)
+    case_status_counts: StatusCounts | None = omit_empty()
+    selected_eval_ids: list[str] = omit_empty(factory=list)
     run_summaries: list[RunSummary] = Field(default_factory=empty_list)
     eval_case_summaries: list[EvalCaseSummary] = Field(default_factory=empty_list)
 
@@ -204,3 +215,6 @@ class EvalSetResult(GaugeModel):
     creation_timestamp: float | None = omit_empty()
     interrupted: bool = Field(False, exclude_if=_is_false)
     """True when the run was stopped (Ctrl-C) before every case finished: only finished cases are present."""
+    cancelled: bool = Field(False, exclude_if=_is_false)
+    """True when a user cancelled the run (the web UI's *Cancel*, ``DELETE /api/runs/{id}``); ``interrupted`` is
+    set too."""

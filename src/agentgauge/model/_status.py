@@ -15,13 +15,16 @@ class EvalStatus(StrEnum):
     """Outcome of a metric, an invocation, a case, a run or a set.
 
     Written as lower-case strings. ``informational`` (ADK's ``INFORMATIONAL``) is reported but never counts as a
-    pass or a failure.
+    pass or a failure. ``error`` means the outcome could not be decided: a metric whose evaluator (e.g. its judge)
+    failed, or a case whose agent, inference or scoring failed before any metric could decide it. ADK has no such
+    status: ADK-format output writes it as ``FAILED`` (2).
     """
 
     PASSED = "passed"
     FAILED = "failed"
     NOT_EVALUATED = "not_evaluated"
     INFORMATIONAL = "informational"
+    ERROR = "error"
 
 
 _BY_INT = {
@@ -50,7 +53,7 @@ def parse_status(value: Any) -> EvalStatus:
         if key in _BY_NAME:
             return _BY_NAME[key]
     raise ValueError(
-        f"unknown status {value!r}: expected one of 'passed', 'failed', 'not_evaluated', 'informational' "
+        f"unknown status {value!r}: expected one of 'passed', 'failed', 'error', 'not_evaluated', 'informational' "
         "(or ADK's 1, 2, 3, 4 / PASSED, FAILED, NOT_EVALUATED, INFORMATIONAL)"
     )
 
@@ -67,14 +70,19 @@ def status_for_score(score: float | None, threshold: float) -> EvalStatus:
 
 
 def summarize_statuses(statuses: Iterable[EvalStatus]) -> EvalStatus:
-    """Combine statuses: any failed → failed; else any passed → passed; else not_evaluated.
+    """Combine statuses: any failed → failed; else any error → error; else any passed → passed; else not_evaluated.
 
-    ``not_evaluated`` and ``informational`` never decide the outcome; an empty input gives ``not_evaluated``.
+    A failure is known whatever the errors beside it; an error leaves a pass undecided. ``not_evaluated`` and
+    ``informational`` never decide the outcome; an empty input gives ``not_evaluated``.
     """
-    seen_pass = False
+    seen_pass = seen_error = False
     for status in statuses:
         if status is EvalStatus.FAILED:
             return EvalStatus.FAILED
-        if status is EvalStatus.PASSED:
+        if status is EvalStatus.ERROR:
+            seen_error = True
+        elif status is EvalStatus.PASSED:
             seen_pass = True
+    if seen_error:
+        return EvalStatus.ERROR
     return EvalStatus.PASSED if seen_pass else EvalStatus.NOT_EVALUATED

@@ -34,12 +34,15 @@ from ._view import ResultView, build_view, case_label, format_score, format_tool
 
 __all__ = ["HTML_TAIL", "html_case", "html_head", "render_html", "rubric_texts"]
 
-_RANK = {EvalStatus.FAILED: 0, EvalStatus.NOT_EVALUATED: 1, EvalStatus.INFORMATIONAL: 2, EvalStatus.PASSED: 3}
+_ORDER = (EvalStatus.FAILED, EvalStatus.ERROR, EvalStatus.NOT_EVALUATED, EvalStatus.INFORMATIONAL, EvalStatus.PASSED)
+_RANK = {status: rank for rank, status in enumerate(_ORDER)}  # the status sort key: failed first
 _NONE = '<span class="muted">(none)</span>'
+_CSS = {EvalStatus.ERROR: "errored"}  # "error" is the class of an error message box
 
 
 def _status(status: EvalStatus) -> str:
-    return f'<span class="status {status.value}">{escape(status.value.replace("_", " "))}</span>'
+    css = _CSS.get(status, status.value)
+    return f'<span class="status {css}">{escape(status.value.replace("_", " "))}</span>'
 
 
 def _json(value: Any) -> str:
@@ -306,8 +309,8 @@ def _summary(view: ResultView) -> str:
         ("Cases", str(len(view.cases)), ""),
         ("Passed", str(view.count(EvalStatus.PASSED)), "passed"),
         ("Failed", str(view.count(EvalStatus.FAILED)), "failed"),
+        ("Error", str(view.count(EvalStatus.ERROR)), "errored" if view.count(EvalStatus.ERROR) else ""),
         ("Not evaluated", str(view.count(EvalStatus.NOT_EVALUATED)), "not_evaluated"),
-        ("Errors", str(view.errored), "failed" if view.errored else ""),
         ("Runs", str(view.num_runs), ""),
         *_usage_cards(view.usage),
     ]
@@ -322,16 +325,18 @@ def _summary(view: ResultView) -> str:
     )
     html += "</div>"
     if view.metrics:
+        errors = any(r.error for r in view.metrics)  # the column shows only when a metric could not be scored
         rows = "".join(
             f"<tr><td>{escape(r.metric_name)}</td><td class=num>{format_score(r.mean)}</td>"
             f"<td class=num>{format_score(r.threshold)}</td><td>{_status(r.status)}</td><td class=num>{r.passed}</td>"
-            f"<td class=num>{r.failed}</td><td class=num>{r.not_evaluated}</td></tr>"
+            f"<td class=num>{r.failed}</td>{f'<td class=num>{r.error}</td>' if errors else ''}"
+            f"<td class=num>{r.not_evaluated}</td></tr>"
             for r in view.metrics
         )
         html += (
             '<h2>Metrics</h2><table class="sortable"><tr><th>Metric</th><th class=num>Mean score</th>'
             "<th class=num>Threshold</th><th>Status</th><th class=num>Passed</th><th class=num>Failed</th>"
-            f"<th class=num>Not evaluated</th></tr>{rows}</table>"
+            f"{'<th class=num>Error</th>' if errors else ''}<th class=num>Not evaluated</th></tr>{rows}</table>"
         )
     if view.cases:
         html += _cases_table(view)
@@ -348,7 +353,10 @@ def html_head(view: ResultView) -> str:
         stamp = f" · {created.strftime('%Y-%m-%d %H:%M:%S UTC')}"
     result_id = f" · result {escape(result.eval_set_result_id)}" if result.eval_set_result_id else ""
     note = (
-        '<div class="error">Interrupted: only the cases that finished before the run was stopped are included.</div>'
+        '<div class="error">Cancelled: only the cases that finished before the run was cancelled are included.</div>'
+        if result.cancelled
+        else '<div class="error">Interrupted: only the cases that finished before the run was stopped are included.'
+        "</div>"
         if result.interrupted
         else ""
     )

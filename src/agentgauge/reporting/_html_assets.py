@@ -20,7 +20,7 @@ th, td { border-bottom: 1px solid var(--line); padding: 4px 10px; text-align: le
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .status { font-weight: 600; }
 .passed { color: var(--ok); } .failed { color: var(--bad); } .not_evaluated { color: var(--na); }
-.informational { color: var(--info); }
+.informational { color: var(--info); } .errored { color: var(--bad); }
 .toolbar { display: flex; gap: 16px; align-items: center; margin: 8px 0 12px; }
 .toolbar input[type=search] { padding: 4px 8px; min-width: 240px; }
 details.case { border: 1px solid var(--line); border-radius: 8px; margin: 8px 0; padding: 0 12px; }
@@ -28,6 +28,7 @@ details.case > summary { cursor: pointer; padding: 8px 0; font-weight: 600; }
 details.case.st-failed { border-left: 4px solid var(--bad); }
 details.case.st-passed { border-left: 4px solid var(--ok); }
 details.case.st-not_evaluated { border-left: 4px solid var(--na); }
+details.case.st-error { border-left: 4px dashed var(--bad); }
 body.only-failed details.case:not(.st-failed):not(.has-error) { display: none; }
 .hidden { display: none !important; }
 .error { background: #ffebe9; border: 1px solid #ff818266; padding: 6px 10px; border-radius: 6px;

@@ -65,15 +65,23 @@ def _testcase(
             )
         for name, value in extra:
             ET.SubElement(properties, "property", {"name": name, "value": _clean(value)})
-    if case.error_message:
-        error = ET.SubElement(element, "error", {"message": _clean(case.error_message), "type": "EvalError"})
-        error.text = _clean(case.error_message)
-        return element, "error"
+    status = case.final_eval_status
     mismatches = case_mismatches(case)
-    if case.final_eval_status is EvalStatus.FAILED or mismatches:
-        headline = "; ".join(m.headline for m in mismatches) or "case failed"
+    blocks = [mismatch_text(g) for g in group_mismatches(mismatches)]
+    # The element follows the case's status, so the suite's counts are the report's: an error status is <error>,
+    # a failure is <failure> even when an errored metric sits beside the failed one (its message is in the text).
+    if status is EvalStatus.ERROR or (case.error_message and status is EvalStatus.NOT_EVALUATED):
+        message = case.error_message or "case could not be evaluated"
+        error = ET.SubElement(element, "error", {"message": _clean(message), "type": "EvalError"})
+        error.text = _clean("\n\n".join([message, *blocks]))
+        return element, "error"
+    if status is EvalStatus.FAILED or mismatches:
+        headline = "; ".join(m.headline for m in mismatches) or (
+            f"error: {case.error_message}" if case.error_message else "case failed"
+        )
         failure = ET.SubElement(element, "failure", {"message": _clean(headline), "type": "MetricFailure"})
-        failure.text = _clean("\n\n".join(mismatch_text(g) for g in group_mismatches(mismatches)) or headline)
+        text = [f"error: {case.error_message}"] if case.error_message and mismatches else []
+        failure.text = _clean("\n\n".join([*text, *blocks]) or headline)
         return element, "failure"
     if case.final_eval_status is EvalStatus.NOT_EVALUATED:
         ET.SubElement(element, "skipped", {"message": "not evaluated: no metric produced a score"})
@@ -154,8 +162,9 @@ class JUnitWriter:
 def render_junit(result: EvalSetResult) -> str:
     """The result as a JUnit XML document (``<testsuites>`` with one ``<testsuite>`` named after the eval set).
 
-    Metric failures are ``<failure>`` elements carrying the Expected / Actual text, cases whose inference or
-    evaluation errored are ``<error>``, and cases that were not evaluated are ``<skipped>``. ``time`` (seconds) is
+    Failed cases are ``<failure>`` elements carrying the Expected / Actual text, cases with status ``error`` (the
+    agent, the inference or a metric's evaluator failed and nothing failed) are ``<error>``, and cases that were
+    not evaluated are ``<skipped>``: the suite's counts are the report's case counts. ``time`` (seconds) is
     set on a ``<testcase>`` whose invocations recorded durations, and on the suites as the sum of those; recorded
     tokens, model calls and cost are ``usage.*`` properties.
     """

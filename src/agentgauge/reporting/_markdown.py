@@ -25,6 +25,7 @@ _ICON = {
     EvalStatus.FAILED: "❌ failed",
     EvalStatus.NOT_EVALUATED: "⚪ not evaluated",
     EvalStatus.INFORMATIONAL: "ℹ️ informational",
+    EvalStatus.ERROR: "⚠️ error",
 }
 
 
@@ -54,22 +55,25 @@ def markdown_head(view: ResultView) -> str:
     if result.interrupted:
         lines += ["**Interrupted:** only the cases that finished before the run was stopped are included.", ""]
     lines += [
-        "| Cases | Passed | Failed | Not evaluated | Errors | Runs |",
+        "| Cases | Passed | Failed | Error | Not evaluated | Runs |",
         "|---:|---:|---:|---:|---:|---:|",
         f"| {len(view.cases)} | {view.count(EvalStatus.PASSED)} | {view.count(EvalStatus.FAILED)} | "
-        f"{view.count(EvalStatus.NOT_EVALUATED)} | {view.errored} | {view.num_runs} |",
+        f"{view.count(EvalStatus.ERROR)} | {view.count(EvalStatus.NOT_EVALUATED)} | {view.num_runs} |",
         "",
     ]
     usage = usage_text(view.usage)
     if usage:
         lines += [f"**Usage:** {_text(usage)}", ""]
     if view.metrics:
-        lines += ["| Metric | Mean score | Threshold | Status | Passed | Failed | Not evaluated |"]
-        lines += ["|---|---:|---:|---|---:|---:|---:|"]
+        errors = any(row.error for row in view.metrics)  # the column shows only when a metric could not be scored
+        lines += [f"| Metric | Mean score | Threshold | Status | Passed | Failed |{' Error |' if errors else ''} "
+                  "Not evaluated |"]  # fmt: skip
+        lines += [f"|---|---:|---:|---|---:|---:|{'---:|' if errors else ''}---:|"]
         for row in view.metrics:
+            error = f" {row.error} |" if errors else ""
             lines.append(
                 f"| {_text(row.metric_name)} | {format_score(row.mean)} | {format_score(row.threshold)} | "
-                f"{_ICON[row.status]} | {row.passed} | {row.failed} | {row.not_evaluated} |"
+                f"{_ICON[row.status]} | {row.passed} | {row.failed} |{error} {row.not_evaluated} |"
             )
         lines.append("")
     if view.pass_k:

@@ -211,4 +211,5 @@ def stream_json(
         case_summaries=case_summaries,
         creation_timestamp=header.creation_timestamp,
         interrupted=header.interrupted,
+        cancelled=header.cancelled,
     )

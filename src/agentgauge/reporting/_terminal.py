@@ -10,6 +10,7 @@ from rich.text import Text
 
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus, UsageTotals
 from ._diff import RESPONSE, TOOLS, Segment, calls_diff, failed_parts, response_strategy, strategy_phrase, word_diff
+from ._escape import escaping_console
 from ._transcript import print_transcript
 from ._usage import case_usage, usage_text
 from ._view import (
@@ -33,6 +34,7 @@ _STYLE = {
     EvalStatus.FAILED: "bold red",
     EvalStatus.NOT_EVALUATED: "yellow",
     EvalStatus.INFORMATIONAL: "cyan",
+    EvalStatus.ERROR: "bold magenta",
 }
 
 
@@ -49,20 +51,23 @@ def _metric_table(view: ResultView) -> Table:
     for name in ("Mean", "Threshold"):
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("Status", no_wrap=True)
-    for name in ("Passed", "Failed", "Not eval."):
+    errors = any(row.error for row in view.metrics)  # the column shows only when a metric could not be scored
+    for name in ("Passed", "Failed", *(["Error"] if errors else []), "Not eval."):
         table.add_column(name, justify="right", no_wrap=True)
     for row in view.metrics:
         info = row.status is EvalStatus.INFORMATIONAL  # reported, never judged: no threshold, no counts
+        counts = [row.passed, row.failed, *([row.error] if errors else []), row.not_evaluated]
         table.add_row(
             Text(row.metric_name),  # as it is: a name may hold "[...]" (rich markup) or ":name:" (emoji codes)
             format_score(row.mean),
             "-" if info else format_score(row.threshold),
             _status(row.status, short=True),
-            *(("-", "-", "-") if info else (str(row.passed), str(row.failed), str(row.not_evaluated))),
+            *(["-"] * len(counts) if info else [str(n) for n in counts]),
         )
     return table
 
 
+@escaping_console
 def print_overview(view: ResultView, console: Console, duration: float | None = None) -> None:
     """Print the overview part of the summary: status, case counts, metric table, pass@k, errors, duration."""
     result = view.result
@@ -81,6 +86,8 @@ def print_overview(view: ResultView, console: Console, duration: float | None = 
     counts.append(f"{view.count(EvalStatus.PASSED)} passed", style="green")
     counts.append(", ")
     counts.append(f"{view.count(EvalStatus.FAILED)} failed", style="red" if view.count(EvalStatus.FAILED) else "")
+    counts.append(", ")
+    counts.append(f"{view.count(EvalStatus.ERROR)} error", style="magenta" if view.count(EvalStatus.ERROR) else "")
     counts.append(f", {view.count(EvalStatus.NOT_EVALUATED)} not evaluated, {total} total")
     if view.multi_run:
         counts.append(f", {view.num_runs} runs each")
@@ -225,6 +232,7 @@ def _mismatch_block(text: str) -> Text:
     return block
 
 
+@escaping_console
 def print_case(case: EvalCaseResult, multi_run: bool, console: Console) -> None:
     """Print one case result in detail: metrics per invocation, a simulated case's conversation, and an Expected /
     Actual block per mismatch."""
@@ -266,6 +274,7 @@ def print_case(case: EvalCaseResult, multi_run: bool, console: Console) -> None:
             console.print(_inline_block(group), soft_wrap=True)
 
 
+@escaping_console
 def print_summary(
     result: EvalSetResult, *, console: Console, detailed: bool = False, duration: float | None = None
 ) -> None:

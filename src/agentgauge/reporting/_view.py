@@ -218,6 +218,8 @@ def first_reason(case: EvalCaseResult) -> str | None:
         return first.headline + (f": {first.reason}" if first.reason else "")
     if case.final_eval_status is EvalStatus.FAILED:
         return "failed"
+    if case.final_eval_status is EvalStatus.ERROR:
+        return "error"
     if case.final_eval_status is EvalStatus.NOT_EVALUATED:
         return "not evaluated: no metric produced a score"
     return None
@@ -231,7 +233,8 @@ def one_line(text: str, limit: int = 300) -> str:
 
 @dataclass
 class MetricRow:
-    """A metric over the whole result: mean score of evaluated results against its threshold, plus counts."""
+    """A metric over the whole result: mean score of evaluated results against its threshold, plus counts
+    (``error``: results its evaluator could not produce, e.g. the judge failed)."""
 
     metric_name: str
     threshold: float
@@ -240,6 +243,7 @@ class MetricRow:
     failed: int = 0
     not_evaluated: int = 0
     informational: int = 0
+    error: int = 0
 
     def add(self, score: float | None, status: EvalStatus) -> None:
         """Count one result of this metric (its score goes into the mean unless it was not evaluated)."""
@@ -249,6 +253,9 @@ class MetricRow:
             self.passed += 1
         elif status is EvalStatus.FAILED:
             self.failed += 1
+        elif status is EvalStatus.ERROR:
+            self.error += 1
+            return  # an error has no score
         else:
             self.not_evaluated += 1
         if score is not None and status is not EvalStatus.NOT_EVALUATED:
@@ -261,10 +268,14 @@ class MetricRow:
 
     @property
     def status(self) -> EvalStatus:
-        """``informational`` if the metric never gates, else the mean compared with the threshold."""
-        if self.informational and not (self.passed or self.failed):
+        """``informational`` if the metric never gates, else the mean compared with the threshold (``error`` when
+        no result was scored and one could not be)."""
+        if self.informational and not (self.passed or self.failed or self.error):
             return EvalStatus.INFORMATIONAL
-        return status_for_score(self.mean, self.threshold)
+        mean = self.mean
+        if mean is None and self.error:
+            return EvalStatus.ERROR
+        return status_for_score(mean, self.threshold)
 
 
 @dataclass(frozen=True, slots=True)  # slots: a view of a million-case run holds a million of these
@@ -374,24 +385,27 @@ class ResultView:
         return index.get(eval_id)
 
     def count(self, status: EvalStatus) -> int:
-        """How many cases ended with ``status``."""
+        """How many cases ended with ``status`` (passed + failed + error + not evaluated = cases)."""
         return self._stats().counts[status]
 
     @property
     def errored(self) -> int:
-        """How many cases had an inference/evaluation error in at least one run."""
+        """How many cases had an error message in at least one run (a case that failed or, over several runs,
+        passed may have one too: the case counts are :meth:`count`)."""
         return self._stats().errored
 
     @property
     def overall_status(self) -> EvalStatus:
-        """Passed only when every case passed (not evaluated or failed cases fail the set); an interrupted run
-        never passed."""
+        """Passed only when every case passed (failed, error or not evaluated cases fail the set: failed first,
+        then error); an interrupted run never passed."""
         if not self.cases:
             return EvalStatus.NOT_EVALUATED
         if self.count(EvalStatus.PASSED) == len(self.cases):
             return EvalStatus.NOT_EVALUATED if self.result.interrupted else EvalStatus.PASSED
         if self.count(EvalStatus.FAILED):
             return EvalStatus.FAILED
+        if self.count(EvalStatus.ERROR):
+            return EvalStatus.ERROR
         return EvalStatus.NOT_EVALUATED
 
 
@@ -462,7 +476,7 @@ class ViewBuilder:
             else:
                 status = summarize_statuses(tally.statuses)
                 if status is EvalStatus.NOT_EVALUATED and errors:
-                    status = EvalStatus.FAILED
+                    status = EvalStatus.ERROR
             passed = sum(1 for s in tally.statuses if s is EvalStatus.PASSED)
             outcomes.append(
                 CaseOutcome(

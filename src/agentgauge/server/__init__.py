@@ -6,13 +6,20 @@
   agentevals-compatible ``POST /api/validate/eval-set``;
 - a web UI at ``/`` (static files shipped in the package) and, with ``adk_web``, ADK Web at ``/dev-ui/``.
 
-Data lives in local files (the storage managers' layout under ``data_dir``). Import :func:`create_app` only when
-FastAPI is installed.
+Eval sets are the user's files (under ``evals_dir``); the server's own files live under ``data_dir``. Import
+:func:`create_app` only when FastAPI is installed.
 """
 
 from typing import TYPE_CHECKING
 
-from ._config import DEFAULT_MAX_UPLOAD_BYTES, ServerConfig, default_data_dir, discover_apps
+from ._config import (
+    DEFAULT_MAX_UPLOAD_BYTES,
+    DEFAULT_SERVE_TIMEOUT,
+    ServerConfig,
+    default_data_dir,
+    default_evals_dir,
+    discover_apps,
+)
 from ._safety import SafetyMiddleware
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -20,10 +27,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "DEFAULT_MAX_UPLOAD_BYTES",
+    "DEFAULT_SERVE_TIMEOUT",
     "SafetyMiddleware",
     "ServerConfig",
     "create_app",
     "default_data_dir",
+    "default_evals_dir",
     "discover_apps",
 ]
 

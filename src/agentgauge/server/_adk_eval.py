@@ -6,12 +6,15 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, HTTPException
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from ..errors import InputError, NotFoundError
 from ..model import EvalMetric
 from ._adk_shapes import adk_case, adk_eval_set, adk_result, metrics_info, parse_adk_case, parse_adk_metrics
 from ._adk_shapes import run_eval_result as _run_eval_result
+from ._editor import refuse_unknown_keys
+from ._requests import AddSessionBody, CreateEvalSetBody, RunEvalBody
+from ._safety import public_result
 from ._sessions import session_to_case
 from ._state import ServerState
 
@@ -47,12 +50,11 @@ def adk_eval_router(state: ServerState, prefix: str) -> APIRouter:
         return JSONResponse(_ids(app_name))
 
     @router.post("/eval-sets")
-    def create_eval_set(app_name: str, body: Annotated[dict[str, Any], Body()]) -> JSONResponse:
+    def create_eval_set(app_name: str, body: Annotated[CreateEvalSetBody, Body()]) -> JSONResponse:
         """Body ``{"evalSet": {"evalSetId": ...}}`` (only the id is used); the created eval set."""
         state.check_app(app_name)
-        wanted = _pick(body, "eval_set", "evalSet")
-        set_id = _pick(wanted, "eval_set_id", "evalSetId") if isinstance(wanted, dict) else None
-        if not isinstance(set_id, str) or not set_id:
+        set_id = body.eval_set.eval_set_id if body.eval_set is not None else None
+        if not set_id:
             raise InputError("evalSet.evalSetId is required")
         created = state.eval_sets.create(app_name, set_id)
         return JSONResponse(adk_eval_set(created))
@@ -64,10 +66,11 @@ def adk_eval_router(state: ServerState, prefix: str) -> APIRouter:
         state.eval_sets.create(app_name, eval_set_id)
 
     @router.get("/eval-sets/{eval_set_id}")
-    def get_eval_set(app_name: str, eval_set_id: str) -> JSONResponse:
+    def get_eval_set(app_name: str, eval_set_id: str) -> Response:
         """The whole eval set (called by ADK Web, not served by ADK 2.13 itself)."""
         state.check_app(app_name)
-        return JSONResponse(adk_eval_set(state.eval_sets.get(app_name, eval_set_id)))
+        body = state.eval_sets.snapshot(app_name, eval_set_id).json_view("adk", adk_eval_set)
+        return Response(body, media_type="application/json")
 
     @router.delete("/eval-sets/{eval_set_id}")
     @router.delete("/eval_sets/{eval_set_id}")
@@ -78,15 +81,16 @@ def adk_eval_router(state: ServerState, prefix: str) -> APIRouter:
 
     @router.post("/eval-sets/{eval_set_id}/add-session")
     @router.post("/eval_sets/{eval_set_id}/add_session")
-    def add_session(app_name: str, eval_set_id: str, body: Annotated[dict[str, Any], Body()]) -> None:
+    def add_session(app_name: str, eval_set_id: str, body: Annotated[AddSessionBody, Body()]) -> None:
         """Turn a chat session into an eval case: body ``{evalId, sessionId, userId}``."""
         state.check_app(app_name)
-        eval_id = _pick(body, "eval_id", "evalId")
-        session_id = _pick(body, "session_id", "sessionId")
-        user_id = _pick(body, "user_id", "userId")
-        for name, value in (("evalId", eval_id), ("sessionId", session_id), ("userId", user_id)):
-            if not isinstance(value, str) or not value:
-                raise InputError(f"{name} is required")
+        eval_id, session_id, user_id = body.eval_id, body.session_id, body.user_id
+        if not eval_id:
+            raise InputError("evalId is required")
+        if not session_id:
+            raise InputError("sessionId is required")
+        if not user_id:
+            raise InputError("userId is required")
         try:
             session = state.sessions.get(app_name, user_id, session_id)
         except NotFoundError:
@@ -99,7 +103,7 @@ def adk_eval_router(state: ServerState, prefix: str) -> APIRouter:
         """The case ids, sorted; a missing set is 400 (as in ADK)."""
         state.check_app(app_name)
         try:
-            eval_set = state.eval_sets.get(app_name, eval_set_id)
+            eval_set = state.eval_sets.snapshot(app_name, eval_set_id).eval_set
         except NotFoundError:
             raise HTTPException(400, f"Eval set `{eval_set_id}` not found.") from None
         return JSONResponse(sorted(c.eval_id for c in eval_set.eval_cases))
@@ -107,7 +111,7 @@ def adk_eval_router(state: ServerState, prefix: str) -> APIRouter:
     def _case(app_name: str, eval_set_id: str, eval_case_id: str) -> JSONResponse:
         state.check_app(app_name)
         try:
-            eval_set = state.eval_sets.get(app_name, eval_set_id)
+            eval_set = state.eval_sets.snapshot(app_name, eval_set_id).eval_set
             case = eval_set.get_case(eval_case_id)
         except NotFoundError:
             case = None
@@ -131,6 +135,10 @@ def adk_eval_router(state: ServerState, prefix: str) -> APIRouter:
         given = _pick(body, "eval_id", "evalId")
         if given and given != eval_case_id:
             raise InputError("Eval id in EvalCase should match the eval id in the API route.")
+        try:
+            refuse_unknown_keys(state, app_name, eval_set_id, body)  # ADK's models forbid them in an ADK file
+        except NotFoundError:
+            raise HTTPException(404, f"Eval set `{eval_set_id}` or Eval `{eval_case_id}` not found.") from None
         case = parse_adk_case({**body, "evalId": eval_case_id}, eval_set_id, source="request body")
         try:
             state.eval_sets.update_case(app_name, eval_set_id, case)
@@ -147,16 +155,16 @@ def adk_eval_router(state: ServerState, prefix: str) -> APIRouter:
         except NotFoundError:
             raise HTTPException(404, f"Eval set `{eval_set_id}` or Eval `{eval_case_id}` not found.") from None
 
-    async def _run(app_name: str, eval_set_id: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+    async def _run(app_name: str, eval_set_id: str, body: RunEvalBody) -> list[dict[str, Any]]:
         from ._runs import RunRequest
 
         state.check_app(app_name)
         try:
-            state.eval_sets.get(app_name, eval_set_id)
+            state.eval_sets.snapshot(app_name, eval_set_id)
         except NotFoundError:
             raise HTTPException(400, f"Eval set `{eval_set_id}` not found.") from None
-        case_ids = _pick(body, "eval_case_ids", "evalCaseIds") or _pick(body, "eval_ids", "evalIds") or []
-        raw_metrics = _pick(body, "eval_metrics", "evalMetrics")
+        case_ids = body.eval_case_ids or body.eval_ids or []
+        raw_metrics = body.eval_metrics
         metrics: list[EvalMetric] | None = None
         if raw_metrics is not None:
             metrics = parse_adk_metrics(raw_metrics, source="evalMetrics")
@@ -164,17 +172,20 @@ def adk_eval_router(state: ServerState, prefix: str) -> APIRouter:
             RunRequest(app_name, eval_set_id, list(case_ids), metrics, 1, state.config.default_parallelism)
         )
         result = await state.runs.wait(run)
+        if result is None and run.status == "cancelled":
+            raise HTTPException(409, f"run {run.id} was cancelled before any case finished")
         if result is None:
             raise HTTPException(500, f"evaluation failed: {run.error}")
+        result = public_result(result, state.config.debug)
         return [_run_eval_result(result, c, i) for i, c in enumerate(result.eval_case_results)]
 
     @router.post("/eval-sets/{eval_set_id}/run")
-    async def run_eval(app_name: str, eval_set_id: str, body: Annotated[dict[str, Any], Body()]) -> JSONResponse:
+    async def run_eval(app_name: str, eval_set_id: str, body: Annotated[RunEvalBody, Body()]) -> JSONResponse:
         """Run cases (``evalCaseIds``; empty = all) with ``evalMetrics``; waits for the end, as ADK does."""
         return JSONResponse({"runEvalResults": await _run(app_name, eval_set_id, body)})
 
     @router.post("/eval_sets/{eval_set_id}/run_eval")
-    async def run_eval_legacy(app_name: str, eval_set_id: str, body: Annotated[dict[str, Any], Body()]) -> JSONResponse:
+    async def run_eval_legacy(app_name: str, eval_set_id: str, body: Annotated[RunEvalBody, Body()]) -> JSONResponse:
         """As ``run``, answering a bare list (also accepts ``evalIds``)."""
         return JSONResponse(await _run(app_name, eval_set_id, body))
 
@@ -184,7 +195,7 @@ def adk_eval_router(state: ServerState, prefix: str) -> APIRouter:
             result = state.results.get(app_name, result_id)
         except (NotFoundError, InputError):
             raise HTTPException(404, f"Eval set result `{result_id}` not found.") from None
-        return JSONResponse(adk_result(result))
+        return JSONResponse(adk_result(public_result(result, state.config.debug)))
 
     @router.get("/eval-results/{eval_result_id}")
     @router.get("/eval_results/{eval_result_id}")

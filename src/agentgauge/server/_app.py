@@ -7,7 +7,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
@@ -17,7 +17,9 @@ from ..errors import InputError, NotFoundError
 from ._adk_eval import PREFIXES, adk_eval_router
 from ._chat import chat_router
 from ._config import ServerConfig
+from ._headers import UI_POLICY, docs_policy, new_nonce, nonce_inline, page_headers
 from ._native import native_router
+from ._requests import path_id_check, validation_error_answer
 from ._safety import SafetyMiddleware
 from ._state import ServerState
 
@@ -73,6 +75,8 @@ def create_app(config: ServerConfig) -> FastAPI:
         # FastAPI's Swagger/ReDoc pages fetch their scripts from a CDN: /docs is rendered here instead.
         docs_url=None,
         redoc_url=None,
+        # Ids in a route's path are checked before its body: a bad id is a 400 naming it, whatever the body holds.
+        dependencies=[Depends(path_id_check(state))],
     )
     app.state.agentgauge = state
     # Routes that only read or write files are plain functions: FastAPI runs them in its thread pool, so a large eval
@@ -87,17 +91,18 @@ def create_app(config: ServerConfig) -> FastAPI:
         return _error(404, str(exc).strip("'\""))
 
     @app.exception_handler(RequestValidationError)
-    async def _bad_request(_: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        return _error(422, f"{where}: {first.get('msg')}")
+    async def _bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return _error(*validation_error_answer(request, exc))
 
     @app.get("/docs", include_in_schema=False)
     def api_docs() -> HTMLResponse:
         """The API reference (every route, its parameters and docstring), as plain HTML that needs no network."""
         from ._api_docs import api_reference_html
 
-        return HTMLResponse(api_reference_html(app.openapi()))
+        nonce = new_nonce()
+        return HTMLResponse(
+            nonce_inline(api_reference_html(app.openapi()), nonce), headers=page_headers(docs_policy(nonce))
+        )
 
     @app.get("/health", tags=["ADK"])
     async def health() -> dict[str, str]:
@@ -148,7 +153,7 @@ def create_app(config: ServerConfig) -> FastAPI:
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
-        return FileResponse(static / "index.html", headers={"Cache-Control": "no-store"})
+        return FileResponse(static / "index.html", headers=page_headers(UI_POLICY))
 
     app.mount("/static", StaticFiles(directory=static), name="ui")
 
@@ -171,6 +176,8 @@ def create_app(config: ServerConfig) -> FastAPI:
         allow_remote_writes=config.allow_remote_writes,
         max_body=config.max_upload_bytes,
         allowed_origins=config.cors_origins,
+        host=config.host,
+        allowed_hosts=config.allowed_hosts,
     )
     return app
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import AsyncIterator
@@ -15,10 +16,11 @@ from pydantic.alias_generators import to_camel
 from .._uuid import uuid4
 from ..errors import InputError
 from ..model import Invocation, Message
+from ._requests import Content, CreateSessionBody, JsonState
 from ._sessions import StoredSession, invocation_events, session_to_adk
 from ._state import ServerState
 
-__all__ = ["chat_router", "run_turn"]
+__all__ = ["AgentTimedOut", "chat_router", "run_turn"]
 
 # ADK hides the sessions its evaluations create from session lists; both prefixes it has used.
 _EVAL_SESSION_PREFIXES = ("adk-eval-session-", "___eval___session___")
@@ -32,23 +34,43 @@ class RunAgentRequest(BaseModel):
     app_name: str | None = None
     user_id: str
     session_id: str
-    new_message: dict[str, Any] | None = None
+    new_message: Content | None = None
     streaming: bool = False
-    state_delta: dict[str, Any] | None = None
+    state_delta: JsonState | None = None
 
 
-def _text_of(content: dict[str, Any] | None) -> str:
-    if not content:
-        return ""
-    parts = content.get("parts") or []
-    return "".join(str(p.get("text") or "") for p in parts if isinstance(p, dict))
+class AgentTimedOut(Exception):
+    """The agent did not answer a chat turn within the server's time limit (``serve --timeout``)."""
+
+
+async def _call_agent(agent: Any, request: Any, timeout: float | None) -> Any:
+    """``agent.run(request)``, stopped after ``timeout`` seconds: at the agent's next ``await``, or by the watchdog
+    when async agent code blocks the event loop (see :mod:`agentgauge.agents._watchdog`)."""
+    if timeout is None:
+        return await agent.run(request)
+    from ..agents._watchdog import AgentTimeout, active, arm, disarm
+
+    message = f"the agent did not answer within {timeout:g} s (serve --timeout {timeout:g})"
+    budget = arm(timeout)
+    token = active.set(budget)
+    try:
+        return await asyncio.wait_for(agent.run(request), timeout)
+    except (TimeoutError, AgentTimeout):
+        raise AgentTimedOut(message) from None
+    finally:
+        active.reset(token)
+        disarm(budget)
+
+
+def _text_of(content: Content | None) -> str:
+    return "" if content is None else content.text()
 
 
 async def run_turn(state: ServerState, app: str, session: StoredSession, text: str) -> Invocation:
     """Send one user message to the app's agent within ``session``; the finished invocation is stored.
 
-    An agent failure raises :class:`~agentgauge.agents.AgentError` (or whatever the agent raised); nothing is stored
-    then.
+    An agent failure raises :class:`~agentgauge.agents.AgentError` (or whatever the agent raised), an agent that
+    takes longer than the server's ``timeout`` :class:`AgentTimedOut`; nothing is stored then.
     """
     from ..agents import AgentRequest
 
@@ -61,7 +83,7 @@ async def run_turn(state: ServerState, app: str, session: StoredSession, text: s
         history=list(session.invocations),
     )
     started = time.time()
-    output = await agent.run(request)
+    output = await _call_agent(agent, request, state.config.timeout)
     invocation = Invocation(
         invocation_id=f"e-{uuid4()}",
         user_content=request.user_content,
@@ -84,19 +106,17 @@ def chat_router(state: ServerState) -> APIRouter:
 
     @router.post("/apps/{app_name}/users/{user_id}/sessions")
     def create_session(
-        app_name: str, user_id: str, body: Annotated[dict[str, Any] | None, Body()] = None
+        app_name: str, user_id: str, body: Annotated[CreateSessionBody | None, Body()] = None
     ) -> JSONResponse:
         """Create a session (body ``{sessionId?, state?}``)."""
         state.check_app(app_name)
-        body = body or {}
-        session = state.sessions.create(
-            app_name, user_id, body.get("sessionId") or body.get("session_id"), body.get("state") or {}
-        )
+        body = body or CreateSessionBody()
+        session = state.sessions.create(app_name, user_id, body.session_id or None, body.state or {})
         return JSONResponse(session_to_adk(session))
 
     @router.post("/apps/{app_name}/users/{user_id}/sessions/{session_id}")
     def create_session_with_id(
-        app_name: str, user_id: str, session_id: str, body: Annotated[dict[str, Any] | None, Body()] = None
+        app_name: str, user_id: str, session_id: str, body: Annotated[JsonState | None, Body()] = None
     ) -> JSONResponse:
         """Create a session with a given id (ADK's deprecated form; the body is the initial state)."""
         state.check_app(app_name)
@@ -150,6 +170,8 @@ def chat_router(state: ServerState) -> APIRouter:
             invocation = await run_turn(state, app, session, text)
         except (LookupError, InputError):
             raise  # no such agent (404) or an agent that cannot be imported (400)
+        except AgentTimedOut as exc:
+            raise HTTPException(504, str(exc)) from None
         except Exception as exc:
             raise HTTPException(500, f"agent failed: {exc}") from None
         return JSONResponse(invocation_events(invocation, app, include_user=False))

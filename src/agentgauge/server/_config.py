@@ -8,7 +8,23 @@ from pathlib import Path
 
 from ..errors import InputError
 
-__all__ = ["DEFAULT_MAX_UPLOAD_BYTES", "ServerConfig", "default_data_dir", "discover_apps"]
+__all__ = [
+    "DEFAULT_DATA_DIR",
+    "DEFAULT_MAX_UPLOAD_BYTES",
+    "DEFAULT_SERVE_TIMEOUT",
+    "ServerConfig",
+    "default_data_dir",
+    "default_evals_dir",
+    "discover_apps",
+]
+
+DEFAULT_DATA_DIR = Path(".agentgauge")
+"""The server's own files when ``--data-dir`` is not given (relative to the current directory): the folder whose
+``results/`` ``agentgauge eval`` writes by default, so runs from either side land in one history."""
+
+DEFAULT_SERVE_TIMEOUT = 300.0
+"""Seconds one agent call made by the server may take when ``--timeout`` is not given: a hung agent fails its turn or
+case instead of holding a request or a run forever."""
 
 DEFAULT_MAX_UPLOAD_BYTES = 10 * 1024 * 1024
 """Largest request body accepted (bytes); larger uploads get 413."""
@@ -20,8 +36,18 @@ _APP_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 class ServerConfig:
     """Settings of one server.
 
-    - ``data_dir``: eval sets, metrics, results and sessions live in ``<data_dir>/<app>/`` (the local file managers'
-      layout, so the files are the ones ``agentgauge eval`` reads and writes).
+    - ``data_dir``: the server's own files: ``sessions/<app>/<userId>/<sessionId>.json``, ``results/<app>/`` (the
+      results of its runs, unless ``output_dir`` or ``store`` is set) and ``locks/`` (the lock files of the eval set
+      and metrics files it edits). Nothing else is written outside it except the user's eval set and metrics files.
+    - ``evals_dir``: where eval sets and their metrics files are read and edited,
+      ``<evals_dir>/<app>/<id>.evalset.json`` (as ADK keeps them beside the agents); ``None``: ``data_dir``.
+    - ``output_dir``: write results to ``<output_dir>/<app>/`` (as ``agentgauge eval --output-dir``); ``store``: to
+      this SQL store instead (a URL, as ``--store``). Results are listed from every place they may be: see
+      :class:`~agentgauge.server._history.ResultHistory`.
+    - ``result_dirs``: more folders whose ``<app>/*.evalset_result.json`` results are listed (``serve`` adds
+      ``agentgauge eval``'s default, ``.agentgauge/results``, when ``data_dir`` is elsewhere).
+    - ``timeout``: seconds one agent call may take (a chat turn, a case's inference in a run); default
+      :data:`DEFAULT_SERVE_TIMEOUT` (300 s), ``None``: no limit (the Python API only).
     - ``agents``: app name → agent spec (``path/to/agent.py``, an agent directory or ``package.module:attr``); the
       agents are imported on first use.
     - ``token``: when set, every request needs ``Authorization: Bearer <token>`` (or the cookie the UI sets).
@@ -29,6 +55,10 @@ class ServerConfig:
       ``ADK_ALLOW_REMOTE_AGENT_BUILDER``); refused with 403 otherwise.
     - ``cors_origins``: origins allowed by CORS (none: CORS headers are never sent).
     - ``adk_web``: serve google-adk's bundled ADK Web front end under ``/dev-ui/``.
+    - ``host``: the address the server binds; requests may name it in their ``Host`` header.
+    - ``allowed_hosts``: more names requests may give in ``Host`` (and ``Origin``) besides loopback names and
+      addresses and ``host``; anything else is refused with 403 (DNS rebinding). ``"*"`` turns the check off.
+    - ``debug``: keep agents' tracebacks in results and reports served over HTTP (dropped otherwise).
     """
 
     data_dir: Path
@@ -39,6 +69,19 @@ class ServerConfig:
     max_upload_bytes: int = DEFAULT_MAX_UPLOAD_BYTES
     adk_web: bool = False
     default_parallelism: int = 4
+    host: str = "127.0.0.1"
+    allowed_hosts: list[str] = field(default_factory=list)
+    debug: bool = False
+    evals_dir: Path | None = None
+    output_dir: Path | None = None
+    store: str | None = None
+    timeout: float | None = DEFAULT_SERVE_TIMEOUT
+    result_dirs: list[Path] = field(default_factory=list)
+
+    @property
+    def eval_root(self) -> Path:
+        """Where eval sets live: ``evals_dir``, else ``data_dir``."""
+        return self.evals_dir if self.evals_dir is not None else self.data_dir
 
 
 def _agent_in_dir(path: Path) -> str | None:
@@ -110,8 +153,14 @@ def discover_apps(specs: list[str]) -> dict[str, str]:
     return apps
 
 
-def default_data_dir(specs: list[str]) -> Path:
-    """Where data lives when ``--data-dir`` is not given: beside the agents, as ADK keeps eval sets.
+def default_data_dir() -> Path:
+    """Where the server keeps its own files when ``--data-dir`` is not given: :data:`DEFAULT_DATA_DIR` under the
+    current directory."""
+    return DEFAULT_DATA_DIR.absolute()
+
+
+def default_evals_dir(specs: list[str]) -> Path:
+    """Where eval sets live when ``--evals-dir`` is not given: beside the agents, as ADK keeps them.
 
     For an app directory its parent, for a folder of apps the folder itself, for an agent file the parent of its
     directory; otherwise (no argument, a module) the current directory.

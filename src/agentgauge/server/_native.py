@@ -10,11 +10,16 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, File, Query, UploadFile
-from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 
 from ..errors import InputError, NotFoundError
+from ..formats import KeyReport
+from ..model import EvalSet
 from ._adk_shapes import parse_adk_case
-from ._rows import result_row
+from ._editor import case_keys, key_report_json, refuse_unknown_keys
+from ._headers import new_nonce, nonce_inline, page_headers, report_policy
+from ._requests import NativeCreateSetBody, StartRunBody
+from ._safety import public_result
 from ._state import ServerState
 
 __all__ = ["native_router"]
@@ -22,6 +27,21 @@ __all__ = ["native_router"]
 
 def _dump(model: Any) -> Any:
     return model.model_dump(mode="json")
+
+
+def _listed(eval_set: EvalSet) -> dict[str, Any]:
+    """An eval set as the list of sets shows it."""
+    set_id = eval_set.eval_set_id
+    return {"evalSetId": set_id, "name": eval_set.name or set_id, "caseIds": [c.eval_id for c in eval_set.eval_cases]}
+
+
+def _parse_checked(data: bytes, source: str) -> tuple[EvalSet, KeyReport]:
+    """An uploaded eval set and its unknown keys."""
+    from ..formats import check_keys, parse_eval_set
+    from ..formats._jsonio import parse_json
+
+    report = check_keys(parse_json(data, source))
+    return parse_eval_set(data, source=source), report
 
 
 def native_router(state: ServerState) -> APIRouter:
@@ -62,33 +82,30 @@ def native_router(state: ServerState) -> APIRouter:
         out = []
         for set_id in state.eval_sets.list(app):
             try:
-                eval_set = state.eval_sets.get(app, set_id)
+                cached = state.eval_sets.snapshot(app, set_id)
             except InputError as exc:  # a broken file is listed with its error, not hidden
                 out.append({"evalSetId": set_id, "error": str(exc), "caseIds": []})
                 continue
-            out.append(
-                {
-                    "evalSetId": set_id,
-                    "name": eval_set.name or set_id,
-                    "caseIds": [c.eval_id for c in eval_set.eval_cases],
-                }
-            )
+            except NotFoundError:
+                continue  # removed meanwhile
+            out.append(cached.view("listed", _listed))
         return JSONResponse(out)
 
     @router.post("/apps/{app}/eval-sets", status_code=201)
-    def create_set(app: str, body: Annotated[dict[str, Any], Body()]) -> JSONResponse:
+    def create_set(app: str, body: Annotated[NativeCreateSetBody, Body()]) -> JSONResponse:
         """Create an empty eval set: body ``{"evalSetId": ...}``."""
         state.check_app(app)
-        set_id = body.get("evalSetId") or body.get("eval_set_id")
-        if not isinstance(set_id, str) or not set_id:
+        set_id = body.eval_set_id
+        if not set_id:
             raise InputError("evalSetId is required")
         return JSONResponse(_dump(state.eval_sets.create(app, set_id)), status_code=201)
 
     @router.get("/apps/{app}/eval-sets/{set_id}")
-    def get_set(app: str, set_id: str) -> JSONResponse:
+    def get_set(app: str, set_id: str) -> Response:
         """The eval set (native JSON)."""
         state.check_app(app)
-        return JSONResponse(_dump(state.eval_sets.get(app, set_id)))
+        body = state.eval_sets.snapshot(app, set_id).json_view("native", _dump)  # made once per file version
+        return Response(body, media_type="application/json")
 
     @router.delete("/apps/{app}/eval-sets/{set_id}", status_code=204)
     def delete_set(app: str, set_id: str) -> None:
@@ -100,17 +117,29 @@ def native_router(state: ServerState) -> APIRouter:
     def get_case(app: str, set_id: str, case_id: str) -> JSONResponse:
         """One case (native JSON)."""
         state.check_app(app)
-        return JSONResponse(_dump(state.eval_sets.get_case(app, set_id, case_id)))
+        case = state.eval_sets.snapshot(app, set_id).eval_set.get_case(case_id)
+        if case is None:
+            raise NotFoundError(f"eval case {case_id!r} not found in eval set {set_id!r} of app {app!r}")
+        return JSONResponse(_dump(case))
 
     @router.put("/apps/{app}/eval-sets/{set_id}/cases/{case_id}")
-    def put_case(app: str, set_id: str, case_id: str, body: Annotated[Any, Body()]) -> JSONResponse:
-        """Replace a case with the JSON sent (native or ADK); invalid JSON answers 400 with the JSON path."""
+    def put_case(app: str, set_id: str, case_id: str, body: Annotated[dict[str, Any], Body()]) -> JSONResponse:
+        """Replace a case with the JSON object sent (native or ADK); an invalid case answers 400 with the JSON path."""
         state.check_app(app)
-        if isinstance(body, dict) and body.get("evalId", case_id) != case_id:
+        if body.get("evalId", case_id) != case_id:
             raise InputError(f"evalId {body.get('evalId')!r} does not match the case in the URL {case_id!r}")
-        case = parse_adk_case({**body, "evalId": case_id} if isinstance(body, dict) else body, set_id, source="case")
+        refuse_unknown_keys(state, app, set_id, body)  # 422 in an ADK file; a native one keeps them
+        case = parse_adk_case({**body, "evalId": case_id}, set_id, source="case")
         state.eval_sets.update_case(app, set_id, case)
         return JSONResponse(_dump(state.eval_sets.get_case(app, set_id, case_id)))
+
+    @router.post("/apps/{app}/eval-sets/{set_id}/cases/{case_id}/check")
+    def check_case(app: str, set_id: str, case_id: str, body: Annotated[dict[str, Any], Body()]) -> JSONResponse:
+        """The unknown keys of a case as the editor holds it, nothing saved: ``{"dialect", "blocking",
+        "unknownKeys": [{"path", "key", "didYouMean"}]}``; ``blocking`` when the set is an ADK file (saving is
+        refused with 422)."""
+        state.check_app(app)
+        return JSONResponse(key_report_json(case_keys(state, app, set_id, body)))
 
     @router.delete("/apps/{app}/eval-sets/{set_id}/cases/{case_id}", status_code=204)
     def delete_case(app: str, set_id: str, case_id: str) -> None:
@@ -129,7 +158,7 @@ def native_router(state: ServerState) -> APIRouter:
         return JSONResponse([_dump(m) for m in found])
 
     @router.put("/apps/{app}/eval-sets/{set_id}/metrics")
-    def put_metrics(app: str, set_id: str, body: Annotated[Any, Body()]) -> JSONResponse:
+    def put_metrics(app: str, set_id: str, body: Annotated[list[Any] | dict[str, Any], Body()]) -> JSONResponse:
         """Replace the eval set's metrics file; names and criteria are checked first."""
         from ..formats import parse_metrics
 
@@ -140,25 +169,19 @@ def native_router(state: ServerState) -> APIRouter:
         return JSONResponse([_dump(m) for m in metrics])
 
     @router.post("/apps/{app}/eval-sets/{set_id}/runs", status_code=202)
-    async def start_run(app: str, set_id: str, body: Annotated[dict[str, Any] | None, Body()] = None) -> JSONResponse:
+    async def start_run(app: str, set_id: str, body: Annotated[StartRunBody | None, Body()] = None) -> JSONResponse:
         """Start a run in the background: body ``{caseIds?, metrics?, numRuns?, parallelism?}`` (no metrics: the
         eval set's metrics file). Answers 202 with the run id; follow it at ``/api/runs/{runId}/events``."""
         from ..formats import parse_metrics
         from ._runs import RunRequest
 
         state.check_app(app)
-        body = body or {}
-        raw = body.get("metrics")
+        body = body or StartRunBody()
+        raw = body.metrics
         metrics = None if raw is None else parse_metrics(json.dumps(raw), source="metrics")
-        try:
-            num_runs = int(body.get("numRuns", 1))
-            parallelism = int(body.get("parallelism", state.config.default_parallelism))
-        except (TypeError, ValueError):
-            raise InputError("numRuns and parallelism must be integers") from None
-        case_ids = body.get("caseIds") or []
-        if not isinstance(case_ids, list) or not all(isinstance(c, str) for c in case_ids):
-            raise InputError("caseIds must be a list of case ids")
-        run = await state.runs.start(RunRequest(app, set_id, case_ids, metrics, num_runs, parallelism))
+        parallelism = state.config.default_parallelism if body.parallelism is None else body.parallelism
+        case_ids = body.case_ids or []
+        run = await state.runs.start(RunRequest(app, set_id, case_ids, metrics, body.num_runs, parallelism))
         return JSONResponse(run.snapshot(), status_code=202)
 
     @router.get("/runs/{run_id}")
@@ -166,10 +189,24 @@ def native_router(state: ServerState) -> APIRouter:
         """A run's progress: status, done/total, per-case status, result id once finished."""
         return JSONResponse(state.runs.get(run_id).snapshot())
 
+    @router.delete("/runs/{run_id}")
+    async def cancel_run(run_id: str) -> JSONResponse:
+        """Cancel a running run: cases in flight are stopped, finished ones are saved in a result marked
+        ``cancelled`` (``resultId``), and the run ends with status ``cancelled`` (event ``run_cancelled``). Answers
+        the run's state once it has ended (up to 10 s); 409 when it had already finished or failed."""
+        from ._runs import RunAlreadyEnded
+
+        try:
+            run = await state.runs.cancel(run_id)
+        except RunAlreadyEnded as exc:
+            return JSONResponse({"detail": str(exc), "error": str(exc)}, status_code=409)
+        return JSONResponse(run.snapshot())
+
     @router.get("/runs/{run_id}/events")
     async def run_events(run_id: str, since: Annotated[int, Query(ge=0)] = 0) -> StreamingResponse:
         """The run's events as server-sent events (``run_started``, ``case_started``, ``case_finished``,
-        ``run_finished`` / ``run_failed``); earlier events are replayed first, ``since`` skips some."""
+        ``run_finished`` / ``run_failed`` / ``run_cancelled``); earlier events are replayed first, ``since`` skips
+        some."""
         run = state.runs.get(run_id)
 
         async def stream() -> AsyncIterator[str]:
@@ -180,24 +217,17 @@ def native_router(state: ServerState) -> APIRouter:
 
     @router.get("/apps/{app}/results")
     def list_results(app: str, eval_set_id: Annotated[str | None, Query(alias="evalSetId")] = None) -> JSONResponse:
-        """The app's results, newest first: id, eval set, time, status and counts."""
+        """The app's results, newest first: id, eval set, time, status, counts and where it was found
+        (``source``): the server's runs, ``agentgauge eval``'s results, the store, ADK's eval history."""
         state.check_app(app)
-        rows = []
-        for result_id in state.results.list(app):
-            try:
-                result = state.results.get(app, result_id)
-            except (InputError, NotFoundError):
-                continue
-            if eval_set_id is None or result.eval_set_id == eval_set_id:
-                rows.append(result_row(result))
-        rows.sort(key=lambda r: r["creationTimestamp"] or 0.0, reverse=True)
+        rows = [r for r in state.results.rows(app) if eval_set_id is None or r["evalSetId"] == eval_set_id]
         return JSONResponse(rows)
 
     @router.get("/apps/{app}/results/{result_id}")
     def get_result(app: str, result_id: str) -> JSONResponse:
         """A stored result (native JSON)."""
         state.check_app(app)
-        return JSONResponse(_dump(state.results.get(app, result_id)))
+        return JSONResponse(_dump(public_result(state.results.get(app, result_id), state.config.debug)))
 
     @router.get("/apps/{app}/results/{result_id}/report.html", response_class=HTMLResponse)
     def result_report(app: str, result_id: str) -> HTMLResponse:
@@ -205,7 +235,9 @@ def native_router(state: ServerState) -> APIRouter:
         from ..reporting import render
 
         state.check_app(app)
-        return HTMLResponse(render(state.results.get(app, result_id), "html"))
+        page = render(public_result(state.results.get(app, result_id), state.config.debug), "html")
+        nonce = new_nonce()
+        return HTMLResponse(nonce_inline(page, nonce), headers=page_headers(report_policy(nonce), framed_by_self=True))
 
     @router.get("/apps/{app}/compare")
     def compare(
@@ -230,17 +262,25 @@ def native_router(state: ServerState) -> APIRouter:
     @router.post("/validate/eval-set")
     async def validate_eval_set(eval_set_file: Annotated[UploadFile, File()]) -> JSONResponse:
         """Check an uploaded eval set (multipart field ``eval_set_file``, any supported dialect), as agentevals:
-        ``{"data": {"valid", "evalSetId", "numCases", "errors"}, "error": null}``."""
-        from ..formats import parse_eval_set
-
+        ``{"data": {"valid", "evalSetId", "numCases", "errors"}, "error": null}``. Also in ``data``: ``dialect``,
+        ``unknownKeys`` (``[{"path", "key", "didYouMean"}]``) and ``warnings``; unknown keys are errors in an ADK
+        file (``valid: false``) and warnings in a native one, as ``agentgauge validate`` reports them."""
         data = await eval_set_file.read()
         source = eval_set_file.filename or "eval_set_file"
         try:
-            parsed = await asyncio.to_thread(parse_eval_set, data, source=source)
+            parsed, report = await asyncio.to_thread(_parse_checked, data, source)
         except InputError as exc:
             body: dict[str, Any] = {"valid": False, "evalSetId": None, "numCases": 0, "errors": [str(exc)]}
             return JSONResponse({"data": body, "error": None})
-        body = {"valid": True, "evalSetId": parsed.eval_set_id, "numCases": len(parsed.eval_cases), "errors": []}
+        lines = [f"{source}: {key.path}: {key.message()}" for key in report.unknown]
+        body = {
+            "valid": not report.blocking,
+            "evalSetId": parsed.eval_set_id,
+            "numCases": len(parsed.eval_cases),
+            "errors": lines if report.blocking else [],
+            "warnings": [] if report.blocking else lines,
+            **key_report_json(report),
+        }
         return JSONResponse({"data": body, "error": None})
 
     @router.get("/health")

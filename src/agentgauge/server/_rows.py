@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import EvalSetResult
+from ..model import EvalSetResult, summarize_statuses
 
 __all__ = ["result_row"]
 
 
 def _counts(result: EvalSetResult) -> dict[str, int]:
-    counts = {"passed": 0, "failed": 0, "not_evaluated": 0}
+    counts = {"passed": 0, "failed": 0, "error": 0, "not_evaluated": 0}
     for case in result.eval_case_results:
         key = case.final_eval_status.value
         if key in counts:
@@ -21,7 +21,12 @@ def _counts(result: EvalSetResult) -> dict[str, int]:
 def result_row(result: EvalSetResult) -> dict[str, Any]:
     """One line of a result list: id, eval set, creation time, overall status and case counts."""
     summary = result.summary
-    status = summary.overall_status.value if summary is not None else None
+    if summary is not None:
+        status: str | None = summary.overall_status.value
+    elif result.eval_case_results:  # ADK's result files have no summary: the cases decide
+        status = summarize_statuses(c.final_eval_status for c in result.eval_case_results).value
+    else:
+        status = None
     return {
         "evalSetResultId": result.eval_set_result_id,
         "evalSetId": result.eval_set_id,
@@ -30,4 +35,5 @@ def result_row(result: EvalSetResult) -> dict[str, Any]:
         "numRuns": summary.num_runs if summary is not None else 1,
         "counts": _counts(result),
         "interrupted": result.interrupted,
+        "cancelled": result.cancelled,
     }

@@ -15,12 +15,23 @@ from ..model import EvalMetric, EvalSetResult
 from ._sessions import StoredSession
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..service import AfterEvaluateCaseArgs, AfterInferenceCaseArgs, BeforeInferenceCaseArgs, CallbackContext
+    from ..evaluator import AgentEvaluator
+    from ..service import (
+        AfterEvaluateCaseArgs,
+        AfterInferenceCaseArgs,
+        BeforeInferenceCaseArgs,
+        CallbackContext,
+        Callbacks,
+    )
     from ._state import ServerState
 
-__all__ = ["Run", "RunManager", "RunRequest"]
+__all__ = ["Run", "RunAlreadyEnded", "RunManager", "RunRequest"]
 
 _MAX_KEPT_RUNS = 200  # finished runs remembered for status queries; older ones are forgotten first
+
+
+class RunAlreadyEnded(Exception):
+    """Cancelling a run that has already finished or failed (answered 409)."""
 
 
 @dataclass
@@ -33,6 +44,8 @@ class RunRequest:
     metrics: list[EvalMetric] | None = None
     num_runs: int = 1
     parallelism: int = 4
+    timeout: float | None = None
+    """Seconds each case's inference may take (``serve --timeout``); ``None``: no limit."""
 
 
 @dataclass
@@ -41,7 +54,7 @@ class Run:
 
     id: str
     request: RunRequest
-    status: str = "running"  # running | finished | failed
+    status: str = "running"  # running | finished | failed | cancelled
     total: int = 0
     done: int = 0
     cases: dict[str, str] = field(default_factory=dict)
@@ -50,6 +63,8 @@ class Run:
     started: float = field(default_factory=time.time)
     events: list[dict[str, Any]] = field(default_factory=list)
     task: asyncio.Task[EvalSetResult | None] | None = None
+    cancel_requested: bool = False
+    evaluator: AgentEvaluator | None = None
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
     def snapshot(self) -> dict[str, Any]:
@@ -65,6 +80,7 @@ class Run:
             "resultId": self.result_id,
             "error": self.error,
             "started": self.started,
+            "timeout": self.request.timeout,
         }
 
     async def emit(self, kind: str, **data: Any) -> None:
@@ -120,7 +136,7 @@ class RunManager:
         from ..service import select_cases
 
         state = self.state
-        eval_set = state.eval_sets.get(request.app, request.eval_set_id)
+        eval_set = state.eval_sets.snapshot(request.app, request.eval_set_id).eval_set
         cases = select_cases(eval_set, request.case_ids or None)
         if request.metrics is not None:
             state.registry.validate_metrics(request.metrics)
@@ -128,6 +144,8 @@ class RunManager:
             raise InputError(f"numRuns must be between 1 and 100, got {request.num_runs}")
         if request.parallelism < 1 or request.parallelism > 64:
             raise InputError(f"parallelism must be between 1 and 64, got {request.parallelism}")
+        if request.timeout is None:
+            request.timeout = state.config.timeout
         agent = None
         if any(not c.is_trace for c in cases):
             agent = await state.agent(request.app)
@@ -139,13 +157,31 @@ class RunManager:
         await run.emit("run_started", runId=run.id, total=run.total, caseIds=list(run.cases))
         return run
 
+    async def cancel(self, run_id: str, *, wait: float = 10.0) -> Run:
+        """Stop a running run: cases in flight are cancelled, finished ones are saved in a result marked
+        ``interrupted`` and ``cancelled``, and the run ends with status ``cancelled`` (event ``run_cancelled``).
+
+        Waits up to ``wait`` seconds for the run to end. A run that has already ended raises
+        :class:`RunAlreadyEnded` (cancelling it again is not an error: the run is returned).
+        """
+        run = self.get(run_id)
+        if run.status not in ("running", "cancelled"):
+            raise RunAlreadyEnded(f"run {run_id!r} has already ended ({run.status}); nothing to cancel")
+        if run.status == "running" and not run.cancel_requested:
+            run.cancel_requested = True
+            if run.evaluator is not None:  # else the run sees the request before it starts evaluating
+                run.evaluator.interrupt(cancelled=True)
+        if run.task is not None and not run.task.done():
+            await asyncio.wait({run.task}, timeout=wait)  # never raises what the run raised
+        return run
+
     def _forget_old(self) -> None:
         finished = [r for r in self.runs.values() if r.status != "running"]
         for run in finished[: max(0, len(self.runs) - _MAX_KEPT_RUNS)]:
             del self.runs[run.id]
 
-    async def _work(self, run: Run, agent: object | None) -> EvalSetResult | None:
-        from ..evaluator import AgentEvaluator
+    def _callbacks(self, run: Run) -> Callbacks:
+        """The callbacks that keep ``run``'s progress and events and store each case run's session."""
         from ..service import Callbacks
 
         state, request = self.state, run.request
@@ -190,28 +226,43 @@ class RunManager:
         callbacks.register_before_inference_case("server-progress", started)
         callbacks.register_after_inference_case("server-sessions", inferred)
         callbacks.register_after_evaluate_case("server-progress", scored)
+        return callbacks
+
+    async def _work(self, run: Run, agent: object | None) -> EvalSetResult | None:
+        from ..evaluator import AgentEvaluator
+
+        state, request = self.state, run.request
+        callbacks = self._callbacks(run)
         evaluator = AgentEvaluator(
             request.app,
             agent,
             eval_set_manager=state.eval_sets,
             metric_manager=state.metrics if request.metrics is None else _FixedMetrics(request.metrics),
-            result_manager=state.results,
+            result_manager=state.results.writer,
             registry=state.registry,
             callbacks=callbacks,
             num_runs=request.num_runs,
             parallelism=request.parallelism,
+            timeout=request.timeout,
             case_ids=request.case_ids or None,
         )
+        run.evaluator = evaluator
+        if run.cancel_requested:  # cancelled before it started: nothing ran, nothing is saved
+            await self._end_cancelled(run)
+            return None
         try:
             outcome = await evaluator.evaluate(request.eval_set_id)
             result = outcome.eval_set_result
             run.result_id = outcome.result_header.eval_set_result_id if outcome.result_header else None
+            if outcome.interrupted and run.cancel_requested:
+                await self._end_cancelled(run)
+                return result
             run.status = "finished"
             await run.emit("run_finished", resultId=run.result_id, status=outcome.overall_status.value)
             return result
-        except asyncio.CancelledError:
+        except asyncio.CancelledError:  # the server is shutting down: the evaluator saved the finished cases
             run.status = "failed"
-            run.error = "cancelled"
+            run.error = "cancelled: the server stopped"
             await run.emit("run_failed", error=run.error)
             raise
         except Exception as exc:  # a failed run is reported to its listeners, never crashes the server
@@ -221,6 +272,11 @@ class RunManager:
             run.error = redact(str(exc)) or type(exc).__name__
             await run.emit("run_failed", error=run.error)
             return None
+
+    @staticmethod
+    async def _end_cancelled(run: Run) -> None:
+        run.status = "cancelled"
+        await run.emit("run_cancelled", resultId=run.result_id, done=run.done, total=run.total)
 
     async def wait(self, run: Run) -> EvalSetResult | None:
         """Wait for the run to end and return its saved result (``None`` when it failed)."""

@@ -18,8 +18,8 @@ from ..storage import check_segment
 
 __all__ = ["SESSION_DIR", "SessionStore", "StoredSession", "invocation_events", "session_to_adk", "session_to_case"]
 
-SESSION_DIR = ".sessions"
-"""Folder under ``<data_dir>/<app>/`` holding ``<userId>/<sessionId>.json`` (a dot folder: never an eval set)."""
+SESSION_DIR = "sessions"
+"""Folder under the server's data directory holding ``<app>/<userId>/<sessionId>.json``."""
 
 
 class StoredSession(GaugeModel):
@@ -96,8 +96,9 @@ def session_to_adk(session: StoredSession) -> dict[str, Any]:
 
 
 class SessionStore:
-    """Sessions as files ``<base_dir>/<app>/.sessions/<userId>/<sessionId>.json``; every id is a checked path
-    segment and every write atomic. One lock serialises read-modify-write cycles (they are short)."""
+    """Sessions as files ``<base_dir>/<app>/<userId>/<sessionId>.json`` (the server passes
+    ``<data_dir>/sessions``); every id is a checked path segment and every write atomic. One lock serialises
+    read-modify-write cycles (they are short)."""
 
     def __init__(self, base_dir: Path) -> None:
         self.base_dir = Path(base_dir).absolute()
@@ -107,7 +108,7 @@ class SessionStore:
         check_segment(app, "app name")
         check_segment(user_id, "user id")
         check_segment(session_id, "session id")
-        return self.base_dir / app / SESSION_DIR / user_id / f"{session_id}.json"
+        return self.base_dir / app / user_id / f"{session_id}.json"
 
     def save(self, session: StoredSession) -> None:
         """Write ``session`` (creating its folders)."""

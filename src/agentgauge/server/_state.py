@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputError, NotFoundError
-from ..storage import LocalEvalResultManager, LocalEvalSetManager, LocalMetricManager, check_segment
+from ..storage import LocalMetricManager, check_segment
+from ._cache import ServerEvalSets
 from ._config import ServerConfig
-from ._sessions import SessionStore
+from ._history import ResultHistory
+from ._sessions import SESSION_DIR, SessionStore
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..agents import Agent
@@ -18,16 +21,39 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["ServerState"]
 
 
+LOCK_DIR = "locks"
+"""Folder under the data directory holding the lock files of the eval set and metrics files the server edits."""
+
+
+def agent_dirs(agents: dict[str, str]) -> dict[str, Path]:
+    """App name → the folder of its agent, for agents given as an ADK agent folder or its ``agent.py`` (where ADK
+    keeps the app's ``.adk/eval_history``)."""
+    found: dict[str, Path] = {}
+    for app, spec in agents.items():
+        path = Path(spec)
+        if spec.endswith(".py") and path.stem == "agent":
+            found[app] = path.absolute().parent
+        elif path.is_dir():
+            found[app] = path.absolute()
+    return found
+
+
 class ServerState:
-    """The managers (local files under ``config.data_dir``), the agents by app name and the run manager."""
+    """The managers, the agents by app name and the run manager.
+
+    Eval sets and metrics files are read and edited where they are (``config.eval_root``); everything else the
+    server writes goes under ``config.data_dir``: sessions, the lock files of those edits and, unless
+    ``--output-dir`` or ``--store`` says otherwise, results. Results are read from every place they may be
+    (:class:`~agentgauge.server._history.ResultHistory`).
+    """
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
-        data = config.data_dir
-        self.eval_sets = LocalEvalSetManager(data)
-        self.metrics = LocalMetricManager(data)
-        self.results = LocalEvalResultManager(data)
-        self.sessions = SessionStore(data)
+        data, root = config.data_dir, config.eval_root
+        self.eval_sets = ServerEvalSets(root, data / LOCK_DIR)
+        self.metrics = LocalMetricManager(root, lock_dir=data / LOCK_DIR)
+        self.results = ResultHistory.for_config(config, agent_dirs(config.agents))
+        self.sessions = SessionStore(data / SESSION_DIR)
         self._agents: dict[str, Agent] = {}
         self._agent_locks: dict[str, asyncio.Lock] = {}
         self._registry: Registry | None = None
@@ -52,20 +78,26 @@ class ServerState:
         return self._runs
 
     def app_names(self) -> list[str]:
-        """Apps with an agent, then folders of the data directory holding eval sets (sorted, without duplicates)."""
+        """Apps with an agent, then folders of the eval set folder holding eval sets (sorted, without duplicates)."""
         names = set(self.config.agents)
         try:
-            for entry in self.config.data_dir.iterdir():
-                if entry.is_dir() and not entry.name.startswith((".", "_")) and self.eval_sets.list(entry.name):
-                    names.add(entry.name)
+            entries = list(self.config.eval_root.iterdir())
         except OSError:
-            pass
+            entries = []
+        for entry in entries:
+            if entry.name.startswith((".", "_")) or not entry.is_dir():
+                continue
+            try:
+                if self.eval_sets.list(entry.name):
+                    names.add(entry.name)
+            except (InputError, OSError):
+                continue  # a folder whose name is no valid app name holds no app
         return sorted(names)
 
     def check_app(self, app: str) -> str:
         """``app`` when it is a valid path segment (any name: a new app gets its folder on first write)."""
         check_segment(app, "app name")
-        if app.startswith("."):  # hidden folders hold sessions and locks, never an app
+        if app.startswith("."):  # hidden folders (ADK's .adk, old .sessions) never hold an app
             raise InputError(f"invalid app name {app!r}: must not start with '.'")
         return app
 

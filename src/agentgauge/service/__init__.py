@@ -40,6 +40,7 @@ from ._pool import bounded_each, bounded_map
 from ._row_summary import CaseGroups, RowSummary, summarize_rows
 from ._rows import RowTable, SparseText
 from ._rubrics import RubricError, merge_case_rubrics
+from ._selection import MetricSelection, metric_needs_judge
 from ._source import STREAM_MIN_BYTES, CaseStream, LoadedEvalSet, StreamedEvalSet, open_eval_set
 from ._types import EvalSetRunResult, EvaluateConfig, EvaluateRequest, InferenceRequest, InferenceResult
 
@@ -81,6 +82,7 @@ __all__ = [
     "LocalExecutor",
     "LocalService",
     "MetricRow",
+    "MetricSelection",
     "MetricTally",
     "RowSummary",
     "RowTable",
@@ -100,6 +102,7 @@ __all__ = [
     "expected_invocations",
     "infer_case",
     "merge_case_rubrics",
+    "metric_needs_judge",
     "metric_results",
     "metric_summaries",
     "open_eval_set",

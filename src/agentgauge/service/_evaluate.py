@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from pydantic import ValidationError
@@ -111,28 +111,39 @@ async def _score(
     try:
         evaluator = evaluators.resolve(metric)
         result = await evaluator.evaluate(actuals, expecteds, metric)
-    except (Exception, SystemExit) as exc:  # a plug-in evaluator's sys.exit() fails its case, not the run
-        raise _MetricFailure(f"run evaluation for metric {metric.metric_name}: {_reason(exc)}") from None
+    except (Exception, SystemExit) as exc:  # a plug-in evaluator's sys.exit() errors its metric, not the run
+        raise _MetricFailure(_reason(exc)) from None
     if not isinstance(result, EvaluateResult):
-        raise _MetricFailure(
-            f"run evaluation for metric {metric.metric_name}: evaluator returned {type(result).__name__}, "
-            "expected EvaluateResult"
-        )
+        raise _MetricFailure(f"evaluator returned {type(result).__name__}, expected EvaluateResult")
     if len(result.per_invocation_results) != len(actuals):
         raise _MetricFailure(
-            f"run evaluation for metric {metric.metric_name}: {len(result.per_invocation_results)} per-invocation "
-            f"results for {len(actuals)} invocations"
+            f"{len(result.per_invocation_results)} per-invocation results for {len(actuals)} invocations"
         )
     try:
         return metric_results(metric, result)
     except ValidationError as exc:
-        # A plug-in evaluator's malformed score or status fails its case, not the whole run.
+        # A plug-in evaluator's malformed score or status errors its metric, not the whole run.
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise _MetricFailure(
-            f"run evaluation for metric {metric.metric_name}: evaluator returned an invalid result: "
-            f"{where}: {first['msg']}"
-        ) from None
+        raise _MetricFailure(f"evaluator returned an invalid result: {where}: {first['msg']}") from None
+
+
+def _errored(metric: EvalMetric, message: str, invocations: int) -> tuple[EvalMetricResult, list[EvalMetricResult]]:
+    """The results of a metric whose evaluator failed: ``error``, no score, the message as the overall reason.
+
+    Every invocation gets an ``error`` entry too, so readers that decide per invocation (ADK's drop-in report)
+    see the metric as undecided instead of missing."""
+    overall = EvalMetricResult(
+        metric_name=metric.metric_name,
+        eval_status=EvalStatus.ERROR,
+        threshold=metric.threshold,
+        criterion=metric.criterion,
+        details=EvalMetricResultDetails(reason=message),
+    )
+    per_invocation = EvalMetricResult(
+        metric_name=metric.metric_name, eval_status=EvalStatus.ERROR, threshold=metric.threshold
+    )
+    return overall, [per_invocation] * invocations  # immutable in practice: shared, as criteria are
 
 
 def _failed_inference(result: EvalCaseResult, case: EvalCase, inference: InferenceResult) -> EvalCaseResult:
@@ -158,13 +169,17 @@ async def evaluate_case(
     evaluators: EvaluatorSource,
     *,
     run_id: int = 1,
+    skipped: Collection[str] = (),
 ) -> EvalCaseResult:
     """Score one case's inference with every metric (in order) and return its :class:`EvalCaseResult`.
 
-    A failed inference, a count mismatch between actual and expected invocations, a case rubric that cannot be
-    attached, or any evaluator error gives a ``failed`` result with ``error_message`` (and no metric results);
-    otherwise the case status summarises the metric statuses (no metrics: ``not_evaluated``). ``run_id`` tags
-    the result with the run it belongs to.
+    A failed inference, a count mismatch between actual and expected invocations or a case rubric that cannot be
+    attached gives an ``error`` result with ``error_message`` (and no metric results). A metric whose evaluator
+    fails (a judge that cannot be reached or answers in a bad format, a plug-in that raises) gets status ``error``
+    with the message as its reason, the case's ``error_message`` names it, and the other metrics keep their
+    results. The case status summarises the metric statuses (failed > error > passed; no metrics:
+    ``not_evaluated``). ``run_id`` tags the result with the run it belongs to; metrics named in ``skipped`` were
+    left out of the run on purpose, so case rubrics naming them are ignored.
     """
     base = EvalCaseResult(
         eval_set_id=inference.eval_set_id,
@@ -176,7 +191,7 @@ async def evaluate_case(
     )
 
     def failed(message: str) -> EvalCaseResult:
-        return base.model_copy(update={"final_eval_status": EvalStatus.FAILED, "error_message": message})
+        return base.model_copy(update={"final_eval_status": EvalStatus.ERROR, "error_message": message})
 
     if inference.status is not EvalStatus.PASSED:
         return _failed_inference(failed(inference.error_message or "inference failed"), case, inference)
@@ -189,25 +204,31 @@ async def evaluate_case(
         )
     actuals = _with_case_context(inference.inferences, case)
     try:
-        case_metrics = merge_case_rubrics(list(metrics), case)
+        case_metrics = merge_case_rubrics(list(metrics), case, skipped=skipped)
     except RubricError as exc:
         return failed(str(exc))
     overall: list[EvalMetricResult] = []
     per_invocation: list[list[EvalMetricResult]] = [[] for _ in actuals]
+    errors: list[str] = []
     token = CURRENT_CASE.set(case)  # metrics that judge a simulated user read its conversationScenario
     try:
         for metric in case_metrics:
-            metric_overall, metric_per_invocation = await _score(evaluators, metric, actuals, expecteds)
+            try:
+                metric_overall, metric_per_invocation = await _score(evaluators, metric, actuals, expecteds)
+            except _MetricFailure as exc:
+                reason = str(exc).removeprefix(f"{metric.metric_name}: ")  # evaluators often name their metric
+                message = f"run evaluation for metric {metric.metric_name}: {reason}"
+                errors.append(message)
+                metric_overall, metric_per_invocation = _errored(metric, message, len(actuals))
             overall.append(metric_overall)
             for bucket, item in zip(per_invocation, metric_per_invocation, strict=True):
                 bucket.append(item)
-    except _MetricFailure as exc:
-        return failed(str(exc))
     finally:
         CURRENT_CASE.reset(token)
     return base.model_copy(
         update={
             "final_eval_status": summarize_statuses(m.eval_status for m in overall),
+            "error_message": "; ".join(errors) if errors else None,
             "overall_eval_metric_results": overall,
             "eval_metric_result_per_invocation": [
                 EvalMetricResultPerInvocation(actual_invocation=a, expected_invocation=e, eval_metric_results=r)

@@ -172,14 +172,17 @@ class LocalService:
     ) -> tuple[EvalCaseResult, CallbackContext]:
         """Score one case with its ``BeforeEvaluateCase`` / ``AfterEvaluateCase`` callbacks.
 
-        Problems of the case become a failed result; a callback error raises :class:`CallbackError`.
+        Problems of the case become an ``error`` result (see :func:`evaluate_case`); a callback error raises
+        :class:`CallbackError`.
         """
         context = await self.callbacks.run(
             "before_evaluate_case", context, BeforeEvaluateCaseArgs(request, case.eval_id)
         )
         start = time.time()
-        metrics = request.evaluate_config.eval_metrics
-        result = await evaluate_case(case, inference, metrics, self.evaluators, run_id=run_id)
+        config = request.evaluate_config
+        result = await evaluate_case(
+            case, inference, config.eval_metrics, self.evaluators, run_id=run_id, skipped=config.skipped_metrics
+        )
         context = await self.callbacks.run(
             "after_evaluate_case", context, AfterEvaluateCaseArgs(request, inference, result, None, start)
         )
@@ -215,7 +218,7 @@ class LocalService:
                 return EvalCaseResult(
                     eval_set_id=request.eval_set_id,
                     eval_id=inference.eval_case_id,
-                    final_eval_status=EvalStatus.FAILED,
+                    final_eval_status=EvalStatus.ERROR,
                     error_message=f"eval case {inference.eval_case_id!r} is not in eval set {request.eval_set_id!r}",
                     session_id=inference.session_id,
                     user_id=inference.user_id,

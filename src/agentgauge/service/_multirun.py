@@ -50,13 +50,16 @@ def _group(results: Iterable[EvalMetricResult]) -> dict[str, list[EvalMetricResu
 
 
 def _average(results: Sequence[EvalMetricResult]) -> float | None:
-    scores = [r.score for r in results if r.eval_status is not EvalStatus.NOT_EVALUATED and r.score is not None]
+    skipped = (EvalStatus.NOT_EVALUATED, EvalStatus.ERROR)
+    scores = [r.score for r in results if r.eval_status not in skipped and r.score is not None]
     return sum(scores) / len(scores) if scores else None
 
 
 def _status(results: Sequence[EvalMetricResult], average: float | None) -> EvalStatus:
     if all(r.eval_status is EvalStatus.INFORMATIONAL for r in results):
         return EvalStatus.INFORMATIONAL
+    if average is None and any(r.eval_status is EvalStatus.ERROR for r in results):
+        return EvalStatus.ERROR  # no run scored it, and one could not
     return status_for_score(average, results[0].threshold)
 
 
@@ -77,7 +80,7 @@ class MetricTally:
     threshold, and whether every result was informational. What :func:`metric_summaries` and the summaries of
     compact rows compute from."""
 
-    __slots__ = ("counts", "informational_only", "name", "scores", "threshold")
+    __slots__ = ("counts", "errors", "informational_only", "name", "scores", "threshold")
 
     def __init__(self, name: str, threshold: float) -> None:
         self.name = name
@@ -85,13 +88,16 @@ class MetricTally:
         self.counts = StatusCounts()
         self.scores = array("d")
         self.informational_only = True
+        self.errors = False
 
     def add(self, score: float | None, status: EvalStatus) -> None:
         """Count one result."""
         self.counts.add(status)
         if status is not EvalStatus.INFORMATIONAL:
             self.informational_only = False
-        if status is not EvalStatus.NOT_EVALUATED and score is not None:
+        if status is EvalStatus.ERROR:
+            self.errors = True
+        elif status is not EvalStatus.NOT_EVALUATED and score is not None:
             self.scores.append(score)
 
     @property
@@ -101,10 +107,14 @@ class MetricTally:
 
     @property
     def status(self) -> EvalStatus:
-        """``informational`` when every result was, else the average against the first threshold."""
+        """``informational`` when every result was, else the average against the first threshold (``error`` when
+        no result was scored and one could not be)."""
         if self.informational_only:
             return EvalStatus.INFORMATIONAL
-        return status_for_score(self.average, self.threshold)
+        average = self.average
+        if average is None and self.errors:
+            return EvalStatus.ERROR
+        return status_for_score(average, self.threshold)
 
     def summary(self) -> MetricSummary:
         """The :class:`MetricSummary` of the results added."""
@@ -140,9 +150,9 @@ def metric_summaries(results: Iterable[EvalMetricResult]) -> list[MetricSummary]
 def aggregate_case(eval_id: str, runs: Sequence[EvalCaseResult]) -> CaseAggregate:
     """Combine one case's runs.
 
-    Metric averages skip ``not_evaluated`` results. With one run the case status is that run's status; with
-    several it summarises the averaged metric statuses. A ``not_evaluated`` outcome becomes ``failed`` when any
-    run has an error message.
+    Metric averages skip ``not_evaluated`` and ``error`` results. With one run the case status is that run's
+    status; with several it summarises the averaged metric statuses. A ``not_evaluated`` outcome becomes ``error``
+    when any run has an error message.
     """
     metrics = [_averaged(group) for group in _group(m for r in runs for m in r.overall_eval_metric_results).values()]
     if len(runs) <= 1:
@@ -150,7 +160,7 @@ def aggregate_case(eval_id: str, runs: Sequence[EvalCaseResult]) -> CaseAggregat
     else:
         status = summarize_statuses(m.eval_status for m in metrics)
     if status is EvalStatus.NOT_EVALUATED and any(r.error_message for r in runs):
-        status = EvalStatus.FAILED
+        status = EvalStatus.ERROR
     return CaseAggregate(eval_id, status, metrics, list(runs))
 
 

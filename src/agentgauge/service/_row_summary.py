@@ -58,7 +58,8 @@ class CaseGroups:
 
     def use_saved_statuses(self, known: Mapping[str, EvalStatus], table: RowTable) -> None:
         """Decide each case's status as for a saved result: its status in ``known`` (the result's summary), else
-        its runs' statuses combined (any failed: failed; not evaluated with an error: failed)."""
+        its runs' statuses combined (any failed: failed; else any error: error; not evaluated with an error
+        message: error)."""
         total = len(table)
         for group, eval_id in enumerate(self.ids):
             status = known.get(eval_id)
@@ -66,7 +67,7 @@ class CaseGroups:
                 rows = self.rows_of(group, total)
                 status = summarize_statuses(table.status(i) for i in rows)
                 if status is EvalStatus.NOT_EVALUATED and any(table.error_message(i) for i in rows):
-                    status = EvalStatus.FAILED
+                    status = EvalStatus.ERROR
             self.status[group] = _CODES[status]
 
 
@@ -126,7 +127,7 @@ def _case_status(table: RowTable, rows: Sequence[int]) -> EvalStatus:
             tally_metrics(table.metrics(i), tallies)
         status = summarize_statuses(t.status for t in tallies.values())
     if status is EvalStatus.NOT_EVALUATED and any(table.error_message(i) for i in rows):
-        status = EvalStatus.FAILED
+        status = EvalStatus.ERROR  # no run decided it, and one could not be scored
     return status
 
 
@@ -159,6 +160,7 @@ def _case_summary(eval_id: str, status: EvalStatus, runs: Sequence[CaseRow]) -> 
 _COUNT_KEYS = {
     EvalStatus.PASSED: "passed",
     EvalStatus.FAILED: "failed",
+    EvalStatus.ERROR: "error",
     EvalStatus.NOT_EVALUATED: "notEvaluated",
 }
 
@@ -325,10 +327,14 @@ def summarize_rows(rows: RowTable | Iterable[CaseRow], *, case_ids: Sequence[str
     run_counts = StatusCounts()
     for run in runs:
         run_counts.add(run.overall_status)
+    case_counts = StatusCounts()
+    for code in groups.status:
+        case_counts.add(_STATUSES[code])
     head = EvalSetResultSummary(
         overall_status=summarize_statuses(_STATUSES[code] for code in set(groups.status)),
         num_runs=num_runs,
         run_status_counts=run_counts,
+        case_status_counts=case_counts,
         run_summaries=runs,
     )
     return RowSummary(head, table, groups)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from ..model import CaseRubric, Criterion, EvalCase, EvalMetric
@@ -68,14 +69,15 @@ def _attach(metric: EvalMetric, rubrics: list[tuple[int, CaseRubric]]) -> EvalMe
     return metric.model_copy(update={"criterion": new_criterion})
 
 
-def merge_case_rubrics(metrics: list[EvalMetric], case: EvalCase) -> list[EvalMetric]:
+def merge_case_rubrics(metrics: list[EvalMetric], case: EvalCase, *, skipped: Collection[str] = ()) -> list[EvalMetric]:
     """The metrics to score ``case`` with: copies of ``metrics`` with the case's rubrics attached.
 
     A rubric naming a ``metricName`` joins that metric's judge criterion (``llmJudge.rubrics``, or the ADK
     criterion's ``rubrics`` in ADK form); the metric must be configured and have such a criterion. A rubric
     without a metric name (ADK case rubrics) joins every ADK-dialect ``rubric_based_*`` metric. Missing ids
-    become ``case_rubric_<i>`` (``i`` = position in the case's rubric list); a duplicate id is an error.
-    ``metrics`` themselves are never modified.
+    become ``case_rubric_<i>`` (``i`` = position in the case's rubric list); a duplicate id is an error. A rubric
+    naming a metric in ``skipped`` (left out of this run on purpose) is ignored. ``metrics`` themselves are never
+    modified.
     """
     if not case.rubrics:
         return metrics
@@ -84,6 +86,8 @@ def merge_case_rubrics(metrics: list[EvalMetric], case: EvalCase) -> list[EvalMe
     unnamed: list[tuple[int, CaseRubric]] = []
     for index, rubric in enumerate(case.rubrics):
         if rubric.metric_name:
+            if rubric.metric_name in skipped and rubric.metric_name not in names:
+                continue
             if rubric.metric_name not in names:
                 raise RubricError(
                     f"case rubric {rubric.id or f'case_rubric_{index}'!r} names metric {rubric.metric_name!r}, "

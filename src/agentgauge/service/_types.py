@@ -59,9 +59,11 @@ class InferenceResult:
 
 @dataclass
 class EvaluateConfig:
-    """The metrics to score every case with."""
+    """The metrics to score every case with; ``skipped_metrics`` names metrics of the set left out of this run on
+    purpose (``--only-metrics`` / ``--skip-metrics`` / ``--no-judges``): case rubrics naming them are ignored."""
 
     eval_metrics: list[EvalMetric] = field(default_factory=list)
+    skipped_metrics: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -39,6 +39,13 @@ def _dumps(value: Any) -> str:
     return redact(text)
 
 
+def _loads(text: str | bytes) -> Any:
+    """A JSON column's value, integers beyond 64 bits exact (orjson alone would make them floats)."""
+    from ..formats._jsonexact import loads
+
+    return loads(text)
+
+
 def to_timestamp(value: datetime | None) -> float | None:
     """Epoch seconds of a column value (SQLite returns naive datetimes: they are UTC)."""
     if value is None:
@@ -79,7 +86,7 @@ class Store:
                 self.url,
                 echo=echo,
                 json_serializer=_dumps,
-                json_deserializer=orjson.loads,
+                json_deserializer=_loads,
                 pool_pre_ping=True,
                 **self._engine_options(),
             )

@@ -4,7 +4,7 @@ A result is a header row in ``evaluation_eval_set_results`` (trpc-agent-go's tab
 ``evaluation_case_results`` and one per metric of a case run in ``evaluation_metric_results``, keyed by (app,
 result id, case, run) so every write is an upsert: writing the same case run twice leaves one row. During a run
 each case result is committed as soon as it is handed over, so a killed run keeps every finished case; the header's
-``status`` says ``running`` until the run ends (``completed`` / ``interrupted``).
+``status`` says ``running`` until the run ends (``completed`` / ``interrupted`` / ``cancelled``).
 
 For trpc-agent-go readers the header's ``eval_case_results`` column holds the whole array once the run ends (up to
 ``array_max_cases`` case results; above that it stays ``[]`` and only the normalised rows hold them).
@@ -198,9 +198,11 @@ class SqlEvalResultManager(EvalResultManager):
         stamp = header["creation_timestamp"]
         # trpc-agent-go rebuilds the timestamp from created_at; agentgauge keeps the exact float too.
         doc["creationTimestamp"] = stamp if stamp is not None else to_timestamp(header["created_at"])
-        unfinished = header["status"] not in ("completed", "interrupted")
+        unfinished = header["status"] not in ("completed", "interrupted", "cancelled")
         if header["interrupted"] or unfinished:
             doc["interrupted"] = True
+        if header["status"] == "cancelled":
+            doc["cancelled"] = True
         result = result_from_document(
             doc, f"{self.store.shown_url} ({header['app_name']}/{header['eval_set_result_id']})"
         )
@@ -346,10 +348,11 @@ class SqlResultWriter:
         case_summaries: Iterable[EvalCaseSummary | dict[str, Any]] = (),
         creation_timestamp: float | None = None,
         interrupted: bool = False,
+        cancelled: bool = False,
     ) -> None:
         """Write the summary (with ``case_summaries``, models or their JSON documents, appended to its per-case
-        entries) and mark the result ``completed`` (or ``interrupted``). The header's ``eval_case_results`` array is
-        filled for trpc readers."""
+        entries) and mark the result ``completed`` (or ``interrupted``, or ``cancelled`` when a user cancelled the
+        run). The header's ``eval_case_results`` array is filled for trpc readers."""
         manager, t = self.manager, self.manager._t
         if summary is not None:
             added = [c if isinstance(c, EvalCaseSummary) else EvalCaseSummary.model_validate(c) for c in case_summaries]
@@ -371,7 +374,8 @@ class SqlResultWriter:
             creation_timestamp=creation_timestamp,
             interrupted=interrupted,
         )
-        row = manager._header(self.app, result, status="interrupted" if interrupted else "completed", cases=array)
+        status = "cancelled" if cancelled else "interrupted" if interrupted else "completed"
+        row = manager._header(self.app, result, status=status, cases=array)
         row["num_cases"] = int(stored)
         with manager.store.begin() as conn:
             manager.upsert_header(conn, row)

@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from .._redact import redact
 from ..errors import InputError, NotFoundError
 from ..model import EvalCase, EvalMetric, EvalSet
+from ..model._ids import check_case_id
 from ..storage import EvalSetManager, MetricManager, check_segment
 from ..storage._evalset import fill_timestamps
 from ._engine import Store, from_timestamp, to_timestamp
@@ -126,6 +127,7 @@ class SqlEvalSetManager(EvalSetManager):
         """One case of an eval set; :class:`NotFoundError` when the set or the case does not exist."""
         check_segment(app, "app name")
         check_segment(set_id, "eval set id")
+        check_case_id(case_id)
         cases = self._t.eval_cases
         with self.store.begin() as conn:
             self._require_set(conn, app, set_id)
@@ -140,6 +142,7 @@ class SqlEvalSetManager(EvalSetManager):
         """Append a case; its id must be non-empty and new. Missing timestamps are set to now."""
         check_segment(app, "app name")
         check_segment(set_id, "eval set id")
+        check_case_id(case.eval_id)
         if not case.eval_id:
             raise InputError(f"cannot add a case with an empty evalId to eval set {set_id!r}")
         added = case.model_copy(deep=True)
@@ -157,6 +160,7 @@ class SqlEvalSetManager(EvalSetManager):
         """Replace the case with the same id; :class:`NotFoundError` when there is none."""
         check_segment(app, "app name")
         check_segment(set_id, "eval set id")
+        check_case_id(case.eval_id)
         updated = case.model_copy(deep=True)
         fill_timestamps(updated, time.time())
         cases = self._t.eval_cases
@@ -175,6 +179,7 @@ class SqlEvalSetManager(EvalSetManager):
         """Remove a case; :class:`NotFoundError` when there is none."""
         check_segment(app, "app name")
         check_segment(set_id, "eval set id")
+        check_case_id(case_id)
         cases = self._t.eval_cases
         with self.store.begin() as conn:
             self._require_set(conn, app, set_id)

@@ -6,15 +6,24 @@ import os
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Collection
 from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
 
 from ..errors import InputError, NotFoundError
 from ..model import EvalCase, EvalSet
+from ..model._ids import check_case_id
 from ._ids import check_segment
 from ._locator import Locator, default_evalset_locator
 from ._lock import DEFAULT_LOCK_TIMEOUT, LockedFiles
 
 __all__ = ["EvalSetManager", "InMemoryEvalSetManager", "LocalEvalSetManager"]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..formats._dialect import Dialect
+
+_SNIFFED_SETS = 20  # how many neighbours of a new set are looked at to choose its dialect
+_SNIFFED_BYTES = 1 << 16  # and how much of each: the dialect shows in the first keys
 
 
 def fill_timestamps(case: EvalCase, now: float) -> None:
@@ -51,6 +60,12 @@ class EvalSetManager(ABC):
     @abstractmethod
     def _write(self, app: str, eval_set: EvalSet) -> None: ...
 
+    def _save(self, app: str, eval_set: EvalSet, changed: Collection[str]) -> None:
+        """Write ``eval_set`` after a change to the cases ``changed`` (added or replaced; a deleted case is simply
+        gone). Managers that can write one case without rewriting the others override this; the default is
+        :meth:`_write`."""
+        self._write(app, eval_set)
+
     @abstractmethod
     def _remove(self, app: str, set_id: str) -> bool: ...
 
@@ -85,6 +100,8 @@ class EvalSetManager(ABC):
         """Create or replace a whole eval set (its id is ``eval_set.eval_set_id``)."""
         check_segment(app, "app name")
         check_segment(eval_set.eval_set_id, "eval set id")
+        for case in eval_set.eval_cases:
+            check_case_id(case.eval_id)
         with self._mutation(app, eval_set.eval_set_id, creating=True):
             self._write(app, eval_set)
 
@@ -104,6 +121,7 @@ class EvalSetManager(ABC):
 
     def get_case(self, app: str, set_id: str, case_id: str) -> EvalCase:
         """One case of an eval set; :class:`NotFoundError` when the set or the case does not exist."""
+        check_case_id(case_id)
         with self._lock:
             case = self._load(app, set_id).get_case(case_id)
             if case is None:
@@ -112,6 +130,7 @@ class EvalSetManager(ABC):
 
     def add_case(self, app: str, set_id: str, case: EvalCase) -> None:
         """Append a case; its id must be non-empty and new. Missing timestamps are set to now."""
+        check_case_id(case.eval_id)
         with self._mutation(app, set_id, creating=False):
             eval_set = self._load(app, set_id)
             if not case.eval_id:
@@ -121,30 +140,35 @@ class EvalSetManager(ABC):
             added = case.model_copy(deep=True)
             fill_timestamps(added, time.time())
             eval_set.eval_cases.append(added)
-            self._write(app, eval_set)
+            self._save(app, eval_set, (added.eval_id,))
 
     def update_case(self, app: str, set_id: str, case: EvalCase) -> None:
-        """Replace the case with the same id; :class:`NotFoundError` when there is none."""
+        """Replace the case with the same id; :class:`NotFoundError` when there is none. A case equal to the stored
+        one changes nothing (no timestamps are added, the file is not rewritten)."""
+        check_case_id(case.eval_id)
         with self._mutation(app, set_id, creating=False):
             eval_set = self._load(app, set_id)
             for index, existing in enumerate(eval_set.eval_cases):
                 if existing.eval_id == case.eval_id:
+                    if existing.model_dump(mode="json") == case.model_dump(mode="json"):
+                        return
                     updated = case.model_copy(deep=True)
                     fill_timestamps(updated, time.time())
                     eval_set.eval_cases[index] = updated
-                    self._write(app, eval_set)
+                    self._save(app, eval_set, (updated.eval_id,))
                     return
             raise NotFoundError(f"eval case {case.eval_id!r} not found in eval set {set_id!r} of app {app!r}")
 
     def delete_case(self, app: str, set_id: str, case_id: str) -> None:
         """Remove a case; :class:`NotFoundError` when there is none."""
+        check_case_id(case_id)
         with self._mutation(app, set_id, creating=False):
             eval_set = self._load(app, set_id)
             kept = [c for c in eval_set.eval_cases if c.eval_id != case_id]
             if len(kept) == len(eval_set.eval_cases):
                 raise NotFoundError(f"eval case {case_id!r} not found in eval set {set_id!r} of app {app!r}")
             eval_set.eval_cases = kept
-            self._write(app, eval_set)
+            self._save(app, eval_set, ())
 
 
 class InMemoryEvalSetManager(EvalSetManager):
@@ -174,10 +198,14 @@ class InMemoryEvalSetManager(EvalSetManager):
 class LocalEvalSetManager(LockedFiles, EvalSetManager):
     """Eval sets as files, by default ``<base_dir>/<app>/<evalSetId>.evalset.json`` (native JSON, atomic writes).
 
-    Any supported format is read (ADK, legacy, ...); files are written in the native form. Every change reads,
+    Any supported format is read (ADK, legacy, ...). A change keeps the file's dialect (ADK snake_case, ADK
+    camelCase or native) and the bytes of every case it does not touch; a new set is written in the dialect most
+    other sets of its app use (native when there is none; see :mod:`agentgauge.formats._splice`). Every change reads,
     modifies and rewrites the file while holding that file's lock (``.agentgauge-locks/<file>.lock`` beside it), so
     concurrent writers in any thread, manager instance or process never lose each other's changes; ``lock_timeout``
-    bounds the wait for another writer. Reads take no lock: writes are atomic, so a reader sees a whole file.
+    bounds the wait for another writer; ``lock_dir`` keeps the lock files in that folder instead (see
+    :func:`~agentgauge.storage._lock.lock_file_for`). Reads take no lock: writes are atomic, so a reader sees a whole
+    file.
     """
 
     def __init__(
@@ -186,8 +214,9 @@ class LocalEvalSetManager(LockedFiles, EvalSetManager):
         locator: Locator | None = None,
         *,
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+        lock_dir: str | os.PathLike[str] | None = None,
     ) -> None:
-        super().__init__(base_dir, locator, default_evalset_locator, lock_timeout)
+        super().__init__(base_dir, locator, default_evalset_locator, lock_timeout, lock_dir)
 
     def _read(self, app: str, set_id: str) -> EvalSet | None:
         from ..formats._api import load_eval_set
@@ -200,9 +229,46 @@ class LocalEvalSetManager(LockedFiles, EvalSetManager):
         return eval_set
 
     def _write(self, app: str, eval_set: EvalSet) -> None:
-        from ..formats._api import save_eval_set
+        self._save(app, eval_set, None)
 
-        save_eval_set(eval_set, self.path_for(app, eval_set.eval_set_id))
+    def _save(self, app: str, eval_set: EvalSet, changed: Collection[str] | None) -> None:
+        from .._fileio import atomic_write
+        from ..formats._jsonio import read_bytes
+        from ..formats._splice import rewrite_eval_set
+
+        path = self.path_for(app, eval_set.eval_set_id)
+        old = read_bytes(path) if path.is_file() else None
+        dialect = "native" if old is not None else self._new_set_dialect(app, eval_set.eval_set_id)
+        atomic_write(path, rewrite_eval_set(old, eval_set, changed=changed, dialect=dialect, source=str(path)))
+
+    def dialect(self, app: str, set_id: str) -> Dialect:
+        """The dialect the eval set's file is written in (and every change keeps); :class:`NotFoundError` when it
+        does not exist."""
+        from ..formats._dialect import document_dialect
+        from ..formats._jsonio import parse_json, read_bytes
+
+        check_segment(app, "app name")
+        check_segment(set_id, "eval set id")
+        path = self.path_for(app, set_id)
+        if not path.is_file():
+            raise self._not_found(app, set_id)
+        return document_dialect(parse_json(read_bytes(path), str(path)))
+
+    def _new_set_dialect(self, app: str, set_id: str) -> Dialect:
+        """The dialect most of the app's other sets are written in (ADK on a tie: both tools read it)."""
+        from ..errors import InputError
+        from ..formats._dialect import sniff_dialect
+        from ..formats._jsonio import open_input
+
+        votes: dict[Dialect, int] = {"adk": 0, "adk_camel": 0, "native": 0}
+        for other in [i for i in self._ids(app) if i != set_id][:_SNIFFED_SETS]:
+            try:
+                with open_input(self.path_for(app, other)) as handle:
+                    votes[sniff_dialect(handle.read(_SNIFFED_BYTES))] += 1
+            except (InputError, OSError):
+                continue  # an unreadable neighbour has no say
+        best = max(votes.values())
+        return "native" if best == 0 else next(d for d, n in votes.items() if n == best)
 
     def _remove(self, app: str, set_id: str) -> bool:
         path = self.path_for(app, set_id)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._fileio import resolve_symlinks
-from ._ids import check_segment
+from ._ids import check_file_name, check_segment
 from ._locator import Locator
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -80,10 +80,18 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_reset_after_fork)
 
 
-def lock_file_for(data_path: str | os.PathLike[str]) -> Path:
-    """The lock file guarding ``data_path``: ``<folder of its final target>/.agentgauge-locks/<name>.lock``."""
+def lock_file_for(data_path: str | os.PathLike[str], lock_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The lock file guarding ``data_path``: ``<folder of its final target>/.agentgauge-locks/<name>.lock``, or with
+    ``lock_dir`` a file in that folder named after the final target's whole path (so the data's folder gets no lock
+    folder; only writers that use the same ``lock_dir`` exclude each other then)."""
     final = resolve_symlinks(data_path)
-    return final.parent / LOCK_DIR_NAME / f"{final.name}.lock"
+    if lock_dir is None:
+        return final.parent / LOCK_DIR_NAME / f"{final.name}.lock"
+    import hashlib
+
+    digest = hashlib.sha256(os.fsencode(os.path.normcase(os.fspath(final)))).hexdigest()[:32]
+    # The name is kept short whatever the data file's name: the digest tells files apart, the prefix helps a reader.
+    return Path(lock_dir).absolute() / f"{final.name[:80]}.{digest}.lock"
 
 
 def _entry(lock_path: Path) -> _Entry:
@@ -96,13 +104,19 @@ def _entry(lock_path: Path) -> _Entry:
 
 
 @contextmanager
-def file_lock(data_path: str | os.PathLike[str], *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[None]:
+def file_lock(
+    data_path: str | os.PathLike[str],
+    *,
+    timeout: float = DEFAULT_LOCK_TIMEOUT,
+    lock_dir: str | os.PathLike[str] | None = None,
+) -> Iterator[None]:
     """Hold the lock of ``data_path`` for the block (reentrant within a thread).
 
-    Creates the lock folder (and the data's folder) when missing. Raises :class:`TimeoutError` naming the file when
-    another writer holds the lock for more than ``timeout`` seconds (a negative timeout waits forever).
+    Creates the lock folder (and the data's folder) when missing; ``lock_dir``: see :func:`lock_file_for`. Raises
+    :class:`TimeoutError` naming the file when another writer holds the lock for more than ``timeout`` seconds (a
+    negative timeout waits forever).
     """
-    lock_path = lock_file_for(data_path)
+    lock_path = lock_file_for(data_path, lock_dir)
     entry = _entry(lock_path)
     deadline = None if timeout < 0 else time.monotonic() + timeout
     if not entry.thread_lock.acquire(timeout=-1 if deadline is None else timeout):
@@ -146,19 +160,22 @@ class LockedFiles:
         locator: Locator | None,
         default_locator: Callable[[], Locator],
         lock_timeout: float,
+        lock_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         super().__init__()
         self.base_dir = Path(base_dir).absolute()  # an agent calling os.chdir() must not move the files
         self.locator: Locator = locator if locator is not None else default_locator()
         self.lock_timeout = lock_timeout
+        self.lock_dir = None if lock_dir is None else Path(lock_dir).absolute()
 
     def _mutation(self, app: str, set_id: str, *, creating: bool) -> AbstractContextManager[object]:
         path = self.path_for(app, set_id)
         if not creating and not path.is_file():
             # Not found now is a valid answer, and it creates no lock file for data that does not exist.
             raise self._not_found(app, set_id)
-        return file_lock(path, timeout=self.lock_timeout)
+        return file_lock(path, timeout=self.lock_timeout, lock_dir=self.lock_dir)
 
     def path_for(self, app: str, set_id: str) -> Path:
         """The file that holds this data of an eval set (ids are validated)."""
-        return self.locator.build(self.base_dir, check_segment(app, "app name"), check_segment(set_id, "eval set id"))
+        path = self.locator.build(self.base_dir, check_segment(app, "app name"), check_segment(set_id, "eval set id"))
+        return check_file_name(path, set_id, "eval set id", extra=len(".lock"))

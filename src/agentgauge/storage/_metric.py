@@ -139,7 +139,8 @@ class LocalMetricManager(LockedFiles, MetricManager):
 
     Every change reads, modifies and rewrites the file while holding that file's lock (``.agentgauge-locks/<file>.lock``
     beside it), so concurrent writers in any thread, manager instance or process never lose each other's changes;
-    ``lock_timeout`` bounds the wait for another writer. Reads take no lock (writes are atomic).
+    ``lock_timeout`` bounds the wait for another writer; ``lock_dir`` keeps the lock files in that folder instead
+    (see :func:`~agentgauge.storage._lock.lock_file_for`). Reads take no lock (writes are atomic).
     """
 
     def __init__(
@@ -148,8 +149,9 @@ class LocalMetricManager(LockedFiles, MetricManager):
         locator: Locator | None = None,
         *,
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+        lock_dir: str | os.PathLike[str] | None = None,
     ) -> None:
-        super().__init__(base_dir, locator, default_metrics_locator, lock_timeout)
+        super().__init__(base_dir, locator, default_metrics_locator, lock_timeout, lock_dir)
 
     def _read(self, app: str, set_id: str, *, expand: bool) -> builtins.list[EvalMetric] | None:
         from ..formats._api import load_metrics

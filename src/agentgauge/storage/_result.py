@@ -9,10 +9,9 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._uuid import uuid4
 from ..errors import InputError, NotFoundError
 from ..model import EvalSetResult
-from ._ids import check_segment
+from ._ids import check_file_name, check_segment, default_result_id
 from ._locator import Locator, default_result_locator
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,14 +39,15 @@ class EvalResultManager(ABC):
         """Store a deep copy of ``result`` and return its id.
 
         Requires a non-empty app and ``eval_set_id``. Unset fields are filled on ``result`` itself: the id becomes
-        ``<app>_<evalSetId>_<uuid4>``, the name defaults to the id and the timestamp to now.
+        ``<app>_<evalSetId>_<uuid4>`` (shortened to fit: :func:`~agentgauge.storage._ids.default_result_id`), the
+        name defaults to the id and the timestamp to now.
         """
         with self._lock:
             check_segment(app, "app name")
             if not result.eval_set_id:
                 raise InputError("cannot save a result without an evalSetId")
             if not result.eval_set_result_id:
-                result.eval_set_result_id = f"{app}_{result.eval_set_id}_{uuid4()}"
+                result.eval_set_result_id = default_result_id(app, result.eval_set_id)
             check_segment(result.eval_set_result_id, "eval set result id")
             if not result.eval_set_result_name:
                 result.eval_set_result_name = result.eval_set_result_id
@@ -104,9 +104,10 @@ class LocalEvalResultManager(EvalResultManager):
 
     def path_for(self, app: str, result_id: str) -> Path:
         """The file that holds a result (ids are validated)."""
-        return self.locator.build(
+        path = self.locator.build(
             self.base_dir, check_segment(app, "app name"), check_segment(result_id, "eval set result id")
         )
+        return check_file_name(path, result_id, "eval set result id")
 
     def open_writer(self, app: str, eval_set_id: str, result_id: str) -> ResultWriter:
         """A streaming writer for a new result file (see :func:`open_result_writer`)."""

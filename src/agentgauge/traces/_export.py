@@ -39,8 +39,12 @@ def _attributes(values: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"key": k, "value": _value(v)} for k, v in values.items() if v is not None and v != ""]
 
 
+_NOT_PASSING = (EvalStatus.FAILED, EvalStatus.ERROR)  # spans with an error status
+
+
 def _label(status: EvalStatus) -> str:
-    return {EvalStatus.PASSED: "passed", EvalStatus.FAILED: "failed"}.get(status, "not_evaluated")
+    labels = {EvalStatus.PASSED: "passed", EvalStatus.FAILED: "failed", EvalStatus.ERROR: "error"}
+    return labels.get(status, "not_evaluated")
 
 
 def _metric_attributes(metric: EvalMetricResult) -> dict[str, Any]:
@@ -78,9 +82,7 @@ class _Builder:
 
     def metric(self, trace_id: str, parent: str, metric: EvalMetricResult) -> None:
         attrs = _metric_attributes(metric)
-        self.span(
-            trace_id, parent, f"evaluate {metric.metric_name}", attrs, error=metric.eval_status is EvalStatus.FAILED
-        )
+        self.span(trace_id, parent, f"evaluate {metric.metric_name}", attrs, error=metric.eval_status in _NOT_PASSING)
         self.spans[-1]["events"] = [
             {"name": "gen_ai.evaluation.result", "timeUnixNano": str(self.time_ns), "attributes": _attributes(attrs)}
         ]
@@ -113,7 +115,7 @@ def result_to_otlp(result: EvalSetResult, *, service_name: str = "agentgauge") -
                 "agentgauge.error_message": case.error_message,
                 "gen_ai.conversation.id": case.session_id,
             },
-            error=case.final_eval_status is EvalStatus.FAILED,
+            error=case.final_eval_status in _NOT_PASSING,
         )
         for metric in case.overall_eval_metric_results:
             builder.metric(trace_id, case_span, metric)

@@ -55,8 +55,10 @@ def parse_json_value(value: Any) -> Any:
     if isinstance(value, (str, bytes)):
         import orjson
 
+        from ..formats._jsonexact import loads  # integers beyond 64 bits stay exact
+
         try:
-            return orjson.loads(value)
+            return loads(value)
         except orjson.JSONDecodeError:
             return value
     return value

@@ -144,13 +144,15 @@ def _looks_like_jsonl(data: bytes) -> bool:
 def _read_jsonl(data: bytes, source: str) -> list[Span]:
     import orjson
 
+    from ..formats._jsonexact import loads  # integers beyond 64 bits stay exact
+
     spans: list[Span] = []
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
             continue
         where = f"line {number}"
         try:
-            doc = orjson.loads(line)
+            doc = loads(line)
         except orjson.JSONDecodeError as exc:
             raise InputError(f"invalid JSON: {exc.msg}", file=source, location=where) from None
         if isinstance(doc, dict) and _otlp_root(doc) is None and _is_span(doc):

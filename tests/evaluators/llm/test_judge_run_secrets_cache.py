@@ -152,9 +152,9 @@ async def test_judge_failure_is_a_clean_case_failure_without_the_key(
     caplog.set_level(logging.DEBUG)
     chat_server.responder = lambda body: error(500, f"upstream failed for key {API_KEY}")
     result = await evaluate(chat_server, tmp_path)
-    assert result.overall_status is EvalStatus.FAILED
+    assert result.overall_status is EvalStatus.ERROR
     for case in result.eval_set_result.eval_case_results:
-        assert case.final_eval_status is EvalStatus.FAILED
+        assert case.final_eval_status is EvalStatus.ERROR  # the judge metric could not be scored
         assert case.error_message and "HTTP 500" in case.error_message
     (tmp_path / "result.json").write_text(json.dumps(result.eval_set_result.model_dump(mode="json")))
     assert files_containing(tmp_path, API_KEY) == []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING
 
 from ...errors import InputError
@@ -17,17 +17,19 @@ if TYPE_CHECKING:
 __all__ = ["check_judge_ready"]
 
 
-def check_judge_ready(registry: Registry, metrics: Iterable[EvalMetric], *, file: str | None = None) -> None:
+def check_judge_ready(
+    registry: Registry, metrics: Iterable[EvalMetric], *, file: str | None = None, skip: Collection[str] = ()
+) -> None:
     """Resolve the judge of every judge metric in ``metrics`` (config ``apiKey`` after ``${VAR}`` expansion, else
     the provider's key variable), so a configuration problem stops the run before any agent or judge is called.
 
     Raises :class:`~agentgauge.errors.InputError` (exit code 2 in the CLI) naming ``file`` and the metric's
     position, e.g. ``metrics[1].criterion: llm_final_response: no API key for judge provider 'openai' ...``.
     Keys found are registered for masking on the way. Metrics of an unknown name are left to
-    ``Registry.validate_metrics``.
+    ``Registry.validate_metrics``; metrics named in ``skip`` (left out of the run) are not checked.
     """
     for i, metric in enumerate(metrics):
-        if metric.evaluator_key not in registry:
+        if metric.metric_name in skip or metric.evaluator_key not in registry:
             continue
         evaluator = registry.get(metric.evaluator_key)
         if not isinstance(evaluator, LLMJudgeEvaluator):

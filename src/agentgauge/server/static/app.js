@@ -3,7 +3,8 @@
 
 const DEFAULT_METRICS = { tool_trajectory_avg_score: 1.0, response_match_score: 0.8 };
 const USER_ID = "user";
-const ui = { app: null, set: null, caseIds: [], metrics: [], session: null, editing: null, results: [] };
+const ui = { app: null, set: null, caseIds: [], metrics: [], session: null, editing: null, results: [], apps: {},
+  run: null };
 const $ = (id) => document.getElementById(id);
 
 function el(tag, props = {}, ...children) {
@@ -58,6 +59,7 @@ async function loadApps() {
   const apps = await api("GET", "/api/apps");
   const list = $("apps");
   list.replaceChildren();
+  ui.apps = Object.fromEntries(apps.map((app) => [app.name, app]));
   for (const app of apps) {
     const item = el("li", { class: "app-item", dataset: { app: app.name }, onclick: () => selectApp(app.name) },
       app.name, el("span", { class: "count" }, app.hasAgent ? "agent" : "data"));
@@ -71,8 +73,10 @@ async function selectApp(name) {
   ui.set = null;
   for (const item of document.querySelectorAll(".app-item")) item.classList.toggle("active", item.dataset.app === name);
   $("where").textContent = name;
+  showChatState();
+  closeResult();
   await loadSets();
-  showSet();
+  await Promise.all([showSet(), loadResults()]);  // the Results tab shows this app's runs, never the previous app's
 }
 
 async function loadSets() {
@@ -189,8 +193,29 @@ async function openEditor(id) {
   $("case-editor").value = JSON.stringify(data, null, 2);
   $("editor-case").textContent = id;
   showError("case-error", null);
+  $("case-keys").hidden = true;
   $("editor-box").hidden = false;
   $("case-editor").focus();
+  try { await checkKeys(data); } catch (_) { /* the check is advice only; saving checks again */ }
+}
+
+function describeKeys(report) {
+  return report.unknownKeys.map((k) =>
+    `${k.path}: unknown key '${k.key}'` + (k.didYouMean ? ` (did you mean '${k.didYouMean}'?)` : "")).join("\n");
+}
+
+// Unknown keys are shown under the editor: a warning in a native eval set, an error in an ADK file (not saved).
+async function checkKeys(caseJson) {
+  const report = await api("POST",
+    `/api/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}/cases/${enc(ui.editing)}/check`, caseJson);
+  const listed = describeKeys(report);
+  const node = $("case-keys");
+  node.textContent = !listed ? "" : report.blocking
+    ? `This eval set is an ADK file and ADK allows no unknown keys; fix them to save:\n${listed}`
+    : `Unknown keys (kept, but nothing reads them):\n${listed}`;
+  node.className = report.blocking ? "error" : "warning";
+  node.hidden = !listed;
+  return report;
 }
 
 function closeEditor() {
@@ -207,6 +232,10 @@ async function saveCase() {
     return;
   }
   try {
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed) && (await checkKeys(parsed)).blocking) {
+      showError("case-error", "Not saved: unknown keys in an ADK eval set (listed above).");
+      return;
+    }
     const saved = await api("PUT", `/api/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}/cases/${enc(ui.editing)}`, parsed);
     $("case-editor").value = JSON.stringify(saved, null, 2);
     showError("case-error", null);
@@ -261,7 +290,10 @@ async function runSelected() {
     return;
   }
   for (const id of ids) setCaseStatus(id, "pending");
+  ui.run = run.runId;
   $("run-selected").disabled = true;
+  $("run-cancel").disabled = false;
+  $("run-cancel").hidden = false;
   $("progress-box").hidden = false;
   $("progress").max = run.total || 1;
   $("progress").value = 0;
@@ -281,6 +313,8 @@ function followRun(runId) {
   });
   const finish = async (message, css, resultId) => {
     source.close();
+    if (ui.run === runId) ui.run = null;
+    $("run-cancel").hidden = true;
     $("run-selected").disabled = false;
     $("run-status").replaceChildren(el("div", { class: css, id: "run-done" }, message));
     if (resultId && app === ui.app) {
@@ -293,13 +327,32 @@ function followRun(runId) {
     finish(`Run finished: ${data.status}.`, data.status === "passed" ? "ok" : "error", data.resultId);
   });
   source.addEventListener("run_failed", (e) => finish(`Run failed: ${JSON.parse(e.data).error}`, "error", null));
+  source.addEventListener("run_cancelled", (e) => {
+    const data = JSON.parse(e.data);
+    finish(`Run cancelled: ${data.done} of ${data.total} finished and kept.`, "error", data.resultId);
+  });
+}
+
+async function cancelRun() {
+  if (!ui.run) return;
+  $("run-cancel").disabled = true;  // the run's events say when it has stopped
+  try {
+    await api("DELETE", `/api/runs/${enc(ui.run)}`);
+  } catch (error) {
+    $("run-status").replaceChildren(el("div", { class: "error", id: "run-error" }, error.message));
+  }
 }
 
 // ---- results and comparison ----
 
 async function loadResults() {
-  if (!ui.set) return;
-  ui.results = await api("GET", `/api/apps/${enc(ui.app)}/results?evalSetId=${enc(ui.set)}`);
+  const [app, set] = [ui.app, ui.set];
+  if (!app) return;
+  const query = set ? `?evalSetId=${enc(set)}` : "";
+  const rows = await api("GET", `/api/apps/${enc(app)}/results${query}`);
+  if (app !== ui.app || set !== ui.set) return;  // another app or set was chosen meanwhile
+  ui.results = rows;
+  $("results-scope").textContent = set ? `Runs of ${app} / ${set}` : `Runs of every eval set of ${app}`;
   const body = $("result-list");
   body.replaceChildren();
   const base = $("compare-base");
@@ -311,14 +364,22 @@ async function loadResults() {
     body.append(el("tr", { class: "result-row", dataset: { result: r.evalSetResultId } },
       el("td", {}, el("input", { type: "checkbox", class: "compare-check", value: r.evalSetResultId })),
       el("td", {}, when(r.creationTimestamp)),
-      el("td", {}, status(r.overallStatus)),
+      el("td", {}, r.evalSetId),
+      el("td", {}, status(r.cancelled ? "cancelled" : r.overallStatus)),
       el("td", {}, String(r.counts.passed)),
       el("td", {}, String(r.counts.failed)),
       el("td", {}, String(r.counts.not_evaluated)),
+      el("td", { class: "result-source" }, r.source || ""),
       el("td", {}, el("a", { class: "open-result", onclick: () => openResult(r.evalSetResultId) }, "open"))));
     base.append(el("option", { value: r.evalSetResultId, selected: index === 1 }, label));
     head.append(el("option", { value: r.evalSetResultId, selected: index === 0 }, label));
   });
+}
+
+function closeResult() {
+  const frame = $("result-frame");
+  frame.hidden = true;
+  frame.removeAttribute("src");
 }
 
 function openResult(id) {
@@ -344,20 +405,25 @@ async function compare() {
   showTab("panel-compare");
 }
 
-// The labels and order of `agentgauge compare`: what a reader must act on comes first.
+// The labels and order of `agentgauge compare`: what a reader must act on comes first. Cases one side did not
+// run ("not_run": it ran a selection of cases) are listed apart, below the table, and never a regression.
 const CHANGE_ORDER = ["broken", "fixed", "still_failing", "new", "removed", "still_passing"];
 const CHANGE_LABEL = { broken: "broken", fixed: "fixed", still_failing: "still failing", new: "new",
-  removed: "removed", still_passing: "still passing" };
+  removed: "removed", still_passing: "still passing", not_run: "not run" };
 const num = (v, sign) => (v === null || v === undefined ? "–" : (sign && v > 0 ? "+" : "") + Number(v).toFixed(3));
 const runs = (passed, total, present) => (present ? `${passed}/${total}` : "–");
 
 function renderComparison(data) {
   const count = (kind) => data.cases.filter((c) => c.change === kind).length;
   const parts = CHANGE_ORDER.filter((k) => count(k)).map((k) => `${count(k)} ${CHANGE_LABEL[k]}`);
+  const notRun = data.cases.filter((c) => c.change === "not_run");
+  const tail = notRun.length ? ` (${notRun.length} not run)` : "";
   const summary = $("compare-summary");
-  summary.textContent = `${data.regressed ? "REGRESSED" : "no regression"}: ${parts.join(", ") || "no cases"}`;
+  summary.textContent = `${data.regressed ? "REGRESSED" : "no regression"}: ` +
+    `${parts.join(", ") || (notRun.length ? "no cases compared" : "no cases")}${tail}`;
   summary.className = data.regressed ? "error" : "ok";
-  const cases = [...data.cases].sort((a, b) => CHANGE_ORDER.indexOf(a.change) - CHANGE_ORDER.indexOf(b.change));
+  const cases = data.cases.filter((c) => c.change !== "not_run")
+    .sort((a, b) => CHANGE_ORDER.indexOf(a.change) - CHANGE_ORDER.indexOf(b.change));
   const body = $("compare-table").querySelector("tbody");
   body.replaceChildren();
   for (const c of cases) {
@@ -391,6 +457,13 @@ function renderComparison(data) {
   $("compare-pass-at-k").hidden = data.passAtK.length === 0;
   const notes = $("compare-notes");
   notes.replaceChildren();
+  for (const side of ["new", "base"]) {
+    const ids = notRun.filter((c) => (side === "new" ? c.newStatus : c.baseStatus) == null).map((c) => c.evalId);
+    if (ids.length) {
+      notes.append(el("li", { class: "not-run", dataset: { side } },
+        `Not run in ${side} (${ids.length}, not compared): ${ids.join(", ")}`));
+    }
+  }
   if (data.significance) {
     const s = data.significance;
     notes.append(el("li", { class: "significance" }, `Significance (exact McNemar test, cases): p = ${Number(s.pValue).toPrecision(3)}, ${s.note}`));
@@ -404,6 +477,23 @@ function renderComparison(data) {
 }
 
 // ---- chat ----
+
+// Chat needs an agent: an app that only has eval sets (e.g. trace-mode sets) cannot be chatted with.
+function showChatState() {
+  const app = ui.apps[ui.app];
+  const usable = !!(app && app.hasAgent);
+  for (const id of ["chat-new", "chat-input", "chat-send", "save-case-id", "save-case"]) $(id).disabled = !usable;
+  const reason = $("chat-disabled");
+  reason.textContent = usable ? "" : `App ${ui.app} has no agent, so there is nothing to chat with: serve its agent ` +
+    "(agentgauge serve path/to/agent) to chat. Its eval sets and results can still be viewed and run in trace mode.";
+  reason.hidden = usable;
+  $("tab-chat").title = usable ? "" : "no agent is served for this app";
+  if (!usable) {
+    ui.session = null;
+    $("chat-session").textContent = "";
+    $("chat-log").replaceChildren();
+  }
+}
 
 function chatMessage(kind, text) {
   const log = $("chat-log");
@@ -479,6 +569,7 @@ async function start() {
   $("case-delete").addEventListener("click", deleteCase);
   $("delete-set").addEventListener("click", deleteSet);
   $("run-selected").addEventListener("click", runSelected);
+  $("run-cancel").addEventListener("click", cancelRun);
   $("check-all").addEventListener("change", (e) => {
     for (const box of document.querySelectorAll(".case-check")) box.checked = e.target.checked;
   });
