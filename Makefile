@@ -9,7 +9,7 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check --no-input
 DEMO_STAMP := $(VENV)/.installed-demo
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint layers typecheck unit bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -31,13 +31,17 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks examples
 	$(BIN)/ruff format --check src tests benchmarks examples
 
+layers: $(STAMP)
+	@# the layering of docs/architecture.md, declared in pyproject.toml [tool.importlinter]
+	$(BIN)/lint-imports
+
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src/
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2
 
-test: lint typecheck unit
+test: lint layers typecheck unit
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

@@ -279,7 +279,7 @@ def measure_startup(cfg: Config) -> dict[str, Any]:
         (
             "import agentgauge eval stack",
             "agentgauge",
-            [sys.executable, "-c", "import agentgauge.evaluator, agentgauge.evaluators, agentgauge.formats"],
+            [sys.executable, "-c", "import agentgauge.run._evaluator, agentgauge.evaluators, agentgauge.formats"],
         ),
     ]
     if cfg.peers:

@@ -122,8 +122,8 @@ class ReplayAgent:
 
 
 async def _e2e(args: argparse.Namespace) -> dict[str, Any]:
-    from agentgauge.evaluator import AgentEvaluator
     from agentgauge.formats import load_eval_set
+    from agentgauge.run._evaluator import AgentEvaluator
     from agentgauge.storage import InMemoryEvalResultManager, InMemoryEvalSetManager, InMemoryMetricManager
 
     expected, actual = load_eval_set(args.expected), load_eval_set(args.actual)

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 import agentgauge.formats._result_writer as result_writer
-from agentgauge._evaluation_run import _Collector
 from agentgauge.formats import save_result
 from agentgauge.formats._result_writer import ResultWriter
 from agentgauge.model import EvalCaseResult, EvalSetResult, EvalStatus
+from agentgauge.run._collector import _Collector
 from agentgauge.service import case_row
 
 

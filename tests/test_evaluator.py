@@ -16,9 +16,9 @@ from svc_fakes import ExactAnswer, RecordingAgent, case, inv
 
 from agentgauge.agents import AgentRequest
 from agentgauge.errors import InputError
-from agentgauge.evaluator import AgentEvaluator
 from agentgauge.evaluators import Registry
 from agentgauge.model import EvalCase, EvalMetric, EvalSet, EvalStatus
+from agentgauge.run._evaluator import AgentEvaluator
 from agentgauge.service import Callback, CallbackError, Callbacks
 from agentgauge.storage import (
     InMemoryEvalResultManager,
@@ -415,7 +415,7 @@ async def test_interrupt_during_set_callbacks_runs_no_case(tmp_path: Path) -> No
 async def test_cases_finishing_before_scorers_are_ready_are_scored_later(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import agentgauge.evaluator as evaluator_module
+    import agentgauge.run._evaluator as evaluator_module
 
     ready: dict[str, Any] = {}
 
@@ -446,7 +446,7 @@ async def test_cases_finishing_before_scorers_are_ready_are_scored_later(
 
 
 async def test_errors_of_deferred_scoring_propagate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import agentgauge.evaluator as evaluator_module
+    import agentgauge.run._evaluator as evaluator_module
 
     monkeypatch.setattr(evaluator_module, "_prepare_scorers", lambda m: asyncio.ensure_future(asyncio.sleep(0.2)))
 

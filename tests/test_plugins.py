@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agentgauge._plugins import plugins_from_pyproject
 from agentgauge.cli import app
 from agentgauge.errors import InputError
 from agentgauge.evaluators import Registry
+from agentgauge.evaluators._plugins import plugins_from_pyproject
 
 runner = CliRunner()
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agentgauge._plugins import plugins_from_pyproject
-from agentgauge._prices import DEFAULT_PRICES, prices_for_run
-from agentgauge._pyproject import agentgauge_table
+from agentgauge._util.pyproject import agentgauge_table
 from agentgauge.errors import InputError
+from agentgauge.evaluators._plugins import plugins_from_pyproject
+from agentgauge.model._prices import DEFAULT_PRICES, prices_for_run
 
 
 def test_the_nearest_file_is_found_and_read_once_per_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agentgauge import _redact
-from agentgauge._redact import (
+from agentgauge._util import redact as _redact
+from agentgauge._util.redact import (
     MASK,
     RedactingStream,
     clear_secrets,

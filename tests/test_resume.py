@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from agentgauge._redact import clear_secrets, register_secret
-from agentgauge._resume import ProgressLog, load_resume, metrics_fingerprint, progress_path, read_progress
+from agentgauge._util.redact import clear_secrets, register_secret
 from agentgauge.errors import InputError
 from agentgauge.model import EvalCaseResult, EvalMetric, EvalSet, EvalSetResult, EvalStatus
+from agentgauge.run._resume import ProgressLog, load_resume, metrics_fingerprint, progress_path, read_progress
 
 
 def _log(path: Path, *, append: bool = False) -> ProgressLog:
@@ -125,7 +125,7 @@ def test_metrics_fingerprint_follows_the_configuration() -> None:
 
 
 def test_a_crash_keeps_the_log_and_the_run_resumes_from_it(tmp_path: Path) -> None:
-    from agentgauge.evaluator import AgentEvaluator
+    from agentgauge.run._evaluator import AgentEvaluator
     from agentgauge.service import LoadedEvalSet
     from agentgauge.storage import InMemoryMetricManager, LocalEvalResultManager
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import orjson
 
-from agentgauge._evaluation_run import _Collector
-from agentgauge._resume import ProgressLog, read_progress
 from agentgauge.model import EvalCaseResult, EvalStatus
+from agentgauge.run._collector import _Collector
+from agentgauge.run._resume import ProgressLog, read_progress
 from agentgauge.service import CompactResult, case_row
 
 

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from agentgauge._uuid import uuid4, uuid4_hex
+from agentgauge._util.uuids import uuid4, uuid4_hex
 
 
 def test_ids_are_version_4_and_unique() -> None:

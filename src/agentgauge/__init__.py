@@ -18,7 +18,7 @@ def _ctrl_c_ends_the_process(signum: int, frame: object) -> None:
     import contextlib
     import os
 
-    fileio = sys.modules.get("agentgauge._fileio")
+    fileio = sys.modules.get("agentgauge._util.fileio")
     with contextlib.suppress(Exception):  # the process ends all the same
         if fileio is not None:
             fileio.remove_unfinished()
@@ -80,7 +80,7 @@ _EXPORTS: dict[str, str] = {
     "save_eval_set": "agentgauge.formats",
     "load_metrics": "agentgauge.formats",
     "load_result": "agentgauge.formats",
-    "AgentEvaluator": "agentgauge.evaluator",
+    "AgentEvaluator": "agentgauge.run._evaluator",
     "AgentRequest": "agentgauge.agents",
     "AgentOutput": "agentgauge.agents",
     "InputError": "agentgauge.errors",
@@ -92,7 +92,6 @@ __all__ = sorted(_EXPORTS)
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .agents import AgentOutput, AgentRequest
     from .errors import InputError, NotFoundError
-    from .evaluator import AgentEvaluator
     from .formats import load_eval_set, load_metrics, load_result, save_eval_set
     from .model import (
         EvalCase,
@@ -107,6 +106,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         SessionInput,
         Tool,
     )
+    from .run._evaluator import AgentEvaluator
 
 
 def __getattr__(name: str) -> Any:

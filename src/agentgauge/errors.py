@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["AgentgaugeError", "InputError", "InvalidIdError", "NotFoundError", "printable", "shorten"]
+__all__ = ["AgentError", "AgentgaugeError", "InputError", "InvalidIdError", "NotFoundError", "printable", "shorten"]
 
 SHOWN_CHARS = 200  # how much of a quoted value an error message shows
 _MAX_MESSAGE = 2000
@@ -99,3 +99,10 @@ class InvalidIdError(InputError):
 
 class NotFoundError(AgentgaugeError, LookupError):
     """A requested eval set, case, metric or result does not exist."""
+
+
+class AgentError(AgentgaugeError):
+    """An agent could not produce an answer (bad output, protocol violation, no final answer, ...).
+
+    The run engine records the message as the case's ``errorMessage``; other cases keep running.
+    """

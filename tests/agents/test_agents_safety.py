@@ -8,7 +8,7 @@ import pytest
 
 from agentgauge.agents import AgentOutput
 from agentgauge.agents._safety import MAX_OUTPUT_DEPTH, check_output_depth
-from agentgauge.agents._types import AgentError
+from agentgauge.errors import AgentError
 from agentgauge.model import Tool
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from agentgauge._resume import read_progress
+from agentgauge.run._resume import read_progress
 
 AGENT = """
 import time

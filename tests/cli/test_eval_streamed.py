@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agentgauge import evaluator
 from agentgauge.cli import app
+from agentgauge.run import _evaluator as evaluator
 
 runner = CliRunner()
 

@@ -142,7 +142,7 @@ def test_ctrl_c_during_an_atomic_write_leaves_the_target_as_it_was_and_no_tempor
     (tmp_path / "report.html").write_text("old")
     code = (
         "import os, signal, time, agentgauge\n"
-        "from agentgauge._fileio import AtomicFile\n"
+        "from agentgauge._util.fileio import AtomicFile\n"
         "signal.signal(signal.SIGINT, agentgauge._ctrl_c_ends_the_process)\n"
         "handle = AtomicFile('report.html')\n"
         "handle.write(b'half of the new')\n"

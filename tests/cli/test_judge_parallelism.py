@@ -15,9 +15,9 @@ from judged_sets import ConcurrencyGate, judge_metric, trace_case, write_set
 from typer.testing import CliRunner
 
 from agentgauge.cli import app
-from agentgauge.evaluator import AgentEvaluator
 from agentgauge.formats import load_eval_set, load_metrics
 from agentgauge.judges import JudgeSettings
+from agentgauge.run._evaluator import AgentEvaluator
 from agentgauge.storage import InMemoryEvalResultManager, InMemoryEvalSetManager, InMemoryMetricManager
 
 

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from agentgauge.cli import app
 from agentgauge.errors import InputError
-from agentgauge.evaluator import AgentEvaluator
 from agentgauge.formats import load_eval_set, load_metrics
+from agentgauge.run._evaluator import AgentEvaluator
 from agentgauge.service import MetricSelection
 from agentgauge.storage import InMemoryEvalResultManager, InMemoryEvalSetManager, InMemoryMetricManager
 

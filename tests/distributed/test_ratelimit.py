@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from agentgauge._callgate import gated, set_call_gate
+from agentgauge._util.callgate import gated, set_call_gate
 from agentgauge.distributed import EndpointLimiter, RateLimit, parse_rate_limit
 from agentgauge.distributed._ratelimit import match_endpoint
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from agentgauge import AgentEvaluator
 from agentgauge.distributed import RateLimit, RayExecutor
-from agentgauge.evaluator import EvaluationResult
 from agentgauge.formats import load_eval_set, load_metrics
 from agentgauge.model import EvalStatus
+from agentgauge.run._evaluator import EvaluationResult
 from agentgauge.service import LoadedEvalSet
 from agentgauge.storage import InMemoryEvalResultManager, InMemoryMetricManager
 

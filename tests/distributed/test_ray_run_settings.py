@@ -12,13 +12,13 @@ import orjson
 import pytest
 
 from agentgauge import AgentEvaluator
-from agentgauge._prices import ModelPrice, PriceTable
-from agentgauge._resume import load_resume, progress_path
 from agentgauge.distributed import RayExecutor
 from agentgauge.errors import InputError
-from agentgauge.evaluator import EvaluationResult
 from agentgauge.formats import load_eval_set, load_metrics
 from agentgauge.model import EvalCaseResult, EvalSet
+from agentgauge.model._prices import ModelPrice, PriceTable
+from agentgauge.run._evaluator import EvaluationResult
+from agentgauge.run._resume import load_resume, progress_path
 from agentgauge.service import Callbacks, ExecutionJob, LoadedEvalSet
 from agentgauge.simulation import ScriptedUserSimulator
 from agentgauge.storage import InMemoryEvalResultManager, InMemoryMetricManager, LocalEvalResultManager

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from agentgauge.criteria import FinalResponseCriterion, MatchResult, TextCriterion, ToolTrajectoryCriterion
-from agentgauge.evaluator import AgentEvaluator
 from agentgauge.evaluators import Registry
 from agentgauge.model import Criterion, EvalCase, EvalMetric, EvalSet, EvalStatus, Invocation, Message, Tool
+from agentgauge.run._evaluator import AgentEvaluator
 from agentgauge.storage import InMemoryEvalResultManager, InMemoryEvalSetManager, InMemoryMetricManager
 
 

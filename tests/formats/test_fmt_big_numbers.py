@@ -165,9 +165,9 @@ def test_result_files_with_infinity_are_written_and_read_back(tmp_path: Path) ->
 
 
 def test_the_streaming_result_writer_and_the_progress_log_keep_big_integers(tmp_path: Path) -> None:
-    from agentgauge._resume import ProgressLog, read_progress
     from agentgauge.formats._result_stream import ResultStream
     from agentgauge.formats._result_writer import ResultWriter
+    from agentgauge.run._resume import ProgressLog, read_progress
 
     case = _result_with(BIG).eval_case_results[0]
     writer = ResultWriter(tmp_path / "r.evalset_result.json", eval_set_result_id="r", eval_set_id="s")

@@ -143,8 +143,8 @@ __all__ = [
 def exact_answer_evaluator(cases: list[EvalCase], agent: object, **options: Any) -> Any:
     """An in-memory ``AgentEvaluator`` of app ``app`` over eval set ``set`` (``cases``) with the ``exact_answer``
     metric (threshold 1) and the given options."""
-    from agentgauge.evaluator import AgentEvaluator
     from agentgauge.evaluators import Registry
+    from agentgauge.run._evaluator import AgentEvaluator
     from agentgauge.storage import InMemoryEvalResultManager, InMemoryEvalSetManager, InMemoryMetricManager
 
     sets, metrics = InMemoryEvalSetManager(), InMemoryMetricManager()

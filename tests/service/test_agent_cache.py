@@ -11,9 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agentgauge._redact import clear_secrets, register_secret
-from agentgauge.evaluator import AgentEvaluator
+from agentgauge._util.redact import clear_secrets, register_secret
 from agentgauge.model import EvalMetric, EvalSet
+from agentgauge.run._evaluator import AgentEvaluator
 from agentgauge.service import AgentResponseCache, LoadedEvalSet, agent_identity
 from agentgauge.storage import InMemoryEvalResultManager, InMemoryMetricManager
 

@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from svc_fakes import case, exact_answer_evaluator, inv
 
 from agentgauge.agents import AgentRequest
-from agentgauge.evaluator import AgentEvaluator
 from agentgauge.model import EvalCase
+from agentgauge.run._evaluator import AgentEvaluator
 from agentgauge.service import Emit, ExecutionJob, LocalExecutor, WorkItem, bounded_each
 
 

@@ -15,10 +15,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from svc_fakes import case, exact_answer_evaluator, inv
 
-from agentgauge._evaluation_run import LONGEST_FIRST_WINDOW, dispatch_order, expected_turns
 from agentgauge.agents import AgentRequest
-from agentgauge.evaluator import AgentEvaluator
 from agentgauge.model import ConversationScenario, EvalCase
+from agentgauge.run._collector import LONGEST_FIRST_WINDOW, dispatch_order, expected_turns
+from agentgauge.run._evaluator import AgentEvaluator
 from agentgauge.service._pool import OneAtATime
 
 

@@ -193,7 +193,7 @@ async def test_trace_mode_never_calls_the_agent() -> None:
 
 
 async def test_agent_exception_keeps_the_traceback_and_the_finished_turns() -> None:
-    from agentgauge._redact import clear_secrets, register_secret
+    from agentgauge._util.redact import clear_secrets, register_secret
 
     secret = "sk-test-0123456789abcdef"
     register_secret(secret)

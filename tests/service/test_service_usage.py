@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from agentgauge._prices import DEFAULT_PRICES, ModelPrice, PriceTable, load_prices, prices_for_run
 from agentgauge.agents import AgentOutput, AgentRequest, FunctionTool, as_agent, time_model, time_tool
 from agentgauge.errors import InputError
 from agentgauge.model import EvalCase, Invocation, Message, TokenUsage
+from agentgauge.model._prices import DEFAULT_PRICES, ModelPrice, PriceTable, load_prices, prices_for_run
 from agentgauge.service import infer_case
 
 

@@ -113,7 +113,7 @@ def test_url_resolution_and_masking(monkeypatch: pytest.MonkeyPatch, tmp_path: P
 
 
 def test_password_is_registered_for_masking() -> None:
-    from agentgauge._redact import redact
+    from agentgauge._util.redact import redact
 
     normalize_url("postgresql://bob:another-long-secret@h/db")
     assert redact("leaked another-long-secret here") == "leaked *** here"

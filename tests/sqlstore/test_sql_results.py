@@ -288,7 +288,7 @@ def test_trpc_rows_without_case_rows_are_read(sqlite_url: str) -> None:
 
 
 def test_registered_secrets_never_reach_the_database(store_url: str) -> None:
-    from agentgauge._redact import clear_secrets, register_secret
+    from agentgauge._util.redact import clear_secrets, register_secret
 
     secret = "sk-test-registered-secret-123"
     register_secret(secret)
@@ -327,10 +327,10 @@ def test_large_run_reports_read_case_results_back_from_the_store(
 
     from typer.testing import CliRunner
 
-    import agentgauge.evaluator
+    import agentgauge.run._evaluator
     from agentgauge.cli import app
 
-    monkeypatch.setattr(agentgauge.evaluator, "DEFAULT_MAX_RESULTS_IN_MEMORY", 2)
+    monkeypatch.setattr(agentgauge.run._evaluator, "DEFAULT_MAX_RESULTS_IN_MEMORY", 2)
     junit = tmp_path / "r.xml"
     ran = CliRunner().invoke(
         app,

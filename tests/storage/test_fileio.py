@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agentgauge import storage
-from agentgauge._fileio import (
+from agentgauge._util.fileio import (
     NotARegularFileError,
     atomic_write,
     check_output_target,

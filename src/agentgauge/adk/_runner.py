@@ -27,7 +27,7 @@ async def arun_eval_set(
     ``result_manager`` (an agentgauge result manager) also stores the result; by default it is kept in memory only.
     """
     from ..agents import as_agent
-    from ..evaluator import AgentEvaluator
+    from ..run._evaluator import AgentEvaluator
     from ..storage import InMemoryEvalResultManager, InMemoryEvalSetManager, InMemoryMetricManager
 
     sets = InMemoryEvalSetManager()

@@ -183,7 +183,7 @@ def print_details(verdicts: Iterable[MetricVerdict]) -> None:
 def append_csv(path: str | os.PathLike[str], verdicts: Iterable[MetricVerdict]) -> None:
     """Append one row per run, invocation and metric to the CSV file at ``path`` (header written when the file is
     new), replacing the file atomically."""
-    from .._fileio import atomic_write
+    from .._util.fileio import atomic_write
     from ..storage._lock import file_lock
 
     target = Path(path)

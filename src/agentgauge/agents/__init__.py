@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
+from .._util.lazy import lazy_exports
+from ..errors import AgentError
 from ._adapt import CallableAgent, as_agent, to_output
 from ._loader import load_agent, looks_like_agent_spec
 from ._timing import time_model, time_tool
-from ._types import Agent, AgentError, AgentOutput, AgentRequest
+from ._types import Agent, AgentOutput, AgentRequest
 
 if TYPE_CHECKING:
     from ._events import (

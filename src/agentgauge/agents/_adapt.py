@@ -8,9 +8,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..errors import AgentError
 from ..model import Message
 from ._threads import run_in_daemon_thread
-from ._types import Agent, AgentError, AgentOutput, AgentRequest
+from ._types import Agent, AgentOutput, AgentRequest
 
 __all__ = ["CallableAgent", "as_agent", "to_output"]
 

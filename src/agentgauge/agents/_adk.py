@@ -11,11 +11,12 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
+from ..errors import AgentError
 from ..mocks import ActiveMocks, active_mocks
 from ..model import Message, Tool, new_tool_id
 from ..model._usage import usage_from_adk_events
 from ._timing import current_clock, measures
-from ._types import AgentError, AgentOutput, AgentRequest
+from ._types import AgentOutput, AgentRequest
 
 __all__ = ["AdkAgent", "adk_events_to_output"]
 

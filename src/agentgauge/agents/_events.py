@@ -29,8 +29,9 @@ from collections.abc import AsyncIterable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..errors import AgentError
 from ..model import Message, Tool, new_tool_id
-from ._types import AgentError, AgentOutput
+from ._types import AgentOutput
 
 __all__ = [
     "AgentEvent",

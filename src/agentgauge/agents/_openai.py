@@ -8,12 +8,13 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from .._redact import register_secret
+from .._util.redact import register_secret
+from ..errors import AgentError
 from ..model import Invocation, Message, TokenUsage, Tool
 from ._safety import describe_exception
 from ._timing import measures, time_model
 from ._tools import FunctionTool
-from ._types import AgentError, AgentOutput, AgentRequest
+from ._types import AgentOutput, AgentRequest
 
 if TYPE_CHECKING:  # pragma: no cover
     from openai import AsyncOpenAI

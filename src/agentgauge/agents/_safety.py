@@ -7,7 +7,8 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
-from ._types import AgentError, AgentOutput
+from ..errors import AgentError
+from ._types import AgentOutput
 
 __all__ = ["MAX_OUTPUT_DEPTH", "check_output_depth", "describe_exception"]
 

@@ -6,18 +6,10 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import Field
 
-from ..errors import AgentgaugeError
 from ..model import GaugeModel, Invocation, Message, TokenUsage, Tool
 from ..model._base import empty_dict, empty_list
 
-__all__ = ["Agent", "AgentError", "AgentOutput", "AgentRequest"]
-
-
-class AgentError(AgentgaugeError):
-    """An agent could not produce an answer (bad output, protocol violation, no final answer, ...).
-
-    The run engine records the message as the case's ``errorMessage``; other cases keep running.
-    """
+__all__ = ["Agent", "AgentOutput", "AgentRequest"]
 
 
 class AgentRequest(GaugeModel):

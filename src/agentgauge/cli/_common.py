@@ -52,7 +52,7 @@ def echo_text(text: str, *, err: bool = False) -> None:
 def error_line(message: object) -> str:
     """``error: message`` on one line, registered secrets masked, quoted values cut to ~200 characters and control
     characters escaped (a file name or id may hold an ``ESC`` that would colour the terminal)."""
-    from .._redact import redact
+    from .._util.redact import redact
     from ..errors import printable, shorten
 
     return "error: " + printable(shorten(" ".join(redact(str(message)).splitlines())), lines=False)

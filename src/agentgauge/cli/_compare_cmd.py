@@ -102,7 +102,7 @@ def compare(
     """
     from rich.console import Console
 
-    from .._redact import mask_standard_streams
+    from .._util.redact import mask_standard_streams
 
     mask_standard_streams()
     from ..reporting._escape import escape_controls
@@ -110,7 +110,7 @@ def compare(
     # user text may hold ":name:" (no emoji codes) and control characters (escaped)
     console = escape_controls(Console(stderr=json_out, soft_wrap=False, emoji=False))
     with input_errors_exit_2():
-        from .._fileio import atomic_write, check_output_targets
+        from .._util.fileio import atomic_write, check_output_targets
         from ..compare import compare_results, print_comparison, render_html, render_markdown
         from ..sqlstore import resolve_store_url
 

@@ -12,9 +12,9 @@ from ._common import print_line
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from .._evaluation_result import EvaluationResult
     from ..compare import Comparison
     from ..model import EvalSetResult
+    from ..run._result import EvaluationResult
 
 __all__ = ["Baseline", "insert_before_body_end", "load_baseline"]
 
@@ -119,7 +119,7 @@ def _marker_offset(path: Path, marker: bytes | None) -> int:
 def insert_before_body_end(path: Path, text: bytes, marker: bytes | None) -> None:
     """Rewrite ``path`` atomically with ``text`` inserted before the last ``marker`` of its end (appended when
     ``marker`` is ``None`` or not found)."""
-    from .._fileio import AtomicFile
+    from .._util.fileio import AtomicFile
 
     offset = _marker_offset(path, marker)
     with path.open("rb") as src, AtomicFile(path) as out:

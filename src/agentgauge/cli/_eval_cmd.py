@@ -40,8 +40,8 @@ from ._stdout import stdout_reserved
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from ..evaluator import EvaluationResult
     from ..model import EvalMetric, EvalSet
+    from ..run._evaluator import EvaluationResult
     from ..service import StreamedEvalSet
 
 __all__ = ["eval_command"]
@@ -359,7 +359,7 @@ def eval_command(
 
       agentgauge eval traces.evalset.json --metrics judge.metrics.json --json > result.json
     """
-    from .._redact import mask_standard_streams
+    from .._util.redact import mask_standard_streams
 
     mask_standard_streams()  # judge keys registered during the run never reach stdout/stderr
     if output_dir.exists() and not output_dir.is_dir():
@@ -408,7 +408,7 @@ def eval_command(
     else:
         extra["simulation"] = simulation
     with stopped_by_ctrl_c(console), stdout_reserved(json_out) as stdout, input_errors_exit_2(), startup_gc_paused():
-        from .._fileio import check_output_targets
+        from .._util.fileio import check_output_targets
 
         check_output_targets(junit, html, markdown)  # refused before anything runs (FIFO, device, directory, ...)
         result_store = _open_store(store)  # unreachable or too new: refused before anything runs
@@ -522,14 +522,14 @@ def _run(
 
     from ..agents import load_agent, looks_like_agent_spec
     from ..errors import InputError
-    from ..evaluator import AgentEvaluator
+    from ..run._evaluator import AgentEvaluator
     from ..service import LoadedEvalSet, StreamedEvalSet, open_eval_set
     from ..storage import InMemoryMetricManager, LocalEvalResultManager
 
     agent_spec = args[0] if args and looks_like_agent_spec(args[0]) else None
     set_args = args[1:] if agent_spec is not None else args
     check_set_args(agent_spec, set_args)
-    from .._prices import prices_for_run
+    from ..model._prices import prices_for_run
 
     chosen = metric_options or MetricOptions(None, parallelism)
     registry = make_registry(output_dir, no_cache, judge_timeout, default_judge, plugins, chosen.judge_parallelism)

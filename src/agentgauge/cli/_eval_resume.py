@@ -10,7 +10,7 @@ from ._common import print_line
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from .._resume import ResumeState
+    from ..run._resume import ResumeState
     from ..service import AgentResponseCache
 
 __all__ = ["make_agent_cache", "report_agent_cache", "resume_state"]
@@ -22,8 +22,8 @@ def resume_state(
     """The interrupted run ``spec`` names (its result file, its progress log, or its result id under
     ``output_dir/app``; with ``store``, its id in that SQL store), checked to be the one this ``eval`` would write;
     :class:`InputError` otherwise."""
-    from .._resume import PROGRESS_SUFFIX, load_resume
     from ..errors import InputError
+    from ..run._resume import PROGRESS_SUFFIX, load_resume
     from ..storage import LocalEvalResultManager
     from ..storage._locator import RESULT_SUFFIX
 
@@ -61,8 +61,8 @@ def _announce(state: ResumeState, console: Console) -> ResumeState:
 
 def _from_store(results: Any, result_id: str, app: str) -> ResumeState:
     """The state of an unfinished run in a SQL store: its stored case runs (the store commits each as it ends)."""
-    from .._resume import ResumeState
     from ..errors import InputError
+    from ..run._resume import ResumeState
     from ..sqlstore._cli import load_stored_result
 
     result = load_stored_result(results, result_id, app)

@@ -16,9 +16,9 @@ from . import _interrupt
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from .._resume import ResumeState
-    from ..evaluator import AgentEvaluator, EvaluationResult
     from ..model import EvalCaseResult
+    from ..run._evaluator import AgentEvaluator, EvaluationResult
+    from ..run._resume import ResumeState
     from ._stdout import TextSink
 
 __all__ = [
@@ -87,7 +87,7 @@ def stopped_by_ctrl_c(console: Console) -> Iterator[None]:
 def print_json(outcomes: list[EvaluationResult], out: TextSink) -> None:
     """``--json``: the saved result(s) on ``out`` (the real stdout), one document (an array for several eval sets),
     with registered secrets masked."""
-    from .._redact import redact
+    from .._util.redact import redact
     from ..reporting import render
 
     several = len(outcomes) > 1

@@ -193,7 +193,7 @@ def convert(
     if to not in ("native", "adk"):
         fail_input(f"--to must be 'native' or 'adk', not {to!r}")
     with input_errors_exit_2():
-        from .._fileio import check_output_target
+        from .._util.fileio import check_output_target
         from ..formats import _api
         from ..formats._jsonio import dump_json
         from ..storage import atomic_write
@@ -242,7 +242,7 @@ def migrate(
     if to not in ("native", "adk"):
         fail_input(f"--to must be 'native' or 'adk', not {to!r}")
     with input_errors_exit_2():
-        from .._fileio import check_output_target
+        from .._util.fileio import check_output_target
         from ..errors import InputError
         from ..formats import _api
         from ..formats._evalset_read import eval_set_from_document

@@ -125,7 +125,7 @@ def generate(
     """
     import asyncio
 
-    from .._redact import mask_standard_streams
+    from .._util.redact import mask_standard_streams
 
     mask_standard_streams()
     if dialect not in ("trpc", "adk"):

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from ..evaluator import EvaluationResult
     from ..model import EvalCaseResult
     from ..reporting._view import ResultView
+    from ..run._evaluator import EvaluationResult
 
 __all__ = [
     "MAX_ANNOTATIONS",
@@ -110,7 +110,7 @@ def _pointer(full_report: str | None) -> str:
 
 
 def _append_summary(text: str, console: Console) -> None:
-    from .._redact import redact
+    from .._util.redact import redact
 
     path = os.environ.get("GITHUB_STEP_SUMMARY")
     if not path:
@@ -204,7 +204,7 @@ def publish(
     full_report: str | None,
 ) -> None:
     """Annotate the cases that did not pass and append the capped Markdown summary to the step summary."""
-    from .._redact import redact
+    from .._util.redact import redact
     from ..reporting._markdown import markdown_case, markdown_head, markdown_tail
 
     out = console.file

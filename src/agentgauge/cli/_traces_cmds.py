@@ -17,8 +17,8 @@ from ._common import echo_text, error_line, fail_input, input_errors_exit_2, pri
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from ..evaluator import EvaluationResult
     from ..model import EvalMetric, EvalSet, Invocation
+    from ..run._evaluator import EvaluationResult
     from ..traces import Conversations, TraceConversation
 
 __all__ = ["export", "show", "to_evalset", "trace_runner", "traces_app"]
@@ -261,7 +261,7 @@ def _evaluate_traces(
 
     from rich.text import Text
 
-    from ..evaluator import AgentEvaluator
+    from ..run._evaluator import AgentEvaluator
     from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager, check_segment
     from ._eval_run import run_phase_ends, run_phase_starts
     from ._metric_opts import MetricOptions, checked_metrics, make_registry

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
+from .._util.lazy import lazy_exports
 from ._adk import AdkToolTrajectoryCriterion, MatchType, parse_match_type
 from ._base import CriterionError, MatchResult
 from ._compare import CompareRegistry, CompareResult, InvocationCompare, JSONCompare, RougeTokenizer, TextCompare

@@ -1,7 +1,7 @@
 """Running evaluations on a Ray cluster (``pip install 'agentgauge[ray]'``).
 
 :class:`RayExecutor` is an :class:`~agentgauge.service.Executor` for
-:class:`~agentgauge.evaluator.AgentEvaluator` (``executor=RayExecutor(...)`` or ``executor="ray"``) and
+:class:`~agentgauge.run._evaluator.AgentEvaluator` (``executor=RayExecutor(...)`` or ``executor="ray"``) and
 ``agentgauge eval --executor ray``; :class:`RateLimit` configures its cluster-wide limits per endpoint. Ray itself is
 imported only when a run starts. See docs/scale.md.
 """

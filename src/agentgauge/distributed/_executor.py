@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._uuid import uuid4
+from .._util.uuids import uuid4
 from ..errors import InputError
 from ..model import EvalCaseResult, EvalStatus
 from ..service import (

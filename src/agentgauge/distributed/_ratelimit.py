@@ -134,7 +134,7 @@ class RateLimiterActor:
 
 
 def limiter_gate(limiter: Any, names: frozenset[str]) -> Callable[[str], AbstractAsyncContextManager[None]]:
-    """A call gate (see :mod:`agentgauge._callgate`) that holds calls to the endpoints in ``names`` until the
+    """A call gate (see :mod:`agentgauge._util.callgate`) that holds calls to the endpoints in ``names`` until the
     limiter actor ``limiter`` (a Ray actor handle) admits them; other endpoints pass straight through."""
 
     @asynccontextmanager

@@ -14,7 +14,7 @@ from ..model import EvalCase
 from ..service import CompactResult, EvaluateRequest, EvaluatorSource, InferenceRequest, LocalService, case_row
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._prices import PriceTable
+    from ..model._prices import PriceTable
     from ..simulation import SimulationSettings
 
 __all__ = ["CaseWorker", "GatedAgent"]
@@ -28,7 +28,7 @@ class GatedAgent:
 
     async def run(self, request: AgentRequest) -> AgentOutput:
         """One turn of the wrapped agent, admitted by the gate."""
-        from .._callgate import gated
+        from .._util.callgate import gated
 
         async with gated("agent"):
             return await self.agent.run(request)
@@ -61,7 +61,7 @@ class CaseWorker:
         if limiter is not None:
             import ray
 
-            from .._callgate import set_call_gate
+            from .._util.callgate import set_call_gate
             from ._ratelimit import limiter_gate
 
             name, namespace, endpoints = limiter

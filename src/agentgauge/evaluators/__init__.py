@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
+from .._util.lazy import lazy_exports
 from ._base import EvaluateResult, Evaluator, EvaluatorError, PerInvocationResult
 from ._registry import MetricInfo, Registry
 from ._response_match import ResponseMatchEvaluator

@@ -137,7 +137,7 @@ class Registry:
         points, ``[tool.agentgauge] plugins`` of the nearest ``pyproject.toml`` (searched from ``start``, default
         the current folder) and ``modules`` (each defines ``register(registry)``). Returns what was loaded; a
         plug-in that fails raises :class:`InputError` naming it."""
-        from .._plugins import load_plugins
+        from ._plugins import load_plugins
 
         return load_plugins(self, modules, start=start)
 

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from .._fileio import atomic_write
+from .._util.fileio import atomic_write
 from ..errors import InputError
 from ..model import EvalMetric, EvalSet, EvalSetResult
 from ._adk_write import to_adk_eval_set

@@ -57,7 +57,7 @@ def eval_set_from_document(doc: Any, source: str, *, default_id: str, consume: b
     if is_legacy_document(doc):
         return legacy_eval_set(doc, source, default_id=default_id)
     if is_scenarios_document(doc):  # ADK ConversationScenarios: one case per scenario, ids as ADK gives them
-        from ..simulation import scenarios_eval_set
+        from ._scenarios import scenarios_eval_set
 
         return scenarios_eval_set(doc, source, eval_set_id=default_id)
     if not isinstance(doc, dict) or not has_key(doc, "eval_cases"):

@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from .._fileio import AtomicFile
+from .._util.fileio import AtomicFile
 from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResultSummary
 from ._jsonexact import dumps
 

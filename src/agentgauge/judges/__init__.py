@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
+from .._util.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._cache import JudgeCache, cache_key

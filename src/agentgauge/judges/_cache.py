@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._fileio import atomic_write
+from .._util.fileio import atomic_write
 from ._protocol import JudgeMessage, ResponseSchema
 
 __all__ = ["JudgeCache", "cache_key"]

@@ -11,8 +11,8 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._callgate import gated
-from .._redact import redact
+from .._util.callgate import gated
+from .._util.redact import redact
 from ._cache import JudgeCache, cache_key
 from ._endpoint import JudgeEndpoint
 from ._errors import JudgeTimeoutError

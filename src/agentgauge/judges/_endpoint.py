@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._redact import register_secret
+from .._util.redact import register_secret
 from ._errors import JudgeConfigError
 
 __all__ = ["PROVIDERS", "JudgeEndpoint", "ProviderDefaults"]
@@ -75,7 +75,7 @@ class JudgeEndpoint:
     """A resolved OpenAI-compatible judge endpoint.
 
     ``api_key`` is excluded from ``repr`` and from :meth:`cache_identity`, so it never reaches logs, cache keys or
-    cache entries; creating an endpoint registers the key for masking in every output (see ``agentgauge._redact``).
+    cache entries; creating an endpoint registers the key for masking in every output (see ``agentgauge._util.redact``).
     """
 
     provider: str

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._redact import redact
+from .._util.redact import redact
 from ..errors import AgentgaugeError
 
 __all__ = ["JudgeAnswerError", "JudgeConfigError", "JudgeError", "JudgeParseError", "JudgeTimeoutError", "snippet"]

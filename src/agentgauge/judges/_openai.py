@@ -11,7 +11,7 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from .._redact import redact
+from .._util.redact import redact
 from ._endpoint import JudgeEndpoint
 from ._errors import JudgeAnswerError, JudgeError, JudgeTimeoutError, snippet
 from ._protocol import JudgeMessage, ResponseSchema

@@ -12,7 +12,7 @@ from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar, cast
 
-from ..agents._types import AgentError
+from ..errors import AgentError
 from ..model import Invocation, ToolMockArguments, ToolMockRule
 
 __all__ = [

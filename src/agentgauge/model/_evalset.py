@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .._uuid import uuid4
+from .._util.uuids import uuid4
 from ._base import GaugeModel, empty_dict, empty_list, omit_empty
 from ._toolmock import ToolMock
 

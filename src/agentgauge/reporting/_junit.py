@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 from typing import IO
 
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus, UsageTotals
+from ..summary._usage import case_usage, format_cost
 from ._transcript import junit_simulation_properties
-from ._usage import case_usage, format_cost
 from ._view import build_view, case_label, case_mismatches, format_score, group_mismatches, mismatch_text
 
 __all__ = ["JUnitWriter", "render_junit"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus
+from ..summary._usage import case_usage, format_cost, format_duration, format_tokens, usage_text
 from ._transcript import markdown_transcript
-from ._usage import case_usage, format_cost, format_duration, format_tokens, usage_text
 from ._view import (
     ResultView,
     build_view,

@@ -42,6 +42,6 @@ def render(result: EvalSetResult, fmt: ReportFormat) -> str:
 
 def write_report(result: EvalSetResult, path: str | os.PathLike[str], fmt: ReportFormat) -> None:
     """Render ``result`` in ``fmt`` and write it to ``path`` atomically (parent directories are created)."""
-    from .._fileio import atomic_write
+    from .._util.fileio import atomic_write
 
     atomic_write(path, render(result, fmt).encode("utf-8"))

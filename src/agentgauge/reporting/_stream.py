@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, BinaryIO, Protocol
 
-from .._fileio import AtomicFile
+from .._util.fileio import AtomicFile
 from ..errors import InputError
 from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResult
 from ._html import HTML_TAIL, html_case, html_head
@@ -31,7 +31,7 @@ __all__ = ["scan_result_file", "stream_json", "stream_reports"]
 
 
 class _TextTarget:
-    """A report file written in pieces (see :class:`~agentgauge._fileio.AtomicFile`: through symbolic links, never
+    """A report file written in pieces (see :class:`~agentgauge._util.fileio.AtomicFile`: through symbolic links, never
     onto a FIFO or device, secrets masked, renamed into place at the end)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:

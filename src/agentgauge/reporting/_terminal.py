@@ -9,10 +9,10 @@ from rich.table import Table
 from rich.text import Text
 
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus, UsageTotals
+from ..summary._usage import case_usage, usage_text
 from ._diff import RESPONSE, TOOLS, Segment, calls_diff, failed_parts, response_strategy, strategy_phrase, word_diff
 from ._escape import escaping_console
 from ._transcript import print_transcript
-from ._usage import case_usage, usage_text
 from ._view import (
     Mismatch,
     ResultView,

@@ -27,7 +27,7 @@ __all__ = ["adk_web_assets", "create_app"]
 
 
 def _error(status: int, message: str) -> JSONResponse:
-    from .._redact import redact
+    from .._util.redact import redact
 
     text = redact(message)
     # ``detail`` is what ADK clients read, ``error`` what trpc-style clients read.

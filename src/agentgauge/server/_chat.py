@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
-from .._uuid import uuid4
+from .._util.uuids import uuid4
 from ..errors import InputError
 from ..model import Invocation, Message
 from ._requests import Content, CreateSessionBody, JsonState

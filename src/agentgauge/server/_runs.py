@@ -10,12 +10,12 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._uuid import uuid4
+from .._util.uuids import uuid4
 from ..model import EvalMetric, EvalSetResult
 from ._sessions import StoredSession
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..evaluator import AgentEvaluator
+    from ..run._evaluator import AgentEvaluator
     from ..service import (
         AfterEvaluateCaseArgs,
         AfterInferenceCaseArgs,
@@ -229,7 +229,7 @@ class RunManager:
         return callbacks
 
     async def _work(self, run: Run, agent: object | None) -> EvalSetResult | None:
-        from ..evaluator import AgentEvaluator
+        from ..run._evaluator import AgentEvaluator
 
         state, request = self.state, run.request
         callbacks = self._callbacks(run)
@@ -266,7 +266,7 @@ class RunManager:
             await run.emit("run_failed", error=run.error)
             raise
         except Exception as exc:  # a failed run is reported to its listeners, never crashes the server
-            from .._redact import redact
+            from .._util.redact import redact
 
             run.status = "failed"
             run.error = redact(str(exc)) or type(exc).__name__

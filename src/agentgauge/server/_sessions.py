@@ -9,8 +9,8 @@ from typing import Any
 
 from pydantic import Field
 
-from .._fileio import atomic_write
-from .._uuid import uuid4
+from .._util.fileio import atomic_write
+from .._util.uuids import uuid4
 from ..errors import NotFoundError
 from ..model import EvalCase, GaugeModel, Invocation, Message, SessionInput
 from ..model._base import empty_dict, empty_list

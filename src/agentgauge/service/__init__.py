@@ -2,6 +2,26 @@
 callbacks at eight points, the executor seam (where case pipelines run) and the multi-run summary.
 """
 
+from typing import TYPE_CHECKING
+
+from .._util.lazy import lazy_exports
+from ..summary import (
+    CaseAggregate,
+    CaseGroups,
+    CaseRow,
+    MetricRow,
+    MetricTally,
+    RowSummary,
+    RowTable,
+    SparseText,
+    aggregate_case,
+    case_order,
+    case_row,
+    metric_summaries,
+    summarize_rows,
+    summarize_runs,
+    tally_metrics,
+)
 from ._agent_cache import AgentResponseCache, agent_identity
 from ._callbacks import (
     POINTS,
@@ -22,27 +42,17 @@ from ._callbacks import (
 )
 from ._evaluate import EvaluatorSource, evaluate_case, metric_results
 from ._executor import CompactResult, Emit, ExecutionJob, Executor, LocalExecutor, RunPlan, WorkItem
-from ._inference import DEFAULT_USER_ID, case_problem, expected_invocations, infer_case, trace_invocations, user_only
+from ._inference import DEFAULT_USER_ID, case_problem, infer_case
 from ._local import EvalSetSource, LocalService, select_cases
-from ._multirun import (
-    CaseAggregate,
-    CaseRow,
-    MetricRow,
-    MetricTally,
-    aggregate_case,
-    case_order,
-    case_row,
-    metric_summaries,
-    summarize_runs,
-    tally_metrics,
-)
 from ._pool import bounded_each, bounded_map
-from ._row_summary import CaseGroups, RowSummary, summarize_rows
-from ._rows import RowTable, SparseText
 from ._rubrics import RubricError, merge_case_rubrics
 from ._selection import MetricSelection, metric_needs_judge
 from ._source import STREAM_MIN_BYTES, CaseStream, LoadedEvalSet, StreamedEvalSet, open_eval_set
+from ._turns import expected_invocations, trace_invocations, user_only
 from ._types import EvalSetRunResult, EvaluateConfig, EvaluateRequest, InferenceRequest, InferenceResult
+
+if TYPE_CHECKING:
+    from ._simulated import SimulatedTurns, infer_simulated
 
 __all__ = [
     "DEFAULT_USER_ID",
@@ -88,6 +98,7 @@ __all__ = [
     "RowTable",
     "RubricError",
     "RunPlan",
+    "SimulatedTurns",
     "SparseText",
     "StreamedEvalSet",
     "WorkItem",
@@ -101,6 +112,7 @@ __all__ = [
     "evaluate_case",
     "expected_invocations",
     "infer_case",
+    "infer_simulated",
     "merge_case_rubrics",
     "metric_needs_judge",
     "metric_results",
@@ -113,3 +125,8 @@ __all__ = [
     "trace_invocations",
     "user_only",
 ]
+
+# Scenario and expected-runner inference pulls in the user simulators: a plain run never loads it.
+__getattr__, __dir__ = lazy_exports(
+    __name__, {"SimulatedTurns": "._simulated", "infer_simulated": "._simulated"}, __all__
+)

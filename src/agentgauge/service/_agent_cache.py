@@ -24,7 +24,7 @@ from pathlib import Path
 import orjson
 from pydantic import ValidationError
 
-from .._fileio import atomic_write
+from .._util.fileio import atomic_write
 from ..model import EvalCase, Invocation
 
 __all__ = ["AgentResponseCache", "agent_identity"]

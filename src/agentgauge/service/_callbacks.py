@@ -90,7 +90,7 @@ class AfterInferenceCaseArgs:
 @dataclass
 class BeforeEvaluateSetArgs:
     """Before the evaluation phase of a run. With the streaming pipeline of
-    :class:`~agentgauge.evaluator.AgentEvaluator`, ``request.inference_results`` fills as cases finish."""
+    :class:`~agentgauge.run._evaluator.AgentEvaluator`, ``request.inference_results`` fills as cases finish."""
 
     request: EvaluateRequest
 

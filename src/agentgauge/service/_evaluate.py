@@ -21,8 +21,8 @@ from ..model import (
     RubricScore,
     summarize_statuses,
 )
-from ._inference import expected_invocations
 from ._rubrics import RubricError, merge_case_rubrics
+from ._turns import expected_invocations
 from ._types import InferenceResult
 
 __all__ = ["EvaluatorSource", "evaluate_case", "metric_results"]

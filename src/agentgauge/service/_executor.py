@@ -1,6 +1,6 @@
 """The executor seam of the run engine: where (case, run) pipelines execute.
 
-:class:`~agentgauge.evaluator.AgentEvaluator` prepares the runs (set-level callbacks, case selection) and consumes
+:class:`~agentgauge.run._evaluator.AgentEvaluator` prepares the runs (set-level callbacks, case selection) and consumes
 finished case results (result writer, summary rows, progress); an :class:`Executor` runs the pipelines in between.
 :class:`LocalExecutor` -- the default -- runs them on the current event loop with bounded parallelism; the Ray
 executor (:mod:`agentgauge.distributed`) dispatches them to actors on a cluster.
@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..model import EvalCase, EvalCaseResult
+from ..summary._multirun import CaseRow
 from ._callbacks import CallbackContext, Callbacks
 from ._evaluate import EvaluatorSource
-from ._multirun import CaseRow
 from ._pool import OneAtATime, bounded_each
 from ._types import EvaluateRequest, InferenceRequest, InferenceResult
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._prices import PriceTable
+    from ..model._prices import PriceTable
     from ..simulation import SimulationSettings
     from ._agent_cache import AgentResponseCache
 

@@ -10,43 +10,28 @@ from typing import TYPE_CHECKING
 
 from pydantic_core import PydanticSerializationError, to_json
 
-from .._uuid import uuid4
+from .._util.uuids import uuid4
 from ..agents import Agent, AgentError, AgentOutput, AgentRequest
 from ..agents._safety import MAX_OUTPUT_DEPTH, check_output_depth, describe_exception
 from ..agents._timing import TurnClock, turn_clock
 from ..agents._watchdog import AgentTimeout, Budget, active, arm, disarm
 from ..mocks import use_mocks
 from ..model import EvalCase, Invocation, Message, TokenUsage
-from ._turns import StaticTurns, TurnSource
+from ._turns import CaseError, StaticTurns, TurnSource, trace_invocations
 from ._types import InferenceResult
 
 if TYPE_CHECKING:
-    from .._prices import PriceTable
+    from ..model._prices import PriceTable
     from ..simulation import SimulationSettings
 
 __all__ = [
     "DEFAULT_USER_ID",
-    "CaseError",
     "case_problem",
-    "expected_invocations",
     "infer_case",
-    "trace_invocations",
-    "user_only",
 ]
 
 DEFAULT_USER_ID = "user"
 """The user id of a session when the case has no ``sessionInput.userId``."""
-
-
-class CaseError(ValueError):
-    """A case cannot be run as written (reported as the case's ``errorMessage``).
-
-    ``traceback`` is the formatted traceback of the agent exception behind it (secrets masked), if any.
-    """
-
-    def __init__(self, message: str, traceback: str | None = None) -> None:
-        super().__init__(message)
-        self.traceback = traceback
 
 
 MAX_TRACEBACK_CHARS = 20_000
@@ -58,7 +43,7 @@ def format_traceback(exc: BaseException) -> str | None:
     (``None`` if it cannot be formatted)."""
     import traceback
 
-    from .._redact import redact
+    from .._util.redact import redact
 
     try:
         text = "".join(traceback.format_exception(exc)).rstrip("\n")
@@ -67,45 +52,6 @@ def format_traceback(exc: BaseException) -> str | None:
     if len(text) > MAX_TRACEBACK_CHARS:
         text = "…" + text[-MAX_TRACEBACK_CHARS:]
     return redact(text)
-
-
-def user_only(invocation: Invocation) -> Invocation:
-    """A copy of ``invocation`` keeping only its id and user content (an expectation with nothing expected)."""
-    return Invocation(invocation_id=invocation.invocation_id, user_content=invocation.user_content)
-
-
-def trace_invocations(case: EvalCase) -> tuple[list[Invocation], list[Invocation]]:
-    """The (actuals, expecteds) of a trace-mode case, per the trace-mode table.
-
-    ========================  ==================  =====================================  ==================
-    conversation              actualConversation  actuals                                expecteds
-    ========================  ==================  =====================================  ==================
-    set                       –                   conversation                           user-input-only
-    –                         set                 actualConversation                     user-input-only
-    set                       set (same length)   actualConversation                     conversation
-    ========================  ==================  =====================================  ==================
-    """
-    expected, actual = case.conversation or [], case.actual_conversation or []
-    if case.conversation_scenario is not None:
-        raise CaseError("conversationScenario is not allowed in trace mode")
-    if expected and actual:
-        if len(expected) != len(actual):
-            raise CaseError(
-                f"actualConversation has {len(actual)} invocations but conversation has {len(expected)}; "
-                "trace mode needs the same length"
-            )
-        return list(actual), list(expected)
-    recorded = actual or expected
-    if not recorded:
-        raise CaseError("trace-mode case has neither conversation nor actualConversation")
-    return list(recorded), [user_only(inv) for inv in recorded]
-
-
-def expected_invocations(case: EvalCase) -> list[Invocation]:
-    """What a case's actual invocations are scored against."""
-    if case.is_trace:
-        return trace_invocations(case)[1]
-    return list(case.conversation or [])
 
 
 def case_problem(case: EvalCase, *, has_agent: bool) -> str | None:
@@ -167,7 +113,7 @@ def _usage(output: AgentOutput, prices: PriceTable | None) -> TokenUsage | None:
     if usage.total_tokens is None and (usage.input_tokens is not None or usage.output_tokens is not None):
         usage = usage.model_copy(update={"total_tokens": (usage.input_tokens or 0) + (usage.output_tokens or 0)})
     if prices is None:
-        from .._prices import DEFAULT_PRICES
+        from ..model._prices import DEFAULT_PRICES
 
         prices = DEFAULT_PRICES
     return prices.with_cost(usage)
@@ -268,7 +214,7 @@ async def infer_case(
     case, enforced even on an async agent that blocks the event loop where the watchdog is available, see
     :mod:`agentgauge.agents._watchdog`) or unusable agent output gives a ``failed`` result with
     ``error_message``. Scenario cases and cases with ``expectedRunnerEnabled`` run through
-    :func:`agentgauge.simulation.infer_simulated` with ``simulation``'s user simulator and expected agent.
+    :func:`agentgauge.service.infer_simulated` with ``simulation``'s user simulator and expected agent.
 
     Each actual invocation records its wall time (``duration``), the time spent awaiting models and inside tools
     where the agent lets them be measured, and the agent's token usage with its cost from ``prices`` (default:
@@ -294,7 +240,7 @@ async def infer_case(
     try:
         converse = functools.partial(_converse, prices=prices)
         if simulated:
-            from ..simulation import infer_simulated
+            from ._simulated import infer_simulated  # deferred: scenario cases are rare
 
             await asyncio.wait_for(infer_simulated(agent, case, result, budget, simulation, converse), timeout)
         else:

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from .._uuid import uuid4
+from .._util.uuids import uuid4
 from ..agents import Agent, as_agent
 from ..errors import InputError
 from ..model import EvalCase, EvalCaseResult, EvalSet, EvalStatus
@@ -29,7 +29,7 @@ from ._pool import bounded_map
 from ._types import EvalSetRunResult, EvaluateRequest, InferenceRequest, InferenceResult
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._prices import PriceTable
+    from ..model._prices import PriceTable
     from ..simulation import SimulationSettings
     from ._agent_cache import AgentResponseCache
 
@@ -72,7 +72,7 @@ class LocalService:
     - :meth:`inference` / :meth:`evaluate` are the two phases over a whole eval set (trpc ``Service``), each
       running cases with at most ``parallelism`` in flight and the set-level callbacks around them.
     - :meth:`infer` / :meth:`score` handle one case with its case-level callbacks; the streaming pipeline of
-      :class:`~agentgauge.evaluator.AgentEvaluator` is built from them.
+      :class:`~agentgauge.run._evaluator.AgentEvaluator` is built from them.
 
     ``agent`` may be anything :func:`~agentgauge.agents.as_agent` accepts, or ``None`` when only trace-mode
     cases run. ``timeout`` bounds each case's inference (seconds); ``prices`` sets the cost of recorded token

@@ -6,12 +6,11 @@
 - :func:`scenario_rules`: a scenario's rules in its dialect (ADK: ``</finished>`` anywhere in the message, 20
   turns by default; trpc: the whole message equals ``stopSignal``, ``maxAllowedInvocations`` with 0 unlimited).
 - :class:`SimulationSettings`: what a run uses (simulator, expected agent, tool-mock generator, turn limits).
-- :func:`infer_simulated`: the run engine's inference for scenario cases and ``expectedRunnerEnabled`` cases.
 - :func:`generate_scenarios`: new scenario cases from an agent description with a model.
 """
 
-from ._generate import generate_scenarios, scenario_eval_id, scenarios_eval_set
-from ._infer import SimulatedTurns, infer_simulated
+from ..formats._scenarios import scenario_eval_id, scenarios_eval_set
+from ._generate import generate_scenarios
 from ._llm import JudgeMockGenerator, LlmUserSimulator, adk_prompt, render_history, trpc_system_prompt
 from ._personas import BUILTIN_PERSONAS, UserBehavior, UserPersona, resolve_persona
 from ._protocol import (
@@ -34,7 +33,6 @@ __all__ = [
     "LlmUserSimulator",
     "ScenarioRules",
     "ScriptedUserSimulator",
-    "SimulatedTurns",
     "SimulatedUser",
     "SimulationContext",
     "SimulationError",
@@ -46,7 +44,6 @@ __all__ = [
     "adk_prompt",
     "as_user_simulator",
     "generate_scenarios",
-    "infer_simulated",
     "render_history",
     "resolve_persona",
     "scenario_eval_id",

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from .._redact import redact
+from .._util.redact import redact
 from ..errors import InputError
 from ._schema import Tables, build_tables, ensure_schema
 from ._url import normalize_url, redact_url

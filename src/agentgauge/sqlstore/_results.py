@@ -21,7 +21,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from .._redact import redact
+from .._util.redact import redact
 from ..errors import InputError
 from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResult, EvalSetResultSummary
 from ..storage import EvalResultManager, check_segment

@@ -15,7 +15,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
-from .._redact import redact
+from .._util.redact import redact
 from ..errors import InputError, NotFoundError
 from ..model import EvalCase, EvalMetric, EvalSet
 from ..model._ids import check_case_id

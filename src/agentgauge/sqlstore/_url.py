@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from .._redact import MASK, register_secret
+from .._util.redact import MASK, register_secret
 
 __all__ = ["STORE_ENV", "normalize_url", "redact_url", "resolve_store_url"]
 

@@ -7,7 +7,7 @@ item raises :class:`~agentgauge.errors.NotFoundError`. Writes are atomic and go 
 devices, sockets and directories are refused as targets (:func:`check_output_target`).
 """
 
-from .._fileio import NotARegularFileError, atomic_write, check_output_target
+from .._util.fileio import NotARegularFileError, atomic_write, check_output_target
 from ._evalset import EvalSetManager, InMemoryEvalSetManager, LocalEvalSetManager
 from ._ids import check_segment
 from ._locator import (

@@ -232,7 +232,7 @@ class LocalEvalSetManager(LockedFiles, EvalSetManager):
         self._save(app, eval_set, None)
 
     def _save(self, app: str, eval_set: EvalSet, changed: Collection[str] | None) -> None:
-        from .._fileio import atomic_write
+        from .._util.fileio import atomic_write
         from ..formats._jsonio import read_bytes
         from ..formats._splice import rewrite_eval_set
 

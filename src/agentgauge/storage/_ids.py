@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .._uuid import uuid4
+from .._util.uuids import uuid4
 from ..errors import InvalidIdError
 from ..model._ids import check_id_text
 

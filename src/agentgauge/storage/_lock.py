@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._fileio import resolve_symlinks
+from .._util.fileio import resolve_symlinks
 from ._ids import check_file_name, check_segment
 from ._locator import Locator
 

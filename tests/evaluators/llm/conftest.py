@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from agentgauge._redact import clear_secrets
+from agentgauge._util.redact import clear_secrets
 
 
 @pytest.fixture(autouse=True)

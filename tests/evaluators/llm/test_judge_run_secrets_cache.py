@@ -12,10 +12,10 @@ import pytest
 from chat_server import ChatServer, Reply, error, ok
 from llm_helpers import API_KEY, FAST_RETRY, adk_metric, registry, trpc_metric
 
-from agentgauge.evaluator import AgentEvaluator
 from agentgauge.evaluators.llm import LLMJudgeEvaluator
 from agentgauge.judges import JudgeSettings
 from agentgauge.model import EvalCase, EvalMetric, EvalSet, EvalStatus, Invocation, Message
+from agentgauge.run._evaluator import AgentEvaluator
 from agentgauge.storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager
 
 APP, SET = "judged", "capitals"

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-from ..._redact import redact
+from ..._util.redact import redact
 from ...criteria._base import CriterionError
 from ...criteria._llm import DEFAULT_GENERATION_CONFIG, JudgeModelOptions, LLMCriterion, Rubric
 from ...judges import (

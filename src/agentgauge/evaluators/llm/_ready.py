@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ...errors import InputError
 from ...judges import JudgeConfigError
@@ -12,13 +12,25 @@ from ._engine import LLMJudgeEvaluator
 
 if TYPE_CHECKING:
     from ...model import EvalMetric
-    from .._registry import Registry
+    from .._base import Evaluator
 
 __all__ = ["check_judge_ready"]
 
 
+class EvaluatorLookup(Protocol):
+    """The two questions the pre-flight asks of a registry (:class:`~agentgauge.evaluators.Registry` answers them)."""
+
+    def __contains__(self, name: object) -> bool:
+        """Whether an evaluator is registered as ``name``."""
+        ...
+
+    def get(self, name: str) -> Evaluator:
+        """The evaluator registered as ``name``."""
+        ...
+
+
 def check_judge_ready(
-    registry: Registry, metrics: Iterable[EvalMetric], *, file: str | None = None, skip: Collection[str] = ()
+    registry: EvaluatorLookup, metrics: Iterable[EvalMetric], *, file: str | None = None, skip: Collection[str] = ()
 ) -> None:
     """Resolve the judge of every judge metric in ``metrics`` (config ``apiKey`` after ``${VAR}`` expansion, else
     the provider's key variable), so a configuration problem stops the run before any agent or judge is called.

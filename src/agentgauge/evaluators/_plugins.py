@@ -26,12 +26,13 @@ import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .errors import InputError
+from ..errors import InputError
 
 if TYPE_CHECKING:
-    from .evaluators import Registry
+    from ..criteria import CompareRegistry
+    from ._base import Evaluator
 
 __all__ = [
     "COMPARE_GROUP",
@@ -40,6 +41,18 @@ __all__ = [
     "load_plugins",
     "plugins_from_pyproject",
 ]
+
+
+class PluginTarget(Protocol):
+    """What a plug-in registers into (:class:`~agentgauge.evaluators.Registry` satisfies it): evaluators by name and
+    the comparisons and tokenizers of ``compares``. Typed here so that this module needs nothing above it."""
+
+    compares: CompareRegistry
+
+    def register(self, evaluator: Evaluator, *, name: str | None = None) -> None:
+        """Add ``evaluator`` under ``name`` (default: its own name)."""
+        ...
+
 
 EVALUATOR_GROUP = "agentgauge.evaluators"
 COMPARE_GROUP = "agentgauge.compares"
@@ -54,7 +67,7 @@ def _one_line(exc: BaseException) -> str:
 def plugins_from_pyproject(start: Path | None = None) -> tuple[Path | None, list[str]]:
     """The nearest ``pyproject.toml`` at or above ``start`` (default: the current folder) and its
     ``[tool.agentgauge] plugins`` list; ``(None, [])`` when there is no such file."""
-    from ._pyproject import agentgauge_table
+    from .._util.pyproject import agentgauge_table
 
     found = agentgauge_table(start)
     if found is None:
@@ -77,7 +90,7 @@ def _as_evaluator(obj: Any, label: str) -> Any:
     return candidate
 
 
-def _load_entry_points(registry: Registry) -> list[str]:
+def _load_entry_points(registry: PluginTarget) -> list[str]:
     from importlib.metadata import entry_points
 
     loaded: list[str] = []
@@ -108,7 +121,7 @@ def _importable(folder: Path) -> None:
         sys.path.insert(0, entry)
 
 
-def _load_module(registry: Registry, name: str, origin: str) -> None:
+def _load_module(registry: PluginTarget, name: str, origin: str) -> None:
     try:
         module = importlib.import_module(name)
     except Exception as exc:  # ImportError, SyntaxError, or whatever the module raised at import time
@@ -123,7 +136,7 @@ def _load_module(registry: Registry, name: str, origin: str) -> None:
 
 
 def load_plugins(
-    registry: Registry,
+    registry: PluginTarget,
     modules: Sequence[str] = (),
     *,
     start: Path | None = None,

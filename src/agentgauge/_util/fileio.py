@@ -21,7 +21,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
-from ._redact import redact_bytes
+from .redact import redact_bytes
 
 __all__ = [
     "AtomicFile",

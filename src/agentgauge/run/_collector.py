@@ -10,12 +10,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .model import EvalCase, EvalCaseResult, EvalMetric
-from .service._rows import RowTable
+from ..model import EvalCase, EvalCaseResult, EvalMetric
+from ..summary._rows import RowTable
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .formats._result_writer import ResultWriter
-    from .service import CaseRow, CompactResult
+    from ..formats._result_writer import ResultWriter
+    from ..service import CaseRow, CompactResult
 
 __all__ = ["LONGEST_FIRST_WINDOW", "_Collector", "_collector_ignores_loaded_data", "_prepare_scorers", "dispatch_order"]
 
@@ -96,8 +96,8 @@ class _Collector:
             self._emit(self._pending.pop(seq))
 
     def _prepare(self, result: EvalCaseResult | CompactResult, dumped: dict[str, Any] | None) -> _Ready:
-        from .formats._result_writer import case_json
-        from .service import CompactResult, case_row
+        from ..formats._result_writer import case_json
+        from ..service import CompactResult, case_row
 
         if isinstance(result, CompactResult):  # from a remote worker: written as it came, parsed only when kept
             return _Ready(result, result.row, result.detail, None)
@@ -107,7 +107,7 @@ class _Collector:
         return _Ready(result, case_row(result), case_json(document), None)
 
     def _emit(self, ready: _Ready) -> None:
-        from .service import CompactResult
+        from ..service import CompactResult
 
         result = ready.result
         if self.writer is not None:
@@ -179,7 +179,7 @@ def _prepare_scorers(metrics: Sequence[EvalMetric]) -> asyncio.Future[None] | No
     stemming, scorer = _rouge_needs(metrics)
     if not stemming:
         return None
-    from .criteria import _rouge, _tokenize
+    from ..criteria import _rouge, _tokenize
 
     def load() -> None:
         # Scoring reports a missing package itself, for the case that needs it; here only the import time matters.

@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from pydantic import ValidationError
 
-from ._redact import redact_bytes
-from .errors import InputError
-from .model import EvalCaseResult, EvalMetric, EvalSetResult
+from .._util.redact import redact_bytes
+from ..errors import InputError
+from ..model import EvalCaseResult, EvalMetric, EvalSetResult
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .formats._result_writer import ResultWriter
+    from ..formats._result_writer import ResultWriter
 
 __all__ = [
     "PROGRESS_SUFFIX",
@@ -68,7 +68,7 @@ def result_path_of(log: str | os.PathLike[str]) -> Path:
 
 def metrics_fingerprint(metrics: Iterable[EvalMetric]) -> str:
     """A short hash of the metrics' configuration: resuming with other metrics would mix scores."""
-    from .formats._jsonexact import dumps
+    from ..formats._jsonexact import dumps
 
     doc = [m.model_dump(mode="json") for m in metrics]
     return hashlib.sha256(dumps(doc, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
@@ -125,7 +125,7 @@ class ProgressLog:
     def add(self, result: EvalCaseResult) -> dict[str, Any]:
         """Append one scored case result (in the kernel when this returns: a killed process keeps it) and return
         its ``model_dump(mode="json")``, which the result writer reuses."""
-        from .formats._jsonexact import dumps
+        from ..formats._jsonexact import dumps
 
         dumped = result.model_dump(mode="json")
         self._write(dumps(dumped))  # integers beyond 64 bits exact
@@ -241,7 +241,7 @@ class ResumeState:
 def read_progress(path: str | os.PathLike[str]) -> tuple[dict[str, object], list[EvalCaseResult]]:
     """The header and the case results of a progress log. A last line cut short (a kill mid-write) is skipped; any
     other unreadable line raises :class:`InputError` naming the line."""
-    from .formats._jsonexact import loads
+    from ..formats._jsonexact import loads
 
     where = os.fspath(path)
     with open(path, "rb") as handle:
@@ -268,7 +268,7 @@ def read_progress(path: str | os.PathLike[str]) -> tuple[dict[str, object], list
 
 
 def _result_file(path: Path) -> EvalSetResult:
-    from .formats import load_result
+    from ..formats import load_result
 
     result = load_result(path)
     if not result.interrupted:

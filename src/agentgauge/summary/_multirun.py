@@ -220,8 +220,8 @@ def _metric_row(name: str, score: float | None, status: EvalStatus, threshold: f
 
 def case_row(result: EvalCaseResult) -> CaseRow:
     """The compact row of a case result (with its usage totals and first failure reason for the reports)."""
-    from ..reporting._usage import case_usage
-    from ..reporting._view import first_reason
+    from ._reasons import first_reason
+    from ._usage import case_usage
 
     usage = case_usage(result)
     return CaseRow(

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
-from .model import TokenUsage
+from ..errors import InputError
+from ._evalset import TokenUsage
 
 __all__ = [
     "DEFAULT_PRICES",
@@ -150,7 +150,7 @@ def load_prices(path: str | Path) -> PriceTable:
 
 
 def _pyproject_prices(start: Path | None) -> PriceTable | None:
-    from ._pyproject import agentgauge_table
+    from .._util.pyproject import agentgauge_table
 
     found = agentgauge_table(start)
     if found is None:

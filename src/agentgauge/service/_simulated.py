@@ -9,12 +9,11 @@ from ..agents._safety import describe_exception
 from ..agents._watchdog import Budget
 from ..mocks import ActiveMocks
 from ..model import EvalCase, Invocation, Message, SimulationSummary
-from ..service._inference import CaseError, trace_invocations, user_only
-from ..service._turns import StaticTurns, TurnSource
-from ..service._types import InferenceResult
-from ._protocol import SimulatedUser, SimulationContext, SimulationError, UserTurn
-from ._rules import ScenarioRules, scenario_rules
-from ._settings import SimulationSettings
+from ..simulation._protocol import SimulatedUser, SimulationContext, SimulationError, UserTurn
+from ..simulation._rules import ScenarioRules, scenario_rules
+from ..simulation._settings import SimulationSettings
+from ._turns import CaseError, StaticTurns, TurnSource, trace_invocations, user_only
+from ._types import InferenceResult
 
 __all__ = ["SimulatedTurns", "infer_simulated"]
 

@@ -1,4 +1,4 @@
-"""What :meth:`AgentEvaluator.evaluate <agentgauge.evaluator.AgentEvaluator.evaluate>` returns: the evaluation
+"""What :meth:`AgentEvaluator.evaluate <agentgauge.run._evaluator.AgentEvaluator.evaluate>` returns: the evaluation
 result with its per-case outcomes, which a large run reads back from the saved result on demand."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .model import EvalCaseResult, EvalMetricResult, EvalSetResult, EvalStatus
-from .stats import pass_at_k, pass_hat_k
+from ..model import EvalCaseResult, EvalMetricResult, EvalSetResult, EvalStatus
+from ..stats import pass_at_k, pass_hat_k
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .service import RowSummary
+    from ..service import RowSummary
 
 __all__ = ["EvaluationCaseResult", "EvaluationResult"]
 
@@ -110,7 +110,7 @@ class EvaluationResult:
     def eval_cases(self) -> list[EvaluationCaseResult]:
         """Per case (eval-set order): overall status, per-run results and metric results averaged over runs."""
         if self._eval_cases is None:
-            from .service import summarize_runs
+            from ..service import summarize_runs
 
             result = self.eval_set_result
             num_runs = result.summary.num_runs if result.summary else 1
