@@ -54,6 +54,9 @@ class _JudgeServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server: _JudgeServer
     protocol_version = "HTTP/1.1"  # keep-alive, as real judge endpoints
+    # TCP_NODELAY, as real servers (uvicorn, ...) set it: headers and body go out in two writes, and with Nagle on,
+    # the body of every answer after a connection's first few waited ~40 ms for the client's delayed ACK.
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:
         pass

@@ -62,7 +62,7 @@ _console_script_starts()
 import importlib  # noqa: E402 - after the Ctrl-C handler: an interrupt may land during any import
 from typing import TYPE_CHECKING, Any  # noqa: E402
 
-__version__ = "0.1.0"
+from ._util.version import VERSION as __version__  # noqa: E402
 
 _EXPORTS: dict[str, str] = {
     "EvalSet": "agentgauge.model",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -47,3 +48,13 @@ def test_writers_sharing_a_lock_dir_lose_nothing(tmp_path: Path) -> None:
     for thread in threads:
         thread.join()
     assert len(LocalEvalSetManager(data).get("app", "s").eval_cases) == 100
+
+
+def test_a_lock_name_fits_the_file_name_limit_whatever_the_script(tmp_path: Path) -> None:
+    """The readable prefix is cut in bytes: 80 CJK characters (240 bytes) once made a 278-byte lock name."""
+    data = tmp_path / ("集" * 80 + ".evalset.json")
+    lock = lock_file_for(data, tmp_path / "locks")
+    assert len(os.fsencode(lock.name)) <= 255
+    assert lock.name.startswith("集" * 26)  # as much of the name as 80 bytes hold, never half a character
+    lock.parent.mkdir()
+    lock.touch()  # the file system accepts the name

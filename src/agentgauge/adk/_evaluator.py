@@ -107,6 +107,9 @@ async def _save_adk_results(manager: Any, app_name: str, eval_set_id: str, resul
 class AgentEvaluator:
     """Drop-in for ``google.adk.evaluation.AgentEvaluator``: same static methods, arguments and failure messages.
 
+    It shares its name with :class:`agentgauge.run.AgentEvaluator` on purpose: code written for ADK switches by
+    changing only its import; it runs each eval set through that evaluator.
+
     ``evaluate`` walks ``*.test.json`` / ``*.evalset.json`` files, uses each file's sibling ``test_config.json``,
     runs every case ``num_runs`` times and, per metric, compares the mean of every per-invocation score over all
     runs with the threshold. Failures raise ``AssertionError`` with ADK's lines. ``artifact_service`` is accepted for

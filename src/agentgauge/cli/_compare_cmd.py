@@ -9,46 +9,20 @@ import typer
 
 from ._app import app
 from ._common import EXIT_FAILED, EXIT_OK, input_errors_exit_2, print_line
+from ._options import (
+    DEFAULT_OUTPUT_DIR,
+    AppNameOption,
+    HtmlOption,
+    JsonOption,
+    MarkdownOption,
+    OutputDirOption,
+    StoreOption,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..model import EvalSetResult
-    from ..sqlstore import SqlEvalResultManager
+    pass
 
-__all__ = ["compare", "find_result", "load_result_spec"]
-
-
-def find_result(spec: str, output_dir: Path) -> Path:
-    """The result file ``spec`` names: a path, or a result id saved under ``output_dir`` (``<app>/<id>``)."""
-    from ..errors import InputError
-    from ..storage._locator import RESULT_SUFFIX
-
-    path = Path(spec)
-    if path.is_file():
-        return path
-    if path.exists():
-        raise InputError(f"{spec}: not a result file")
-    if "/" not in spec and "\\" not in spec and output_dir.is_dir():
-        found = sorted(output_dir.glob(f"*/{spec}{RESULT_SUFFIX}")) + sorted(output_dir.glob(f"{spec}{RESULT_SUFFIX}"))
-        if len(found) == 1:
-            return found[0]
-        if len(found) > 1:
-            raise InputError(f"{spec}: several results have this id: {', '.join(map(str, found))}")
-    raise InputError(f"{spec}: no such file, and no result with this id under {output_dir}")
-
-
-def load_result_spec(
-    spec: str, output_dir: Path, *, results: SqlEvalResultManager | None = None, app_name: str | None = None
-) -> tuple[EvalSetResult, str]:
-    """The result ``spec`` names and how to show its source: an existing file; else, with a store's result manager
-    (``--store`` / ``$AGENTGAUGE_STORE``), a result id in that store; else a result id saved under ``output_dir``."""
-    from ..formats import load_result
-
-    if results is not None and not Path(spec).exists():
-        from ..sqlstore._cli import load_stored_result
-
-        return load_stored_result(results, spec, app_name), spec
-    path = find_result(spec, output_dir)
-    return load_result(path), str(path)
+__all__ = ["compare"]
 
 
 @app.command()
@@ -57,30 +31,12 @@ def compare(
         str, typer.Argument(metavar="BASE", help="The earlier result: a result file (native or ADK) or a result id.")
     ],
     new: Annotated[str, typer.Argument(metavar="NEW", help="The later result, compared against BASE.")],
-    output_dir: Annotated[
-        Path, typer.Option("--output-dir", readable=False, help="Where result ids are looked up.")
-    ] = Path(".agentgauge/results"),
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print the comparison as JSON on stdout (human output goes to stderr).")
-    ] = False,
-    markdown: Annotated[
-        Path | None, typer.Option("--markdown", readable=False, help="Also write the comparison as Markdown.")
-    ] = None,
-    html: Annotated[
-        Path | None, typer.Option("--html", readable=False, help="Also write a self-contained HTML page.")
-    ] = None,
-    store: Annotated[
-        str | None,
-        typer.Option(
-            "--store",
-            envvar="AGENTGAUGE_STORE",
-            show_envvar=True,
-            help="Read BASE and NEW (result ids) from this SQL store when they are not files; see docs/store.md.",
-        ),
-    ] = None,
-    app_name: Annotated[
-        str | None, typer.Option("--app-name", help="With --store: the app of the results (default: found by id).")
-    ] = None,
+    output_dir: OutputDirOption = DEFAULT_OUTPUT_DIR,
+    json_out: JsonOption = False,
+    markdown: MarkdownOption = None,
+    html: HtmlOption = None,
+    store: StoreOption = None,
+    app_name: AppNameOption = None,
 ) -> None:
     """Compare two results: fixed / broken / still failing cases, metric mean deltas, pass@k, significance.
 
@@ -113,6 +69,7 @@ def compare(
         from .._util.fileio import atomic_write, check_output_targets
         from ..compare import compare_results, print_comparison, render_html, render_markdown
         from ..sqlstore import resolve_store_url
+        from ._targets import load_result_spec
 
         check_output_targets(markdown, html)
         url = resolve_store_url(store)

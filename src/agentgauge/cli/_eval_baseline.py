@@ -67,7 +67,7 @@ class Baseline:
 def load_baseline(spec: str, output_dir: Path, result_store: Any, *, fail_on_regression: bool) -> Baseline:
     """Read the baseline before anything runs: a result file, a result id in ``result_store`` (``--store``) or a
     result id saved under ``output_dir``. Bad input raises :class:`~agentgauge.errors.InputError` (exit 2)."""
-    from ._compare_cmd import load_result_spec
+    from ._targets import load_result_spec
 
     result, source = load_result_spec(spec, output_dir, results=result_store)
     return Baseline(result, source, fail_on_regression)

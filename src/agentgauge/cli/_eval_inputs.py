@@ -4,16 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["check_set_args", "is_file"]
-
-
-def is_file(path: Path) -> bool:
-    """Whether ``path`` is a file; a name no file can have (e.g. one built from a 300-character ``evalSetId``, over
-    the file system's limit) is not one: the id itself is refused, naming the eval set, once the run is planned."""
-    try:
-        return path.is_file()
-    except (OSError, ValueError):  # ENAMETOOLONG; a NUL character
-        return False
+__all__ = ["check_set_args"]
 
 
 _USAGE = "usage: agentgauge eval [AGENT] EVAL_SET[:case1,case2]..."

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,10 +74,3 @@ def executor_choice(kind: str, address: str | None, rate_limits: list[str]) -> E
         if importlib.util.find_spec("ray") is None:
             fail_input("--executor ray needs Ray: pip install 'agentgauge[ray]'")
     return ExecutorChoice(kind, address, limits)
-
-
-def registry_factory(*args: object) -> Callable[[], EvaluatorSource]:
-    """A picklable factory of the ``eval`` registry (``make_registry`` with these arguments), for workers."""
-    from ._metric_opts import make_registry
-
-    return functools.partial(make_registry, *args)  # type: ignore[arg-type]

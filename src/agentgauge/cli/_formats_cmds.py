@@ -10,6 +10,7 @@ import typer
 
 from ._app import app
 from ._common import EXIT_INVALID, echo_text, error_line, fail_input, input_errors_exit_2
+from ._options import PluginOption, ToFormatOption
 
 __all__ = ["convert", "migrate", "validate"]
 
@@ -117,9 +118,7 @@ def validate(
     files: Annotated[
         list[Path], typer.Argument(readable=False, help="Eval set, metrics / test_config.json or result files.")
     ],
-    plugin: Annotated[
-        list[str] | None, typer.Option("--plugin", help="Import this module's register(registry) first (repeatable).")
-    ] = None,
+    plugin: PluginOption = None,
     strict: Annotated[
         bool, typer.Option("--strict", help="Unknown keys in native eval sets are errors too (exit 2), not warnings.")
     ] = False,
@@ -183,7 +182,7 @@ def convert(
     target: Annotated[
         Path, typer.Argument(readable=False, help="Output file (written atomically; parent folders are created).")
     ],
-    to: Annotated[str, typer.Option("--to", help="Output format: 'native' (camelCase) or 'adk'.")] = "native",
+    to: ToFormatOption = "native",
 ) -> None:
     """Convert an eval set, metrics file or result between the native format and Google ADK's.
 
@@ -232,7 +231,7 @@ def migrate(
             "--initial-session", readable=False, help="ADK initial session JSON ({state, app_name, user_id})."
         ),
     ] = None,
-    to: Annotated[str, typer.Option("--to", help="Output format: 'native' (camelCase) or 'adk'.")] = "native",
+    to: ToFormatOption = "native",
 ) -> None:
     """Migrate an ADK legacy .test.json file (one session) to an eval set file.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -9,6 +10,7 @@ import typer
 
 from ._app import app
 from ._common import fail_input, input_errors_exit_2
+from ._options import JudgeBaseUrlOption, JudgeModelOption, NoCacheOption
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model import EvalCase, EvalSet, SessionInput
@@ -42,32 +44,35 @@ def _existing(output: Path, eval_set_id: str | None) -> EvalSet:
     return EvalSet(eval_set_id=set_id, name=set_id)
 
 
-async def _generated(
-    description: str,
-    *,
-    count: int,
-    instruction: str,
-    environment: str,
-    dialect: str,
-    max_turns: int,
-    model: str,
-    base_url: str | None,
-    cache_dir: Path | None,
-) -> list[EvalCase]:
+@dataclass(frozen=True)
+class _Generation:
+    """How a model writes the scenarios (``--count``, ``--instruction``, ``--judge-model``, ...)."""
+
+    count: int
+    instruction: str
+    environment: str
+    dialect: str
+    max_turns: int
+    model: str
+    base_url: str | None
+    cache_dir: Path | None
+
+
+async def _generated(description: str, how: _Generation) -> list[EvalCase]:
     from ..model import EvalCase
     from ..simulation import generate_scenarios, scenario_eval_id
     from ._simulation_opts import simulator_client
 
-    client = simulator_client(model, base_url, cache_dir=cache_dir, budget=None)
+    client = simulator_client(how.model, how.base_url, cache_dir=how.cache_dir, budget=None)
     try:
         scenarios = await generate_scenarios(
             client,
             description,
-            count=count,
-            instruction=instruction,
-            environment_context=environment,
-            dialect="adk" if dialect == "adk" else "trpc",
-            max_turns=max_turns,
+            count=how.count,
+            instruction=how.instruction,
+            environment_context=how.environment,
+            dialect="adk" if how.dialect == "adk" else "trpc",
+            max_turns=how.max_turns,
         )
     finally:
         model_client = client.model
@@ -75,6 +80,70 @@ async def _generated(
         if close is not None:
             await close()
     return [EvalCase(eval_id=scenario_eval_id(s), conversation_scenario=s) for s in scenarios]
+
+
+def _from_scenarios_file(
+    scenarios: Path, eval_set: EvalSet, session: SessionInput | None, known: set[str]
+) -> tuple[list[EvalCase], int]:
+    """The new cases of an ADK ConversationScenarios file, and how many scenarios it holds."""
+    from ..formats._jsonio import parse_json, read_bytes
+    from ..simulation import scenarios_eval_set
+
+    doc = parse_json(read_bytes(str(scenarios)), str(scenarios))
+    new = scenarios_eval_set(
+        doc, str(scenarios), eval_set_id=eval_set.eval_set_id, session_input=session, existing=known
+    ).eval_cases
+    return new, len(doc.get("scenarios", []))
+
+
+def _from_description(
+    description: str | None,
+    description_file: Path | None,
+    how: _Generation,
+    session: SessionInput | None,
+    known: set[str],
+) -> tuple[list[EvalCase], int]:
+    """The new cases a model writes from the agent's description, and how many it wrote."""
+    import asyncio
+
+    from ..formats._jsonio import read_bytes
+    from ..judges import JudgeConfigError, JudgeError
+
+    text = description or ""
+    if description_file is not None:
+        text = read_bytes(str(description_file)).decode("utf-8", "replace")
+    if not text.strip():
+        fail_input("the agent description is empty")
+    try:
+        generated = asyncio.run(_generated(text, how))
+    except (JudgeConfigError, JudgeError) as exc:
+        fail_input(f"scenario generation failed: {exc}")
+    new = []
+    for case in generated:
+        if case.eval_id in known:
+            continue
+        known.add(case.eval_id)
+        case.session_input = session
+        new.append(case)
+    return new, len(generated)
+
+
+def _check(
+    dialect: str, fmt: str, count: int, max_turns: int, given: bool, scenarios: Path | None, model: str | None
+) -> None:
+    """Refuse options that cannot work together (exit 2 with one ``error:`` line)."""
+    if dialect not in ("trpc", "adk"):
+        fail_input(f"--dialect must be trpc or adk, got {dialect!r}")
+    if fmt not in ("native", "adk"):
+        fail_input(f"--format must be native or adk, got {fmt!r}")
+    if not 1 <= count <= 100:
+        fail_input(f"--count must be between 1 and 100, got {count}")
+    if max_turns < 0:
+        fail_input(f"--max-turns must not be negative, got {max_turns}")
+    if scenarios is None and not given:
+        fail_input("give --description, --description-file or --scenarios")
+    if scenarios is None and not model:
+        fail_input("--judge-model is required to generate scenarios (any OpenAI-compatible model)")
 
 
 @app.command("generate")
@@ -91,12 +160,8 @@ def generate(
     environment_context: Annotated[
         str, typer.Option("--environment-context", help="Data the agent's tools can see (ids, names, ...).")
     ] = "",
-    judge_model: Annotated[
-        str | None, typer.Option("--judge-model", help="Model that writes the scenarios (OpenAI-compatible).")
-    ] = None,
-    judge_base_url: Annotated[
-        str | None, typer.Option("--judge-base-url", help="OpenAI-compatible base URL of --judge-model.")
-    ] = None,
+    judge_model: JudgeModelOption = None,
+    judge_base_url: JudgeBaseUrlOption = None,
     dialect: Annotated[
         str, typer.Option("--dialect", help="trpc (stopSignal + maxAllowedInvocations) or adk scenarios.")
     ] = "trpc",
@@ -112,7 +177,7 @@ def generate(
     user_id: Annotated[str | None, typer.Option("--user-id", help="sessionInput.userId of the new cases.")] = None,
     eval_set_id: Annotated[str | None, typer.Option("--eval-set-id", help="Id of a new eval set.")] = None,
     fmt: Annotated[str, typer.Option("--format", help="native (default) or adk.")] = "native",
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the model answer cache.")] = False,
+    no_cache: NoCacheOption = False,
 ) -> None:
     """Create conversationScenario eval cases from an agent description with a model, or from an ADK
     ConversationScenarios file, and add them to an eval set (cases whose id already exists are skipped).
@@ -123,68 +188,26 @@ def generate(
 
       agentgauge generate evals/dice.evalset.json --scenarios conversation_scenarios.json --session-input session.json
     """
-    import asyncio
-
     from .._util.redact import mask_standard_streams
 
     mask_standard_streams()
-    if dialect not in ("trpc", "adk"):
-        fail_input(f"--dialect must be trpc or adk, got {dialect!r}")
-    if fmt not in ("native", "adk"):
-        fail_input(f"--format must be native or adk, got {fmt!r}")
-    if not 1 <= count <= 100:
-        fail_input(f"--count must be between 1 and 100, got {count}")
-    if max_turns < 0:
-        fail_input(f"--max-turns must not be negative, got {max_turns}")
-    if scenarios is None and description is None and description_file is None:
-        fail_input("give --description, --description-file or --scenarios")
-    if scenarios is None and not judge_model:
-        fail_input("--judge-model is required to generate scenarios (any OpenAI-compatible model)")
+    given = description is not None or description_file is not None
+    _check(dialect, fmt, count, max_turns, given, scenarios, judge_model)
     with input_errors_exit_2():
         from ..formats import save_eval_set
-        from ..formats._jsonio import parse_json, read_bytes
-        from ..judges import JudgeConfigError, JudgeError
-        from ..simulation import scenarios_eval_set
 
         eval_set = _existing(output, eval_set_id)
         session = _session_input(session_input, app_name, user_id)
         known = {case.eval_id for case in eval_set.eval_cases}
         if scenarios is not None:
-            doc = parse_json(read_bytes(str(scenarios)), str(scenarios))
-            new = scenarios_eval_set(
-                doc, str(scenarios), eval_set_id=eval_set.eval_set_id, session_input=session, existing=known
-            ).eval_cases
+            new, offered = _from_scenarios_file(scenarios, eval_set, session, known)
         else:
-            text = description or ""
-            if description_file is not None:
-                text = read_bytes(str(description_file)).decode("utf-8", "replace")
-            if not text.strip():
-                fail_input("the agent description is empty")
             cache = None if no_cache else Path(".agentgauge/results/.judge_cache")
-            try:
-                generated = asyncio.run(
-                    _generated(
-                        text,
-                        count=count,
-                        instruction=instruction,
-                        environment=environment_context,
-                        dialect=dialect,
-                        max_turns=max_turns,
-                        model=judge_model or "",
-                        base_url=judge_base_url,
-                        cache_dir=cache,
-                    )
-                )
-            except (JudgeConfigError, JudgeError) as exc:
-                fail_input(f"scenario generation failed: {exc}")
-            new = []
-            for case in generated:
-                if case.eval_id in known:
-                    continue
-                known.add(case.eval_id)
-                case.session_input = session
-                new.append(case)
-        skipped = len(doc.get("scenarios", [])) - len(new) if scenarios is not None else len(generated) - len(new)
+            how = _Generation(
+                count, instruction, environment_context, dialect, max_turns, judge_model or "", judge_base_url, cache
+            )
+            new, offered = _from_description(description, description_file, how, session, known)
+        skipped = offered - len(new)
         eval_set.eval_cases.extend(new)
         save_eval_set(eval_set, output, fmt="adk" if fmt == "adk" else "native")
     note = f", {skipped} already present" if skipped else ""

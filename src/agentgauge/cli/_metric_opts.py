@@ -3,9 +3,7 @@ many judge calls run at once (``--judge-parallelism``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -13,8 +11,6 @@ import typer
 from ._common import fail_input
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..evaluators import Registry
-    from ..model import EvalMetric
     from ..service import MetricSelection
 
 __all__ = [
@@ -23,8 +19,6 @@ __all__ = [
     "NoJudgesOption",
     "OnlyMetricsOption",
     "SkipMetricsOption",
-    "checked_metrics",
-    "make_registry",
     "metric_options",
 ]
 
@@ -82,42 +76,3 @@ def metric_options(
         options = ("--only-metrics", "--skip-metrics", "--no-judges")
         selection = MetricSelection(only, skip or (), not no_judges, options=options)
     return MetricOptions(selection, judge_parallelism or parallelism)
-
-
-def checked_metrics(
-    selection: MetricSelection | None, metrics: Sequence[EvalMetric], registry: Registry, source: str
-) -> list[str]:
-    """Check the metrics file ``source`` before anything runs -- names of the selection, then the metrics that
-    will run (criteria, judge configuration and keys) -- and return the names left out (exit 2 on a problem)."""
-    skipped: list[str] = []
-    if selection is not None:
-        _, skipped = selection.select(metrics, registry, file=source)
-    registry.validate_metrics(metrics, file=source, skip=skipped)
-    registry.check_judges_ready(metrics, file=source, skip=skipped)  # e.g. no API key: exit 2
-    return skipped
-
-
-def make_registry(
-    output_dir: Path,
-    no_cache: bool,
-    judge_timeout: float | None,
-    default_judge: dict[str, str] | None,
-    plugins: list[str] | None,
-    judge_parallelism: int | None = None,
-) -> Registry:
-    """The evaluator registry of an ``eval`` run: judge cache under ``output_dir``, the judge time budget, the
-    default judge for metrics that name none, the judge calls at once per judge (``None``: the run's
-    parallelism) and the plug-ins loaded."""
-    from ..evaluators import Registry
-    from ..judges import JudgeSettings, RetryPolicy
-
-    retry = RetryPolicy() if judge_timeout is None else RetryPolicy(total_budget=judge_timeout)
-    settings = JudgeSettings(
-        cache_dir=None if no_cache else output_dir / ".judge_cache",
-        retry=retry,
-        default_judge_model=default_judge,
-        max_concurrency=judge_parallelism,
-    )
-    registry = Registry(judge_settings=settings)
-    registry.load_plugins(plugins or ())
-    return registry

@@ -10,6 +10,7 @@ import typer
 
 from ._app import app
 from ._common import input_errors_exit_2
+from ._options import PluginOption
 
 if TYPE_CHECKING:
     from ..evaluators import MetricInfo
@@ -58,9 +59,7 @@ def _blocks(infos: list[MetricInfo], width: int) -> str:
 @app.command("list-metrics")
 def list_metrics(
     json_out: Annotated[bool, typer.Option("--json", help="Print the list as JSON instead of a table.")] = False,
-    plugin: Annotated[
-        list[str] | None, typer.Option("--plugin", help="Import this module's register(registry) first (repeatable).")
-    ] = None,
+    plugin: PluginOption = None,
 ) -> None:
     """List the metrics available to eval runs: name, whether expected data or a judge model is needed, the value
     range and a one-line description.

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ._app import app
 from ._common import fail_input, input_errors_exit_2
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..server import ServerConfig
 
 __all__ = ["serve"]
 
@@ -64,75 +67,88 @@ _Timeout = Annotated[
 ]
 
 
+_Agents = Annotated[
+    list[str] | None,
+    typer.Argument(
+        metavar="[AGENT_OR_DIR]...",
+        help="Agents to chat with and evaluate: path/to/agent.py, an agent directory, a folder of agent "
+        "directories or package.module:attr.",
+        show_default=False,
+    ),
+]
+# Who may connect, and what they may do.
+_Host = Annotated[
+    str, typer.Option(help="Address to bind; anything but a loopback address (127.x.x.x, ::1) needs --token.")
+]
+_Port = Annotated[int, typer.Option(help="Port to listen on.", min=0, max=65535)]
+_Token = Annotated[
+    str | None,
+    typer.Option(
+        help="Require 'Authorization: Bearer TOKEN' on every request (the UI accepts ?token=TOKEN once). "
+        "Also read from AGENTGAUGE_SERVE_TOKEN.",
+        envvar="AGENTGAUGE_SERVE_TOKEN",
+        show_default=False,
+    ),
+]
+_InsecureNoAuth = Annotated[
+    bool, typer.Option("--insecure-no-auth", help="Allow a non-loopback --host without a token.")
+]
+_AllowRemoteWrites = Annotated[
+    bool,
+    typer.Option(
+        "--allow-remote-writes",
+        help="Let non-loopback clients without a token change files and run agents (refused by default).",
+    ),
+]
+_AllowedHost = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allowed-host",
+        metavar="NAME",
+        help="Also answer requests whose Host header names NAME (repeatable); besides localhost, loopback "
+        "addresses and --host, every other name gets 403 (DNS rebinding). Needed for a name or address "
+        "clients use to reach a --host 0.0.0.0 server.",
+        show_default=False,
+    ),
+]
+_Debug = Annotated[
+    bool,
+    typer.Option(
+        "--debug",
+        help="Show agents' tracebacks in results and reports served over HTTP (dropped by default: they show "
+        "the server's files).",
+    ),
+]
+_Cors = Annotated[
+    list[str] | None,
+    typer.Option("--cors", help="Allow cross-origin requests from this origin (repeatable). Off by default."),
+]
+_MaxUploadMb = Annotated[float, typer.Option(help="Largest request body, in MiB.", min=0.001)]
+_AdkWeb = Annotated[bool, typer.Option("--adk-web", help="Also serve google-adk's bundled ADK Web UI at /dev-ui/.")]
+_Parallelism = Annotated[int, typer.Option(help="Default cases in flight per run.", min=1, max=64)]
+
+
 @app.command(
     epilog="Example:  agentgauge serve examples/calculator --timeout 120  (then open http://127.0.0.1:8000)",
 )
 def serve(
-    agents: Annotated[
-        list[str] | None,
-        typer.Argument(
-            metavar="[AGENT_OR_DIR]...",
-            help="Agents to chat with and evaluate: path/to/agent.py, an agent directory, a folder of agent "
-            "directories or package.module:attr.",
-            show_default=False,
-        ),
-    ] = None,
+    agents: _Agents = None,
     data_dir: _DataDir = None,
     evals_dir: _EvalsDir = None,
     output_dir: _OutputDir = None,
     store: _Store = None,
     timeout: _Timeout = 300.0,  # server.DEFAULT_SERVE_TIMEOUT, not imported: `agentgauge --help` stays light
-    host: Annotated[
-        str, typer.Option(help="Address to bind; anything but a loopback address (127.x.x.x, ::1) needs --token.")
-    ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.", min=0, max=65535)] = 8000,
-    token: Annotated[
-        str | None,
-        typer.Option(
-            help="Require 'Authorization: Bearer TOKEN' on every request (the UI accepts ?token=TOKEN once). "
-            "Also read from AGENTGAUGE_SERVE_TOKEN.",
-            envvar="AGENTGAUGE_SERVE_TOKEN",
-            show_default=False,
-        ),
-    ] = None,
-    insecure_no_auth: Annotated[
-        bool, typer.Option("--insecure-no-auth", help="Allow a non-loopback --host without a token.")
-    ] = False,
-    allow_remote_writes: Annotated[
-        bool,
-        typer.Option(
-            "--allow-remote-writes",
-            help="Let non-loopback clients without a token change files and run agents (refused by default).",
-        ),
-    ] = False,
-    allowed_host: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--allowed-host",
-            metavar="NAME",
-            help="Also answer requests whose Host header names NAME (repeatable); besides localhost, loopback "
-            "addresses and --host, every other name gets 403 (DNS rebinding). Needed for a name or address "
-            "clients use to reach a --host 0.0.0.0 server.",
-            show_default=False,
-        ),
-    ] = None,
-    debug: Annotated[
-        bool,
-        typer.Option(
-            "--debug",
-            help="Show agents' tracebacks in results and reports served over HTTP (dropped by default: they show "
-            "the server's files).",
-        ),
-    ] = False,
-    cors: Annotated[
-        list[str] | None,
-        typer.Option("--cors", help="Allow cross-origin requests from this origin (repeatable). Off by default."),
-    ] = None,
-    max_upload_mb: Annotated[float, typer.Option(help="Largest request body, in MiB.", min=0.001)] = 10.0,
-    adk_web: Annotated[
-        bool, typer.Option("--adk-web", help="Also serve google-adk's bundled ADK Web UI at /dev-ui/.")
-    ] = False,
-    parallelism: Annotated[int, typer.Option(help="Default cases in flight per run.", min=1, max=64)] = 4,
+    host: _Host = "127.0.0.1",
+    port: _Port = 8000,
+    token: _Token = None,
+    insecure_no_auth: _InsecureNoAuth = False,
+    allow_remote_writes: _AllowRemoteWrites = False,
+    allowed_host: _AllowedHost = None,
+    debug: _Debug = False,
+    cors: _Cors = None,
+    max_upload_mb: _MaxUploadMb = 10.0,
+    adk_web: _AdkWeb = False,
+    parallelism: _Parallelism = 4,
 ) -> None:
     """Serve the HTTP API (ADK-compatible eval routes, chat, background runs) and the web UI."""
     specs = list(agents or [])
@@ -169,18 +185,28 @@ def serve(
             fail_input("agentgauge serve needs FastAPI and uvicorn: pip install 'agentgauge[server]'")
         application = create_app(config)
     config.data_dir.mkdir(parents=True, exist_ok=True)
+    _announce(config, found, port)
+    uvicorn.run(application, host=host, port=port, log_level="warning")
+
+
+def _announce(config: ServerConfig, found: dict[str, str], port: int) -> None:
+    """Say on stderr what is served, where its files are and the URL to open."""
+    from ..server._hosts import bare_host
+
+    host = config.host
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"agentgauge: serving {', '.join(found) or 'no agents'} from {config.eval_root}", err=True)
     saved = _shown_store(config.store) if config.store else config.output_dir or config.data_dir / "results"
     typer.echo(f"agentgauge: server data in {config.data_dir}; results saved to {saved}", err=True)
-    typer.echo(f"agentgauge: open http://{shown}:{port}/" + (" (ADK Web: /dev-ui/)" if adk_web else ""), err=True)
-    if bare_host(host) in ("0.0.0.0", "::") and not allowed_host:
+    typer.echo(
+        f"agentgauge: open http://{shown}:{port}/" + (" (ADK Web: /dev-ui/)" if config.adk_web else ""), err=True
+    )
+    if bare_host(host) in ("0.0.0.0", "::") and not config.allowed_hosts:
         typer.echo(
             "agentgauge: other machines must name this server by an address or name given with --allowed-host "
             "(other Host headers get 403)",
             err=True,
         )
-    uvicorn.run(application, host=host, port=port, log_level="warning")
 
 
 def _places(

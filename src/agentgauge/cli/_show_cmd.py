@@ -10,6 +10,16 @@ import typer
 
 from ._app import app
 from ._common import EXIT_FAILED, EXIT_OK, input_errors_exit_2, print_line
+from ._options import (
+    AppNameOption,
+    DetailedOption,
+    HtmlOption,
+    JsonOption,
+    JunitOption,
+    MarkdownOption,
+    ReportOptions,
+    StoreOption,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -19,48 +29,26 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["show"]
 
 
+_ResultArg = Annotated[
+    Path,
+    typer.Argument(
+        readable=False,
+        metavar="RESULT",
+        help="An .evalset_result.json file (agentgauge, trpc-agent-go or ADK), or a result id with --store.",
+    ),
+]
+
+
 @app.command()
 def show(
-    result_file: Annotated[
-        Path,
-        typer.Argument(
-            readable=False,
-            metavar="RESULT",
-            help="An .evalset_result.json file (agentgauge, trpc-agent-go or ADK), or a result id with --store.",
-        ),
-    ],
-    print_detailed_results: Annotated[
-        bool,
-        typer.Option(
-            "--print-detailed-results",
-            "--print_detailed_results",
-            help="Per case and invocation: metric, score, threshold, status and Expected / Actual for mismatches.",
-        ),
-    ] = False,
-    html: Annotated[
-        Path | None, typer.Option("--html", readable=False, help="Also write a self-contained HTML report here.")
-    ] = None,
-    junit: Annotated[
-        Path | None, typer.Option("--junit", readable=False, help="Also write a JUnit XML report here.")
-    ] = None,
-    markdown: Annotated[
-        Path | None, typer.Option("--markdown", readable=False, help="Also write a Markdown summary here.")
-    ] = None,
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print the result as JSON on stdout (human output goes to stderr).")
-    ] = False,
-    store: Annotated[
-        str | None,
-        typer.Option(
-            "--store",
-            envvar="AGENTGAUGE_STORE",
-            show_envvar=True,
-            help="Read RESULT (a result id) from this SQL store when it is not a file; see docs/store.md.",
-        ),
-    ] = None,
-    app_name: Annotated[
-        str | None, typer.Option("--app-name", help="With --store: the app of the result (default: found by id).")
-    ] = None,
+    result_file: _ResultArg,
+    print_detailed_results: DetailedOption = False,
+    html: HtmlOption = None,
+    junit: JunitOption = None,
+    markdown: MarkdownOption = None,
+    json_out: JsonOption = False,
+    store: StoreOption = None,
+    app_name: AppNameOption = None,
 ) -> None:
     """Show a stored evaluation result and optionally write it as HTML, JUnit XML or Markdown.
 
@@ -75,35 +63,41 @@ def show(
 
       agentgauge show calc_calculator_1a2b... --store sqlite:///results.db
     """
+    report = ReportOptions(junit, html, markdown, json_out=json_out, detailed=print_detailed_results)
+    raise typer.Exit(_show(result_file, report, store, app_name))
+
+
+def _show(result_file: Path, report: ReportOptions, store: str | None, app_name: str | None) -> int:
+    """Print (and write) the result; the exit code: whether every case passed."""
     from rich.console import Console
 
     from ..formats import load_result
     from ..model import EvalStatus
     from ..reporting import build_view, print_summary, render, write_report
 
-    reports = [(path, fmt) for path, fmt in ((html, "html"), (junit, "junit"), (markdown, "markdown")) if path]
+    reports = report.files("html", "junit", "markdown")
     from ..reporting._escape import escape_controls
 
     # user text may hold ":name:" (no emoji codes) and control characters (escaped)
-    console = escape_controls(Console(stderr=json_out, soft_wrap=False, emoji=False))
+    console = escape_controls(Console(stderr=report.json_out, soft_wrap=False, emoji=False))
     with input_errors_exit_2():
         stored = _from_store(store, result_file, app_name)
         streamed = None
         if stored is None:
-            streamed = _show_streamed(result_file, reports, console, detailed=print_detailed_results, json_out=json_out)
+            streamed = _show_streamed(result_file, reports, console, detailed=report.detailed, json_out=report.json_out)
         if streamed is None:
             result = stored if stored is not None else load_result(result_file)
             for path, fmt in reports:
                 write_report(result, path, fmt)  # type: ignore[arg-type]
     if streamed is None:
-        print_summary(result, console=console, detailed=print_detailed_results)
+        print_summary(result, console=console, detailed=report.detailed)
     _print_written(reports, console)
     _github(result_file, reports, console, None if streamed is not None else result)
-    if streamed is None and json_out:
+    if streamed is None and report.json_out:
         sys.stdout.write(render(result, "json"))
         sys.stdout.flush()
     passed = streamed if streamed is not None else build_view(result).overall_status is EvalStatus.PASSED
-    raise typer.Exit(EXIT_OK if passed else EXIT_FAILED)
+    return EXIT_OK if passed else EXIT_FAILED
 
 
 def _github(result_file: Path, reports: list[tuple[Path, str]], console: Console, result: EvalSetResult | None) -> None:

@@ -10,16 +10,14 @@ import typer
 
 from ._app import app
 from ._common import echo_text, fail_input, input_errors_exit_2
+from ._options import StoreOption
 
 __all__ = ["results_command"]
 
 
 @app.command("results")
 def results_command(
-    store: Annotated[
-        str | None,
-        typer.Option("--store", envvar="AGENTGAUGE_STORE", show_envvar=True, help="The SQL store (see docs/store.md)."),
-    ] = None,
+    store: StoreOption = None,
     app_name: Annotated[str | None, typer.Option("--app-name", help="Only the results of this app.")] = None,
     eval_set: Annotated[str | None, typer.Option("--eval-set", help="Only the results of this eval set id.")] = None,
     limit: Annotated[int, typer.Option("--limit", help="At most this many results (newest first).")] = 20,

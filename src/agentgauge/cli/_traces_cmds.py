@@ -1,27 +1,24 @@
-"""``agentgauge traces show | to-evalset`` and the ``eval --traces`` runner: recorded OpenTelemetry traces as
-agent conversations (see docs/traces.md)."""
+"""``agentgauge traces show | to-evalset | export``: recorded OpenTelemetry traces as agent conversations, and
+results as traces (see docs/traces.md; ``eval --traces`` is in ``_eval_traces``)."""
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ._app import app
-from ._common import echo_text, error_line, fail_input, input_errors_exit_2, print_line
+from ._common import echo_text, error_line, fail_input, input_errors_exit_2
+from ._eval_traces import read_traces
+from ._options import BySessionOption, ToFormatOption
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rich.console import Console
+    from ..model import Invocation
+    from ..traces import TraceConversation
 
-    from ..model import EvalMetric, EvalSet, Invocation
-    from ..run._evaluator import EvaluationResult
-    from ..traces import Conversations, TraceConversation
-
-__all__ = ["export", "show", "to_evalset", "trace_runner", "traces_app"]
+__all__ = ["export", "show", "to_evalset", "traces_app"]
 
 traces_app = typer.Typer(
     name="traces",
@@ -71,18 +68,6 @@ def _invocation_lines(number: int, invocation: Invocation) -> list[str]:
     return lines
 
 
-_BY_SESSION_HELP = "Traces sharing a session id (gen_ai.conversation.id) form one conversation (one trace per turn)."
-
-
-def _read(path: Path, by_session: bool = False) -> Conversations:
-    from ..traces import read_conversations
-
-    found = read_conversations(path, by_session=by_session)
-    for note in found.skipped:
-        echo_text(f"note: skipped {note}", err=True)
-    return found
-
-
 @traces_app.command(
     "show",
     epilog="Examples:  agentgauge traces show examples/traces/adk_weather.otlp.jsonl\n\n"
@@ -93,7 +78,7 @@ def show(
         Path, typer.Argument(readable=False, help="A trace file (Jaeger JSON, OTLP JSON/JSONL) or a directory of them.")
     ],
     json_out: Annotated[bool, typer.Option("--json", help="Print the conversations as JSON.")] = False,
-    by_session: Annotated[bool, typer.Option("--by-session", help=_BY_SESSION_HELP)] = False,
+    by_session: BySessionOption = False,
 ) -> None:
     """Print the invocations extracted from each trace: user message, tool calls, answers.
 
@@ -101,7 +86,7 @@ def show(
     read or a trace holds no message content.
     """
     with input_errors_exit_2():
-        found = _read(path, by_session)
+        found = read_traces(path, by_session)
     if json_out:
         documents = [
             {
@@ -132,8 +117,8 @@ def to_evalset(
     eval_set_id: Annotated[
         str | None, typer.Option("--eval-set-id", help="Eval set id (default: the output file name).")
     ] = None,
-    to: Annotated[str, typer.Option("--to", help="Output format: 'native' (camelCase) or 'adk'.")] = "native",
-    by_session: Annotated[bool, typer.Option("--by-session", help=_BY_SESSION_HELP)] = False,
+    to: ToFormatOption = "native",
+    by_session: BySessionOption = False,
 ) -> None:
     """Turn recorded traces into an eval set: one case per trace, its conversation as the expected one.
 
@@ -147,7 +132,7 @@ def to_evalset(
         from ..storage import check_segment
         from ..traces import golden_eval_set
 
-        found = _read(path, by_session)
+        found = read_traces(path, by_session)
         set_id = check_segment(eval_set_id or default_id_for(str(target)), "eval set id")
         eval_set = golden_eval_set(found.conversations, set_id)
         save_eval_set(eval_set, target, fmt="adk" if to == "adk" else "native")
@@ -203,171 +188,3 @@ def export(
             raise typer.Exit(1) from None
     targets = [str(t) for t in (out, url) if t is not None]
     typer.echo(f"exported {count} spans from {len(result.eval_case_results)} case result(s) to {' and '.join(targets)}")
-
-
-# --- eval --traces ----------------------------------------------------------------------------------------------
-
-
-def trace_runner(
-    traces: Path | None, eval_set: str | None, by_session: bool = False
-) -> Callable[..., list[EvaluationResult]]:
-    """The ``eval --traces`` replacement for ``eval``'s runner: same keyword arguments, same outcome type, so
-    reports, ``--json`` and exit codes are exactly those of ``eval``.
-
-    The positional arguments may hold the eval set instead of ``--eval-set`` (at most one, never an agent).
-    """
-
-    def run(args: list[str], **options: Any) -> list[EvaluationResult]:
-        from ..errors import InputError
-
-        if traces is None:
-            raise InputError(
-                "--eval-set and --by-session are only used with --traces (give eval sets as arguments otherwise)"
-            )
-        specs = [*args, *([eval_set] if eval_set else [])]
-        if len(specs) > 1:
-            raise InputError(
-                "with --traces give at most one eval set (positional or --eval-set) and no agent; "
-                f"got {', '.join(specs)}"
-            )
-        return _evaluate_traces(traces, specs[0] if specs else None, by_session=by_session, **options)
-
-    return run
-
-
-def _evaluate_traces(
-    traces: Path,
-    set_spec: str | None,
-    *,
-    by_session: bool,
-    config: Path | None,
-    num_runs: int,
-    parallelism: int,
-    output_dir: Path,
-    app_name: str | None,
-    no_cache: bool,
-    console: Console,
-    judge_timeout: float | None = None,
-    default_judge: dict[str, str] | None = None,
-    plugins: list[str] | None = None,
-    result_store: Any = None,
-    keep_results: bool = True,
-    metric_options: Any = None,
-    **_: Any,
-) -> list[EvaluationResult]:
-    """Evaluate the conversations in ``traces`` (keyword arguments of ``eval``'s runner; the ones a trace run
-    has no use for, such as the agent timeout, are ignored)."""
-    import asyncio
-
-    from rich.text import Text
-
-    from ..run._evaluator import AgentEvaluator
-    from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager, check_segment
-    from ._eval_run import run_phase_ends, run_phase_starts
-    from ._metric_opts import MetricOptions, checked_metrics, make_registry
-
-    chosen = metric_options if isinstance(metric_options, MetricOptions) else MetricOptions(None, parallelism)
-    registry = make_registry(output_dir, no_cache, judge_timeout, default_judge, plugins, chosen.judge_parallelism)
-    found = _read(traces, by_session)
-    if set_spec is not None:
-        eval_set, metrics, metrics_source = _against_eval_set(found.conversations, set_spec, config, console)
-    else:
-        eval_set, metrics, metrics_source = _reference_free(found.conversations, traces, config, registry)
-    skipped = checked_metrics(chosen.selection, metrics, registry, metrics_source)  # e.g. no API key: exit 2
-    names = [app_name] if app_name else []
-    names += [c.app_name for c in found.conversations] + [eval_set.eval_set_id]
-    app = check_segment(next(_segment(n) for n in names if n and _segment(n)), "app name")
-    sets, metric_store = InMemoryEvalSetManager(), InMemoryMetricManager()
-    sets.put(app, eval_set)
-    metric_store.put_all(app, eval_set.eval_set_id, metrics)
-    console.print(
-        Text.assemble(
-            (eval_set.eval_set_id, "bold"),
-            f" ({len(eval_set.eval_cases)} trace(s) from {traces}): metrics from {metrics_source}"
-            + (f" (skipped: {', '.join(skipped)})" if skipped else ""),
-        ),
-        soft_wrap=True,
-    )
-    evaluator = AgentEvaluator(
-        app,
-        None,
-        eval_set_manager=sets,
-        metric_manager=metric_store,
-        result_manager=result_store if result_store is not None else LocalEvalResultManager(base_dir=output_dir),
-        registry=registry,
-        num_runs=num_runs,
-        parallelism=parallelism,
-        max_results_in_memory=None if keep_results else 0,
-        metric_selection=chosen.selection,
-    )
-    run_phase_starts()
-    outcome = asyncio.run(evaluator.evaluate(eval_set.eval_set_id))
-    run_phase_ends()
-    return [outcome]
-
-
-def _segment(name: str) -> str:
-    """A name made safe as one path segment (app names come from span attributes)."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
-
-
-def _against_eval_set(
-    conversations: list[TraceConversation], set_spec: str, config: Path | None, console: Console
-) -> tuple[EvalSet, list[EvalMetric], str]:
-    from ..errors import InputError
-    from ..formats import default_adk_metrics, load_eval_set, load_metrics
-    from ..service import select_cases
-    from ..traces import EVAL_ID_ATTRIBUTE, match_traces, trace_eval_set
-    from ._eval_cmd import _split_case_filter
-
-    target = _split_case_filter(set_spec)
-    golden = load_eval_set(target.path)
-    try:
-        select_cases(golden, target.case_ids)
-    except InputError as exc:
-        raise InputError(exc.message, file=str(target.path)) from None
-    matching = match_traces(conversations, golden, selected=target.case_ids or None)
-    if matching.unmatched:
-        listed = "; ".join(f"trace {c.trace_id} ({c.source}): {why}" for c, why in matching.unmatched)
-        raise InputError(
-            f"{len(matching.unmatched)} trace(s) match no case: {listed}. Name the case with "
-            f"EVAL_SET:case_id, or set the span attribute {EVAL_ID_ATTRIBUTE} when recording",
-            file=str(target.path),
-        )
-    for match in matching.matches:
-        print_line(console, f"trace {match.conversation.trace_id} -> case {match.case.eval_id} (by {match.how})")
-    eval_set = trace_eval_set(matching, golden.eval_set_id, golden=golden)
-    if config is not None:
-        return eval_set, load_metrics(config), str(config)
-    folder = target.path.parent
-    for candidate in (folder / f"{golden.eval_set_id}.metrics.json", folder / "test_config.json"):
-        if candidate.is_file():
-            return eval_set, load_metrics(candidate), str(candidate)
-    return eval_set, default_adk_metrics(), "ADK default criteria"
-
-
-def _reference_free(
-    conversations: list[TraceConversation], traces: Path, config: Path | None, registry: Any
-) -> tuple[EvalSet, list[EvalMetric], str]:
-    from ..errors import InputError
-    from ..formats import default_id_for, load_metrics
-    from ..traces import trace_eval_set
-
-    if config is None:
-        raise InputError(
-            "no eval set: give one (--eval-set SET) to compare the traces with expected conversations, or --config "
-            "with reference-free metrics (e.g. safety_v1, hallucinations_v1, llm_rubric_response)"
-        )
-    metrics = load_metrics(config)
-    registry.validate_metrics(metrics, file=str(config))
-    needing = [
-        m.metric_name for m in metrics if m.metric_name in registry and registry.info(m.metric_name).needs_expected
-    ]
-    if needing:
-        raise InputError(
-            f"metric(s) {', '.join(needing)} compare with expected data: give an eval set (--eval-set SET) or "
-            "use reference-free metrics only",
-            file=str(config),
-        )
-    set_id = _segment(default_id_for(str(traces))) or "traces"
-    return trace_eval_set(conversations, set_id), metrics, str(config)

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 from ..model import Invocation
-from ._base import CriterionError, MatchResult
+from ._base import MATCH, CriterionError, MatchResult
+from ._model import CriterionModel
 from ._tokenize import BUILTIN_TOKENIZERS, RougeTokenizer, builtin_tokenizer
 
 __all__ = [
     "CompareKind",
     "CompareRegistry",
     "CompareResult",
+    "CustomComparable",
+    "IgnorableCriterion",
     "InvocationCompare",
     "JSONCompare",
     "RougeTokenizer",
@@ -124,3 +127,58 @@ class CompareRegistry:
     def rouge_tokenizer_names(self) -> list[str]:
         """Sorted names of the registered and built-in ROUGE tokenizers."""
         return sorted(set(self._tokenizers) | set(BUILTIN_TOKENIZERS))
+
+
+class CustomComparable(CriterionModel):
+    """Base of a criterion that a custom comparison can replace: ``compareName`` names a function of kind
+    :attr:`compare_kind` in a :class:`CompareRegistry`; once :meth:`resolve` binds it, it decides in place of the
+    criterion's own checks.
+
+    Subclasses declare the ``compare_name`` and ``compare`` fields themselves, where they belong in their
+    serialised form (a field declared here would come first in every ``model_dump()``).
+    """
+
+    compare_kind: ClassVar[CompareKind]
+    """The registry kind ``compareName`` is looked up in."""
+    compare_label: ClassVar[str]
+    """How reasons and errors name the criterion (``text``, ``tool trajectory``, ...)."""
+
+    if TYPE_CHECKING:
+        compare_name: str | None
+        compare: Callable[..., CompareResult] | None
+
+    def compare_update(self, compares: CompareRegistry) -> dict[str, Any]:
+        """The ``model_copy`` update that binds ``compareName`` from ``compares`` (empty when none is named)."""
+        if not self.compare_name:
+            return {}
+        return {"compare": compares.get(self.compare_kind, self.compare_name)}
+
+    def resolve(self, compares: CompareRegistry) -> Self:
+        """A copy whose ``compare`` is the function registered as ``compareName`` (self when none is named)."""
+        update = self.compare_update(compares)
+        return self.model_copy(update=update) if update else self
+
+    def custom_match(self, actual: Any, expected: Any) -> MatchResult | None:
+        """The custom comparison's verdict, or ``None`` when there is none; an unbound ``compareName`` raises
+        :class:`CriterionError`."""
+        if self.compare is not None:
+            return run_compare(self.compare, actual, expected, f"({self.compare_label})")
+        if self.compare_name:
+            raise CriterionError(
+                f"{self.compare_label} compareName {self.compare_name!r} is not resolved (use resolve())"
+            )
+        return None
+
+
+class IgnorableCriterion(CustomComparable):
+    """Base of a part criterion (a tool call's name, arguments or result; a final response's text, JSON or XML)
+    that ``ignore`` switches off: an ignored part always matches, before any custom comparison."""
+
+    ignore: bool = False
+
+    def preempt(self, actual: Any, expected: Any) -> MatchResult | None:
+        """The verdict that comes before the criterion's own checks (``ignore``, then the custom comparison), or
+        ``None`` when those checks decide."""
+        if self.ignore:
+            return MATCH
+        return self.custom_match(actual, expected)

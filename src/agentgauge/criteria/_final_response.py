@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Self
 
 from pydantic import Field, model_validator
 
 from ._base import MATCH, CriterionError, MatchResult
-from ._compare import CompareRegistry, InvocationCompare, run_compare
+from ._compare import CompareRegistry, CustomComparable, InvocationCompare
 from ._json import JSONCriterion
-from ._model import CriterionModel
 from ._rouge import RougeCriterion
 from ._text import TextCriterion
 from ._xml import XMLCriterion
@@ -20,7 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["FinalResponseCriterion"]
 
 
-class FinalResponseCriterion(CriterionModel):
+class FinalResponseCriterion(CustomComparable):
     """Compares ``finalResponse.content`` of the actual invocation with the expected one.
 
     Configured parts run in the order ``json`` (both contents parsed as JSON), ``text``, ``rouge`` (expected is
@@ -31,6 +30,9 @@ class FinalResponseCriterion(CriterionModel):
     Both final responses missing is a match; only the actual one missing is a mismatch; a missing expected
     response counts as empty text.
     """
+
+    compare_kind = "final_response"
+    compare_label = "final response"
 
     text: TextCriterion | None = None
     json_: JSONCriterion | None = Field(default=None, alias="json")
@@ -46,12 +48,10 @@ class FinalResponseCriterion(CriterionModel):
             raise ValueError("finalResponse must configure text, json, rouge, or xml")
         return self
 
-    def resolve(self, compares: CompareRegistry) -> FinalResponseCriterion:
+    def resolve(self, compares: CompareRegistry) -> Self:
         """A copy with this criterion's and every nested ``compareName`` (and ``rouge.tokenizerName``) bound from
         ``compares``."""
-        update: dict[str, Any] = {}
-        if self.compare_name:
-            update["compare"] = compares.get("final_response", self.compare_name)
+        update = self.compare_update(compares)
         if self.text is not None:
             update["text"] = self.text.resolve(compares)
         if self.json_ is not None:
@@ -64,10 +64,9 @@ class FinalResponseCriterion(CriterionModel):
 
     def match(self, actual: Invocation, expected: Invocation) -> MatchResult:
         """Compare the final responses of two invocations."""
-        if self.compare is not None:
-            return run_compare(self.compare, actual, expected, "(final response)")
-        if self.compare_name:
-            raise CriterionError(f"final response compareName {self.compare_name!r} is not resolved (use resolve())")
+        custom = self.custom_match(actual, expected)
+        if custom is not None:
+            return custom
         if actual is None or expected is None:
             raise CriterionError("final response: actual or expected invocation is missing")
         a, e = actual.final_response, expected.final_response

@@ -9,10 +9,10 @@ from typing import Any, Literal, Self
 import orjson
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
-from ._base import MATCH, CriterionError, MatchResult
-from ._compare import CompareRegistry, JSONCompare, run_compare
+from ._base import MATCH, MatchResult
+from ._compare import IgnorableCriterion, JSONCompare
 from ._jsondiff import diff_exact, diff_ignore, diff_only, join_index, join_key
-from ._model import CriterionModel
+from ._model import match_strategy_or_exact
 
 _SORTED = orjson.OPT_SORT_KEYS
 
@@ -40,7 +40,7 @@ def _schema_path(parts: Any) -> str:
     return path
 
 
-class JSONCriterion(CriterionModel):
+class JSONCriterion(IgnorableCriterion):
     """How two JSON values are compared (tool arguments and results, JSON final responses).
 
     Order of checks: ``ignore`` → custom ``compare`` → ``valid`` (actual must be JSON) → ``schema`` (actual must
@@ -57,7 +57,9 @@ class JSONCriterion(CriterionModel):
     ``actual 'Paris' != expected 'Lyon' at $.city``, ``key 'x' in actual but not in expected at $.a``.
     """
 
-    ignore: bool = False
+    compare_kind = "json"
+    compare_label = "json"
+
     ignore_tree: dict[str, Any] | None = None
     only_tree: dict[str, Any] | None = None
     number_tolerance: float | None = None
@@ -71,11 +73,7 @@ class JSONCriterion(CriterionModel):
     @field_validator("match_strategy", mode="before")
     @classmethod
     def _strategy(cls, value: Any) -> Any:
-        if value is None or value == "":
-            return "exact"
-        if value not in _STRATEGIES:
-            raise ValueError(f"invalid match strategy {value!r}: expected one of {', '.join(_STRATEGIES)}")
-        return value
+        return match_strategy_or_exact(value, _STRATEGIES)
 
     @model_validator(mode="after")
     def _check(self) -> Self:
@@ -100,20 +98,11 @@ class JSONCriterion(CriterionModel):
         """The effective absolute numeric tolerance."""
         return DEFAULT_NUMBER_TOLERANCE if self.number_tolerance is None else self.number_tolerance
 
-    def resolve(self, compares: CompareRegistry) -> JSONCriterion:
-        """A copy whose ``compare`` is the function registered as ``compareName`` (self when none is named)."""
-        if not self.compare_name:
-            return self
-        return self.model_copy(update={"compare": compares.get("json", self.compare_name)})
-
     def match(self, actual: Any, expected: Any) -> MatchResult:
         """Compare two JSON values (already decoded: dicts, lists, str, numbers, bools, None)."""
-        if self.ignore:
-            return MATCH
-        if self.compare is not None:
-            return run_compare(self.compare, actual, expected, "(json)")
-        if self.compare_name:
-            raise CriterionError(f"json compareName {self.compare_name!r} is not resolved (use resolve())")
+        verdict = self.preempt(actual, expected)
+        if verdict is not None:
+            return verdict
         if self.valid:
             try:
                 json.dumps(actual, allow_nan=False)
@@ -127,10 +116,9 @@ class JSONCriterion(CriterionModel):
             return MATCH
         a_ok, a_val = _parse(actual)
         e_ok, e_val = _parse(expected)
-        if self.compare is not None:
-            return run_compare(self.compare, a_val if a_ok else actual, e_val if e_ok else expected, "(json)")
-        if self.compare_name:
-            raise CriterionError(f"json compareName {self.compare_name!r} is not resolved (use resolve())")
+        custom = self.custom_match(a_val if a_ok else actual, e_val if e_ok else expected)
+        if custom is not None:
+            return custom
         if not a_ok and (self.valid or self.match_strategy != "skip" or self.json_schema is not None):
             return MatchResult(False, f"parse actual raw json: {a_val}")
         if self.match_strategy == "skip" and self.json_schema is None:

@@ -11,7 +11,7 @@ from pydantic.config import ExtraValues
 
 from ._base import CriterionError
 
-__all__ = ["CriterionConfigError", "CriterionModel", "format_validation_error"]
+__all__ = ["CriterionConfigError", "CriterionModel", "format_validation_error", "match_strategy_or_exact"]
 
 
 class CriterionConfigError(CriterionError):
@@ -33,6 +33,16 @@ def format_validation_error(exc: ValidationError, prefix: str = "") -> str:
         msg = cause.detail if isinstance(cause, CriterionConfigError) else str(err["msg"]).removeprefix("Value error, ")
         parts.append(f"{where}: {msg}" if where else msg)
     return "; ".join(parts)
+
+
+def match_strategy_or_exact(value: Any, allowed: tuple[str, ...]) -> Any:
+    """A ``matchStrategy`` as read from a metrics file: unset or empty means ``exact``; a value not in ``allowed``
+    is a configuration error naming the allowed ones."""
+    if value is None or value == "":
+        return "exact"
+    if value not in allowed:
+        raise ValueError(f"invalid match strategy {value!r}: expected one of {', '.join(allowed)}")
+    return value
 
 
 def _config_error(exc: ValidationError, name: str) -> CriterionConfigError:

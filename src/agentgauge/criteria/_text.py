@@ -9,8 +9,8 @@ from typing import Any, Literal, Self
 from pydantic import Field, field_validator, model_validator
 
 from ._base import MATCH, CriterionError, MatchResult
-from ._compare import CompareRegistry, TextCompare, run_compare
-from ._model import CriterionModel
+from ._compare import IgnorableCriterion, TextCompare
+from ._model import CriterionModel, match_strategy_or_exact
 from ._show import first_difference, show
 
 __all__ = ["LengthBounds", "TextCriterion", "TextMatchStrategy"]
@@ -53,7 +53,7 @@ class LengthBounds(CriterionModel):
         return MATCH
 
 
-class TextCriterion(CriterionModel):
+class TextCriterion(IgnorableCriterion):
     """How two strings are compared (``name`` of a tool, the text of a final response).
 
     Order of checks: ``ignore`` (always matches) → custom ``compare`` (replaces everything below) → ``length``
@@ -69,7 +69,9 @@ class TextCriterion(CriterionModel):
     ``compareName`` names a function in a :class:`CompareRegistry`; bind it with :meth:`resolve`.
     """
 
-    ignore: bool = False
+    compare_kind = "text"
+    compare_label = "text"
+
     case_insensitive: bool = False
     match_strategy: TextMatchStrategy = "exact"
     length: LengthBounds | None = None
@@ -79,26 +81,13 @@ class TextCriterion(CriterionModel):
     @field_validator("match_strategy", mode="before")
     @classmethod
     def _strategy(cls, value: Any) -> Any:
-        if value is None or value == "":
-            return "exact"
-        if value not in _STRATEGIES:
-            raise ValueError(f"invalid match strategy {value!r}: expected one of {', '.join(_STRATEGIES)}")
-        return value
-
-    def resolve(self, compares: CompareRegistry) -> TextCriterion:
-        """A copy whose ``compare`` is the function registered as ``compareName`` (self when none is named)."""
-        if not self.compare_name:
-            return self
-        return self.model_copy(update={"compare": compares.get("text", self.compare_name)})
+        return match_strategy_or_exact(value, _STRATEGIES)
 
     def match(self, actual: str, expected: str) -> MatchResult:
         """Compare ``actual`` with ``expected``; a mismatch's reason shows both sides."""
-        if self.ignore:
-            return MATCH
-        if self.compare is not None:
-            return run_compare(self.compare, actual, expected, "(text)")
-        if self.compare_name:
-            raise CriterionError(f"text compareName {self.compare_name!r} is not resolved (use resolve())")
+        verdict = self.preempt(actual, expected)
+        if verdict is not None:
+            return verdict
         if self.length is not None:
             checked = self.length.check(actual)
             if not checked.ok:

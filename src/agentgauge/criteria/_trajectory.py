@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Self
 
 from pydantic import Field
 
 from ._base import MATCH, CriterionError, MatchResult
-from ._compare import CompareRegistry, InvocationCompare, run_compare
+from ._compare import CompareRegistry, CustomComparable, InvocationCompare
 from ._json import JSONCriterion
 from ._model import CriterionModel
 from ._text import TextCriterion
@@ -65,7 +65,7 @@ BUILTIN_STRATEGY = ToolTrajectoryStrategy(name=TextCriterion(), arguments=JSONCr
 """Used when neither a tool strategy nor ``defaultStrategy`` applies: name, arguments and result exact."""
 
 
-class ToolTrajectoryCriterion(CriterionModel):
+class ToolTrajectoryCriterion(CustomComparable):
     """Compares the tool calls of an actual invocation with the expected ones (trpc-agent-go semantics).
 
     - Strategy per pair: ``toolStrategy[actual.name]``, else ``toolStrategy[expected.name]``, else
@@ -78,6 +78,9 @@ class ToolTrajectoryCriterion(CriterionModel):
     - Tool ids are never compared; they appear in reasons. A custom ``compare`` replaces all of this.
     """
 
+    compare_kind = "tool_trajectory"
+    compare_label = "tool trajectory"
+
     default_strategy: ToolTrajectoryStrategy | None = None
     tool_strategy: dict[str, ToolTrajectoryStrategy] | None = None
     order_sensitive: bool = False
@@ -85,11 +88,9 @@ class ToolTrajectoryCriterion(CriterionModel):
     compare_name: str | None = None
     compare: InvocationCompare | None = Field(default=None, exclude=True)
 
-    def resolve(self, compares: CompareRegistry) -> ToolTrajectoryCriterion:
+    def resolve(self, compares: CompareRegistry) -> Self:
         """A copy with this criterion's and every nested ``compareName`` bound from ``compares``."""
-        update: dict[str, Any] = {}
-        if self.compare_name:
-            update["compare"] = compares.get("tool_trajectory", self.compare_name)
+        update = self.compare_update(compares)
         if self.default_strategy is not None:
             update["default_strategy"] = self.default_strategy.resolve(compares)
         if self.tool_strategy:
@@ -110,10 +111,9 @@ class ToolTrajectoryCriterion(CriterionModel):
 
     def match(self, actual: Invocation, expected: Invocation) -> MatchResult:
         """Compare the tool calls of two invocations; the reason names every expected call left unmatched."""
-        if self.compare is not None:
-            return run_compare(self.compare, actual, expected, "(tool trajectory)")
-        if self.compare_name:
-            raise CriterionError(f"tool trajectory compareName {self.compare_name!r} is not resolved (use resolve())")
+        custom = self.custom_match(actual, expected)
+        if custom is not None:
+            return custom
         if actual is None or expected is None:
             raise CriterionError("tool trajectory: actual or expected invocation is missing")
         return self.match_tools(actual.tools, expected.tools)

@@ -7,9 +7,8 @@ from xml.parsers import expat
 
 from pydantic import Field, field_validator, model_validator
 
-from ._base import MATCH, CriterionError, MatchResult
-from ._compare import CompareRegistry, TextCompare, run_compare
-from ._model import CriterionModel
+from ._base import MATCH, MatchResult
+from ._compare import IgnorableCriterion, TextCompare
 
 __all__ = ["XMLCriterion", "check_xml"]
 
@@ -77,7 +76,7 @@ def _explain(exc: expat.ExpatError, content: str, roots: int, depth: int) -> str
     return f"xml content is not well-formed: {exc}"
 
 
-class XMLCriterion(CriterionModel):
+class XMLCriterion(IgnorableCriterion):
     """trpc's XML part of a final-response criterion.
 
     ``matchStrategy`` must be ``"skip"`` (trpc defines no other; an empty or different value is a configuration
@@ -86,7 +85,9 @@ class XMLCriterion(CriterionModel):
     ``compareName``, a ``text`` compare in the :class:`CompareRegistry`) replaces the validity check.
     """
 
-    ignore: bool = False
+    compare_kind = "text"
+    compare_label = "xml"
+
     valid: bool = False
     match_strategy: XMLMatchStrategy | None = None
     compare_name: str | None = None
@@ -107,20 +108,11 @@ class XMLCriterion(CriterionModel):
             raise ValueError("xml match strategy is empty: set matchStrategy to 'skip'")
         return self
 
-    def resolve(self, compares: CompareRegistry) -> XMLCriterion:
-        """A copy whose ``compare`` is the text compare registered as ``compareName`` (self when none)."""
-        if not self.compare_name:
-            return self
-        return self.model_copy(update={"compare": compares.get("text", self.compare_name)})
-
     def match(self, actual: str, expected: str) -> MatchResult:
         """Check ``actual`` (``expected`` reaches only a custom compare)."""
-        if self.ignore:
-            return MATCH
-        if self.compare is not None:
-            return run_compare(self.compare, actual, expected, "(xml)")
-        if self.compare_name:
-            raise CriterionError(f"xml compareName {self.compare_name!r} is not resolved (use resolve())")
+        verdict = self.preempt(actual, expected)
+        if verdict is not None:
+            return verdict
         if self.valid:
             checked = check_xml(actual)
             # Only the actual text is checked: say so, as every reason names its side.

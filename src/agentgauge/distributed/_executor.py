@@ -15,35 +15,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import math
 import os
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._util.uuids import uuid4
 from ..errors import InputError
-from ..model import EvalCaseResult, EvalStatus
-from ..service import (
-    CompactResult,
-    Emit,
-    EvaluateRequest,
-    EvaluatorSource,
-    ExecutionJob,
-    InferenceRequest,
-    WorkItem,
-)
+from ..service import Emit, EvaluatorSource, ExecutionJob, WorkItem
 from ._ratelimit import RateLimit
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..simulation import SimulationSettings
 
 __all__ = ["RayExecutor"]
-
-_log = logging.getLogger("agentgauge.distributed")
 
 NAMESPACE = "agentgauge"
 """The Ray namespace of the actors a run creates."""
@@ -55,14 +43,6 @@ _UNSUPPORTED_CALLBACKS = (
     "after_evaluate_case",
     "after_inference_set",
 )
-
-
-@dataclass
-class _Pending:
-    items: list[WorkItem]
-    actor: int
-    attempt: int
-    ref: Any
 
 
 class RayExecutor:
@@ -170,7 +150,7 @@ class RayExecutor:
             raise ValueError(
                 f"callbacks {', '.join(refused)} run in this process only; use the local executor for them"
             )
-        if job.agent_cache is not None:
+        if job.options.agent_cache is not None:
             raise InputError("an agent cache (--cache-agent) is not available with the Ray executor")
         clock = time.perf_counter()
         started = self._connect()  # in the main thread: Ray installs its signal handlers there
@@ -178,8 +158,8 @@ class RayExecutor:
         limiter = None
         actors: list[Any] = []
         try:
-            count = self._actor_count(job.parallelism)
-            slots = math.ceil(job.parallelism / count)
+            count = self._actor_count(job.options.parallelism)
+            slots = math.ceil(job.options.parallelism / count)
             limiter_spec = None
             if self.rate_limits:
                 from ._ratelimit import RateLimiterActor
@@ -196,10 +176,11 @@ class RayExecutor:
             agent = self.agent_spec if self.agent_spec is not None else job.agent
             options = {"num_cpus": 1, **self.actor_options}
             worker_class = ray.remote(CaseWorker).options(max_concurrency=slots, max_restarts=-1, **options)
-            simulation = self.simulation if self.simulation is not None else job.simulation
+            # A simulation factory replaces the driver's settings, which then need not pickle.
+            run_options = job.options if self.simulation is None else dataclasses.replace(job.options, simulation=None)
             try:
                 actors = [
-                    worker_class.remote(agent, self.registry, job.timeout, limiter_spec, job.prices, simulation)
+                    worker_class.remote(agent, self.registry, run_options, limiter_spec, self.simulation)
                     for _ in range(count)
                 ]
             except (TypeError, ValueError, AttributeError) as exc:  # e.g. a simulator object that cannot pickle
@@ -220,129 +201,17 @@ class RayExecutor:
     async def _dispatch(
         self, job: ExecutionJob, actors: list[Any], slots: int, items: Iterable[WorkItem], emit: Emit
     ) -> None:
-        import ray
-        from ray.exceptions import RayActorError
+        from ._dispatch import Dispatcher
 
         if job.prepared is not None and not job.prepared.done():
             job.prepared.cancel()  # scoring happens in the workers; the driver needs no scorer
         batch_size = self.batch_size or max(1, min(64, slots // 8))
-        load = [0] * len(actors)  # cases in flight per actor
-        pending: dict[asyncio.Future[Any], _Pending] = {}
-        again: deque[tuple[list[WorkItem], int]] = deque()
-        source = iter(items)
-        held: list[WorkItem] = []  # an item pulled for the next batch (it belongs to another run)
-        exhausted = False
-        done = bytearray()  # one flag per dispatch position: a million cases cost a megabyte
         self.retried = 0
-        requests: dict[int, tuple[Any, Any]] = {}
-
-        def next_batch(limit: int) -> tuple[list[WorkItem], int]:
-            nonlocal exhausted
-            if again:
-                return again.popleft()
-            batch = held[:]
-            held.clear()
-            while len(batch) < limit and not exhausted:
-                item = next(source, None)
-                if item is None:
-                    exhausted = True
-                elif batch and item.run is not batch[0].run:
-                    held.append(item)  # a batch holds one run's cases: they share its requests
-                    break
-                else:
-                    batch.append(item)
-            return batch, 1
-
-        def submit(batch: list[WorkItem], attempt: int, index: int) -> None:
-            run = batch[0].run
-            shipped = requests.get(run.run_id)
-            if shipped is None:
-                # Once per run, into the object store: the requests without their per-case lists (the case ids of
-                # the whole run, results a set-level callback collects), which would make every call carry O(N).
-                infer, evaluate = run.inference_request, run.evaluate_request
-                shipped = requests[run.run_id] = (
-                    ray.put(InferenceRequest(infer.app_name, infer.eval_set_id, [])),
-                    ray.put(EvaluateRequest(evaluate.app_name, evaluate.eval_set_id, [], evaluate.evaluate_config)),
-                )
-            ref = actors[index].run.remote(run.run_id, shipped[0], shipped[1], [item.case for item in batch])
-            pending[asyncio.wrap_future(ref.future())] = _Pending(batch, index, attempt, ref)
-            load[index] += len(batch)
-
-        down = [False] * len(actors)  # restarting after its process died: no new work until it answers again
-        probes: dict[asyncio.Future[Any], int] = {}
-
-        async def probe(index: int) -> int:
-            while True:
-                try:
-                    pid: int = await asyncio.wrap_future(actors[index].pid.remote().future())
-                    return pid
-                except RayActorError:
-                    await asyncio.sleep(0.2)
-
-        def finish(item: WorkItem, result: CompactResult | EvalCaseResult) -> None:
-            if len(done) <= item.seq:
-                done.extend(bytes(max(item.seq + 1 - len(done), len(done))))
-            if done[item.seq]:
-                return  # already delivered by an earlier attempt
-            done[item.seq] = 1
-            emit(item, result)
-
+        dispatcher = Dispatcher(actors, slots, batch_size, self.max_attempts, items, emit, self.worker_pids)
         try:
-            while True:
-                while True:
-                    up = [i for i in range(len(actors)) if not down[i]]
-                    if not up:
-                        break
-                    index = min(up, key=load.__getitem__)
-                    free = slots - load[index]
-                    if free <= 0:
-                        break
-                    batch, attempt = next_batch(min(batch_size, free))
-                    if not batch:
-                        break
-                    submit(batch, attempt, index)
-                if not pending and not (again and probes):
-                    for task in probes:
-                        task.cancel()  # an actor still restarting that no case waits for
-                    return
-                finished, _ = await asyncio.wait([*pending, *probes], return_when=asyncio.FIRST_COMPLETED)
-                for future in finished:
-                    if future in probes:
-                        index = probes.pop(future)
-                        down[index] = False
-                        self.worker_pids[index] = future.result()
-                        continue
-                    entry = pending.pop(future)
-                    load[entry.actor] -= len(entry.items)
-                    try:
-                        results: list[CompactResult] = future.result()
-                    except RayActorError as exc:  # the worker process died: send its cases again
-                        if not down[entry.actor]:
-                            down[entry.actor] = True
-                            probes[asyncio.ensure_future(probe(entry.actor))] = entry.actor
-                        if entry.attempt < self.max_attempts:
-                            self.retried += len(entry.items)
-                            _log.warning("a worker died running %d case(s); sending them again", len(entry.items))
-                            again.append((entry.items, entry.attempt + 1))
-                            continue
-                        message = f"worker died {entry.attempt} times running this case: {exc}"
-                        for item in entry.items:
-                            finish(item, _lost(item, message))
-                        continue
-                    except Exception as exc:  # an error of the worker machinery itself, not of a case
-                        for item in entry.items:
-                            finish(item, _lost(item, f"worker error: {type(exc).__name__}: {exc}"))
-                        continue
-                    for item, result in zip(entry.items, results, strict=True):
-                        finish(item, result)
-        except BaseException:
-            for task in probes:
-                task.cancel()
-            for future, entry in pending.items():
-                future.cancel()  # nobody awaits it any more: no "exception never retrieved" when Ray cancels it
-                with contextlib.suppress(Exception):
-                    ray.cancel(entry.ref)
-            raise
+            await dispatcher.run()
+        finally:
+            self.retried = dispatcher.retried
 
     def _release(self, actors: list[Any], limiter: Any, started: bool) -> None:
         import ray
@@ -353,13 +222,3 @@ class RayExecutor:
         if started:
             with contextlib.suppress(Exception):
                 ray.shutdown()
-
-
-def _lost(item: WorkItem, message: str) -> EvalCaseResult:
-    return EvalCaseResult(
-        eval_set_id=item.run.inference_request.eval_set_id,
-        eval_id=item.case.eval_id,
-        run_id=item.run.run_id,
-        final_eval_status=EvalStatus.ERROR,
-        error_message=message,
-    )

@@ -4,6 +4,7 @@ and runs (case, run) pipelines -- inference, then scoring -- returning compact r
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -11,10 +12,17 @@ from typing import TYPE_CHECKING, Any
 from ..agents import Agent, AgentOutput, AgentRequest, as_agent, load_agent
 from ..formats._result_writer import case_json
 from ..model import EvalCase
-from ..service import CompactResult, EvaluateRequest, EvaluatorSource, InferenceRequest, LocalService, case_row
+from ..service import (
+    CompactResult,
+    EvaluateRequest,
+    EvaluatorSource,
+    InferenceRequest,
+    LocalService,
+    RunOptions,
+    case_row,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..model._prices import PriceTable
     from ..simulation import SimulationSettings
 
 __all__ = ["CaseWorker", "GatedAgent"]
@@ -42,19 +50,18 @@ class _NoSets:
 class CaseWorker:
     """One Ray actor: ``agent`` is an agent spec (loaded here with :func:`~agentgauge.agents.load_agent`), an
     agent object shipped by Ray, or ``None`` (trace mode only); ``registry`` builds the evaluator registry.
-    ``limiter`` is the rate limiter actor's name and the endpoints it governs (``None``: no limits); ``prices``
-    and ``simulation`` are the run's price table and simulation settings (or a factory of the settings, called
-    here).
+    ``options`` are the run's options as the driver validated them (its ``timeout``, ``prices`` and ``simulation``
+    apply here); ``simulation``, when given, is a factory of the simulation settings called here instead.
+    ``limiter`` is the rate limiter actor's name and the endpoints it governs (``None``: no limits).
     """
 
     def __init__(
         self,
         agent: object | None,
         registry: Callable[[], EvaluatorSource] | None,
-        timeout: float | None,
+        options: RunOptions,
         limiter: tuple[str, str, frozenset[str]] | None,
-        prices: PriceTable | None = None,
-        simulation: SimulationSettings | Callable[[], SimulationSettings] | None = None,
+        simulation: Callable[[], SimulationSettings] | None = None,
     ) -> None:
         loaded = load_agent(agent) if isinstance(agent, str) else agent
         runner: Agent | None = as_agent(loaded) if loaded is not None else None
@@ -74,16 +81,9 @@ class CaseWorker:
             evaluators: EvaluatorSource = Registry()
         else:
             evaluators = registry()
-        if callable(simulation):
-            simulation = simulation()
-        self._service = LocalService(
-            runner,
-            eval_set_manager=_NoSets(),
-            evaluators=evaluators,
-            timeout=timeout,
-            prices=prices,
-            simulation=simulation,
-        )
+        if simulation is not None:
+            options = dataclasses.replace(options, simulation=simulation())
+        self._service = LocalService(runner, eval_set_manager=_NoSets(), evaluators=evaluators, options=options)
 
     async def run(
         self,

@@ -16,6 +16,7 @@ __all__ = [
     "EvaluateResult",
     "Evaluator",
     "EvaluatorError",
+    "NamedEvaluator",
     "PerInvocationResult",
     "current_scenario",
 ]
@@ -40,6 +41,25 @@ class EvaluatorError(Exception):
 
     The service records it as the case's ``errorMessage`` (the case fails); the rest of the set still runs.
     """
+
+
+class NamedEvaluator:
+    """Base of an evaluator whose metric name and description are given when it is made (one class, many
+    metrics), read back through the :class:`Evaluator` properties."""
+
+    def __init__(self, name: str, description: str) -> None:
+        self._name = name
+        self._description = description
+
+    @property
+    def name(self) -> str:
+        """The metric name."""
+        return self._name
+
+    @property
+    def description(self) -> str:
+        """What the metric reports."""
+        return self._description
 
 
 @dataclass(slots=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import EvalMetric, EvalStatus, Invocation, RubricScore, parse_status
-from ._base import EvaluateResult, EvaluatorError, PerInvocationResult, current_scenario
+from ._base import EvaluateResult, EvaluatorError, NamedEvaluator, PerInvocationResult, current_scenario
 
 __all__ = ["CustomMetricEvaluator", "custom_function_path", "load_custom_function"]
 
@@ -87,27 +87,16 @@ def _dump(details: Any) -> dict[str, Any] | None:
     return None if details is None else dict(details.model_dump())
 
 
-class CustomMetricEvaluator:
+class CustomMetricEvaluator(NamedEvaluator):
     """Runs one ADK custom metric function."""
 
     needs_expected = False
     needs_judge = False
 
     def __init__(self, name: str, path: str, fn: Callable[..., Any], description: str = "") -> None:
-        self._name = name
+        super().__init__(name, description or f"ADK custom metric ({path})")
         self.path = path
         self.fn = fn
-        self._description = description or f"ADK custom metric ({path})"
-
-    @property
-    def name(self) -> str:
-        """The metric name."""
-        return self._name
-
-    @property
-    def description(self) -> str:
-        """The custom metric's description."""
-        return self._description
 
     def _adk_args(self, actuals: Sequence[Invocation], expecteds: Sequence[Invocation], metric: EvalMetric) -> Any:
         from google.adk.evaluation.conversation_scenarios import ConversationScenario

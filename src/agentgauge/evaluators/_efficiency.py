@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..model import EvalMetric, EvalStatus, Invocation
-from ._base import EvaluateResult, PerInvocationResult
+from ._base import EvaluateResult, NamedEvaluator, PerInvocationResult
 
 __all__ = ["EFFICIENCY_METRICS", "EfficiencyEvaluator", "efficiency_evaluators"]
 
@@ -86,26 +86,15 @@ def _mean_durations(all_details: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-class EfficiencyEvaluator:
+class EfficiencyEvaluator(NamedEvaluator):
     """One informational efficiency metric; reference-free (expected invocations are not used)."""
 
     needs_expected = False
     needs_judge = False
 
     def __init__(self, name: str, description: str, value: Callable[[Invocation], float | None]) -> None:
-        self._name = name
-        self._description = description
+        super().__init__(name, description)
         self._value = value
-
-    @property
-    def name(self) -> str:
-        """The metric name."""
-        return self._name
-
-    @property
-    def description(self) -> str:
-        """What the metric reports."""
-        return self._description
 
     async def evaluate(
         self, actuals: Sequence[Invocation], expecteds: Sequence[Invocation], metric: EvalMetric

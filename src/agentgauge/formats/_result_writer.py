@@ -13,10 +13,12 @@ run, a million-case run) can use it.
 from __future__ import annotations
 
 import os
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Generic, Self, TypeVar
 
 import orjson
 
@@ -24,7 +26,7 @@ from .._util.fileio import AtomicFile
 from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResultSummary
 from ._jsonexact import dumps
 
-__all__ = ["ResultEncoder", "ResultWriter", "case_json"]
+__all__ = ["ResultEncoder", "ResultEnding", "ResultWriter", "StreamingResultWriter", "case_json"]
 
 _INDENT = orjson.OPT_INDENT_2
 _FLUSH_BYTES = 1 << 20  # buffered bytes written to the file at a time
@@ -44,6 +46,22 @@ def case_json(document: dict[str, Any]) -> bytes:
 
 def _key(name: str) -> bytes:
     return orjson.dumps(name)
+
+
+@dataclass(frozen=True)
+class ResultEnding:
+    """How a streamed result ends: its summary (with per-case entries to append), creation time and final state."""
+
+    summary: EvalSetResultSummary | None = None
+    case_summaries: Iterable[EvalCaseSummary | dict[str, Any]] = ()
+    creation_timestamp: float | None = None
+    interrupted: bool = False
+    cancelled: bool = False
+
+    @property
+    def status(self) -> str:
+        """``cancelled``, ``interrupted`` or ``completed``."""
+        return "cancelled" if self.cancelled else "interrupted" if self.interrupted else "completed"
 
 
 class ResultEncoder:
@@ -76,24 +94,16 @@ class ResultEncoder:
         self._out((b",\n    " if self.count else b"\n    ") + placed)
         self.count += 1
 
-    def finish(
-        self,
-        *,
-        summary: EvalSetResultSummary | None = None,
-        case_summaries: Iterable[EvalCaseSummary | dict[str, Any]] = (),
-        creation_timestamp: float | None = None,
-        interrupted: bool = False,
-        cancelled: bool = False,
-    ) -> None:
-        """Write the rest of the document (see :meth:`ResultWriter.commit`)."""
+    def finish(self, ending: ResultEnding) -> None:
+        """Write the rest of the document (see :meth:`StreamingResultWriter.commit`)."""
         self._out(b"\n  ]" if self.count else b"]")
-        if summary is not None:
-            self._summary(summary, case_summaries)
-        if creation_timestamp is not None:
-            self._out(b",\n  " + _key("creationTimestamp") + b": " + orjson.dumps(creation_timestamp))
-        if interrupted:
+        if ending.summary is not None:
+            self._summary(ending.summary, ending.case_summaries)
+        if ending.creation_timestamp is not None:
+            self._out(b",\n  " + _key("creationTimestamp") + b": " + orjson.dumps(ending.creation_timestamp))
+        if ending.interrupted:
             self._out(b",\n  " + _key("interrupted") + b": true")
-        if cancelled:
+        if ending.cancelled:
             self._out(b",\n  " + _key("cancelled") + b": true")
         self._out(b"\n}\n")
 
@@ -121,7 +131,59 @@ class ResultEncoder:
         self._out(lead + raw.replace(b"\n", b"\n      "))
 
 
-class ResultWriter:
+CommitT = TypeVar("CommitT")
+
+
+class StreamingResultWriter(ABC, Generic[CommitT]):
+    """A result written while it is produced: :meth:`add` per case result, then :meth:`commit` once, or
+    :meth:`abort`; leaving a ``with`` block without a commit aborts. What :class:`ResultWriter` (a file) and the SQL
+    store's writer share."""
+
+    @property
+    @abstractmethod
+    def closed(self) -> bool:
+        """True once the result was committed or aborted."""
+
+    @abstractmethod
+    def add(self, case: EvalCaseResult) -> None:
+        """Write one case result."""
+
+    def commit(
+        self,
+        *,
+        summary: EvalSetResultSummary | None = None,
+        case_summaries: Iterable[EvalCaseSummary | dict[str, Any]] = (),
+        creation_timestamp: float | None = None,
+        interrupted: bool = False,
+        cancelled: bool = False,
+    ) -> CommitT:
+        """Finish the result.
+
+        ``summary`` is written with ``case_summaries`` (models, or their ``model_dump(mode="json")``) appended to its
+        ``evalCaseSummaries`` one by one (so they need not exist together). ``interrupted`` marks a run stopped before
+        every case finished, ``cancelled`` one a user cancelled.
+        """
+        return self._end(ResultEnding(summary, case_summaries, creation_timestamp, interrupted, cancelled))
+
+    @abstractmethod
+    def _end(self, ending: ResultEnding) -> CommitT:
+        """Write what :meth:`commit` was given and close."""
+
+    @abstractmethod
+    def abort(self) -> None:
+        """Stop writing without a commit. Safe to call more than once."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if not self.closed:
+            self.abort()
+
+
+class ResultWriter(StreamingResultWriter[Path]):
     """An EvalSetResult document written to ``path`` piece by piece.
 
     ``add`` appends one case result, ``commit`` writes the summary and the remaining keys and atomically replaces
@@ -178,30 +240,11 @@ class ResultWriter:
         """Append one case result given as :func:`case_json` makes it (see :meth:`ResultEncoder.add_json`)."""
         self._encoder.add_json(placed)
 
-    def commit(
-        self,
-        *,
-        summary: EvalSetResultSummary | None = None,
-        case_summaries: Iterable[EvalCaseSummary | dict[str, Any]] = (),
-        creation_timestamp: float | None = None,
-        interrupted: bool = False,
-        cancelled: bool = False,
-    ) -> Path:
-        """Finish the document and move it into place; return the path.
-
-        ``summary`` is written with ``case_summaries`` (models, or their ``model_dump(mode="json")``) appended to its
-        ``evalCaseSummaries`` one by one (so they need not exist together). ``interrupted`` adds
-        ``"interrupted": true`` (a run stopped before every case finished), ``cancelled`` ``"cancelled": true`` (a
-        user cancelled it).
-        """
+    def _end(self, ending: ResultEnding) -> Path:
+        """Finish the document and move it into place; return the path (``interrupted`` adds ``"interrupted":
+        true``, ``cancelled`` ``"cancelled": true``)."""
         try:
-            self._encoder.finish(
-                summary=summary,
-                case_summaries=case_summaries,
-                creation_timestamp=creation_timestamp,
-                interrupted=interrupted,
-                cancelled=cancelled,
-            )
+            self._encoder.finish(ending)
             self._flush()
         except BaseException:
             self.abort()
@@ -212,15 +255,6 @@ class ResultWriter:
         """Drop the temporary file (``path`` is left as it was). Safe to call more than once."""
         self._buffer.clear()
         self._file.abort()
-
-    def __enter__(self) -> ResultWriter:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        if not self.closed:
-            self.abort()
 
     def __repr__(self) -> str:
         return f"ResultWriter({os.fspath(self.path)!r}, cases={self.count})"

@@ -18,7 +18,7 @@ from ._protocol import JudgeMessage, ResponseSchema
 from ._retry import RetryPolicy, parse_retry_after
 
 if TYPE_CHECKING:
-    import openai
+    from ._http import ChatTransport
 
 __all__ = ["LOGPROBS_ENVELOPE", "OpenAIJudge"]
 
@@ -128,40 +128,32 @@ def _envelope(content: str, body: bytes) -> str:
 
 
 class OpenAIJudge:
-    """:class:`~agentgauge.judges.JudgeModel` over the async ``openai`` SDK (chat completions, ``stream=false``).
+    """:class:`~agentgauge.judges.JudgeModel` over an OpenAI-compatible chat-completions endpoint (``stream=false``).
 
-    The SDK's own retries are disabled; this class retries 429, 408/409/425, 5xx, timeouts, connection errors and
-    invalid answers (bodies that are not chat completions) per :class:`RetryPolicy`, honouring ``Retry-After``,
-    within the call's time budget. A JSON-schema ``response_format`` is sent when a schema is given, and dropped
-    for the rest of the run once the server rejects it. Answers and error messages never contain a registered
-    secret.
+    Requests go out as the ``openai`` SDK would send them (with its retries off), without loading the SDK (see
+    ``agentgauge.judges._http``). This class retries 429, 408/409/425, 5xx, timeouts, connection errors and invalid
+    answers (bodies that are not chat completions) per :class:`RetryPolicy`, honouring ``Retry-After``, within the
+    call's time budget. A JSON-schema ``response_format`` is sent when a schema is given, and dropped for the rest
+    of the run once the server rejects it. Answers and error messages never contain a registered secret.
     """
 
     def __init__(self, endpoint: JudgeEndpoint, *, retry: RetryPolicy | None = None) -> None:
         self.endpoint = endpoint
         self.retry = retry or RetryPolicy()
         self._structured_ok = True
-        # httpx connection pools belong to one event loop; keep one SDK client per loop.
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
-            weakref.WeakKeyDictionary()
-        )
+        # httpx connection pools belong to one event loop; keep one transport (one pool) per loop.
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, ChatTransport] = weakref.WeakKeyDictionary()
 
     def __repr__(self) -> str:
         return f"OpenAIJudge({self.endpoint.describe()})"
 
-    def _client(self) -> openai.AsyncOpenAI:
+    def _client(self) -> ChatTransport:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            import openai
+            from ._http import ChatTransport
 
-            client = openai.AsyncOpenAI(
-                api_key=self.endpoint.api_key,
-                base_url=self.endpoint.base_url,
-                max_retries=0,
-                timeout=self.retry.request_timeout,
-            )
-            self._clients[loop] = client
+            client = self._clients[loop] = ChatTransport(self.endpoint.base_url, self.endpoint.api_key)
         return client
 
     def _scrub(self, text: str) -> str:
@@ -195,30 +187,29 @@ class OpenAIJudge:
         return params
 
     async def _once(self, params: dict[str, Any], timeout: float, envelope: bool = False) -> str:
-        import openai
+        from ._http import ConnectionFailed, RequestTimeout, StatusError
 
         try:
-            # The raw response: the SDK's own parsing turns garbage into Python internals ("'str' object has no
-            # attribute 'choices'"); we check the body ourselves and say what is wrong with it.
+            # The raw body: we check it ourselves and say what is wrong with it, rather than let a parser turn
+            # garbage into Python internals ("'str' object has no attribute 'choices'").
             async with asyncio.timeout(timeout):  # a hard bound: httpx's timeouts are per read, not per request
-                raw = await self._client().chat.completions.with_raw_response.create(**params, timeout=timeout)
-                body = raw.http_response.content
-        except openai.APIStatusError as exc:
-            status = exc.status_code
+                raw = await self._client().post(params, timeout)
+        except StatusError as exc:
+            status = exc.status
             detail = f"HTTP {status}: {snippet(self._scrub(exc.message), 200)}"
             if status in _RETRY_STATUSES or status >= 500:
-                raise _Retryable(detail, status, parse_retry_after(exc.response.headers)) from exc
+                raise _Retryable(detail, status, parse_retry_after(exc.headers)) from exc
             raise JudgeError(f"judge {self.endpoint.describe()} failed with {detail}", status=status) from exc
-        except (openai.APITimeoutError, TimeoutError) as exc:
+        except (RequestTimeout, TimeoutError) as exc:
             raise _Retryable(f"timeout after {timeout:.3g}s", None, None) from exc
-        except openai.APIConnectionError as exc:
+        except ConnectionFailed as exc:
             raise _Retryable(f"connection error: {snippet(self._scrub(str(exc)), 200)}", None, None) from exc
         try:
-            content = _answer_text(body, raw.http_response.headers.get("content-type", ""))
+            content = _answer_text(raw.body, raw.content_type)
         except ValueError as exc:
-            raise _Retryable(self._scrub(str(exc)), raw.http_response.status_code, None, invalid=True) from None
+            raise _Retryable(self._scrub(str(exc)), raw.status, None, invalid=True) from None
         if envelope:
-            return redact(_envelope(content, body))
+            return redact(_envelope(content, raw.body))
         return redact(content)
 
     async def complete(
@@ -238,9 +229,9 @@ class OpenAIJudge:
         policy = self.retry
         budget = policy.total_budget if time_budget is None else time_budget
         loop = asyncio.get_running_loop()
-        # Build the SDK client (and import its modules) first: that one-off set-up blocks the event loop, so no
+        # Build the transport (and import the HTTP library) first: that one-off set-up blocks the event loop, so no
         # timeout could interrupt it, and it is not the judge's time.
-        self._client().chat.completions.with_raw_response  # noqa: B018 - the lazy imports happen on access
+        self._client()
         started = time.monotonic()
         deadline = loop.time() + budget if math.isfinite(budget) else math.inf
         attempt = 0
@@ -293,8 +284,8 @@ class OpenAIJudge:
         raise JudgeError(f"judge {where} failed after {tally}: {exc.description}", status=exc.status)
 
     async def aclose(self) -> None:
-        """Close the SDK clients this judge opened."""
+        """Close the connection pools this judge opened."""
         clients = list(self._clients.values())
         self._clients.clear()
         for client in clients:
-            await client.close()
+            await client.aclose()

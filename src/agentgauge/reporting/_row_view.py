@@ -11,10 +11,10 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, overload
 
 from ..model import EvalSetResult, EvalStatus, UsageTotals
-from ._view import CaseOutcome, MetricRow, ResultView, pass_k_rows
+from ._view import CaseOutcome, MetricOverview, ResultView, pass_k_rows
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..service import RowSummary
+    from ..summary import RowSummary
 
 __all__ = ["RowOutcomes", "view_from_rows"]
 
@@ -110,18 +110,18 @@ class RowOutcomes(Sequence[CaseOutcome]):
         )
 
 
-def _metric_rows(summary: RowSummary) -> list[MetricRow]:
+def _metric_rows(summary: RowSummary) -> list[MetricOverview]:
     from array import array
 
     table, groups = summary.table, summary.groups
     total = len(table)
-    metrics: dict[str, MetricRow] = {}
+    metrics: dict[str, MetricOverview] = {}
     for group in range(len(groups)):  # cases in eval-set order, as ViewBuilder sees them
         for i in groups.rows_of(group, total):
             for name, score, status, threshold in table.metrics(i):
                 row = metrics.get(name)
                 if row is None:
-                    row = metrics[name] = MetricRow(name, threshold, scores=array("d"))
+                    row = metrics[name] = MetricOverview(name, threshold, scores=array("d"))
                 row.add(score, status)
     return list(metrics.values())
 

@@ -162,12 +162,12 @@ def stream_reports(
 def scan_result_file(path: str | os.PathLike[str]) -> tuple[ResultStream, ResultView] | None:
     """Read a result file case by case, checking each, and return the stream (to read it again) and its view.
 
-    Each case result leaves only its compact row (see :class:`~agentgauge.service.RowTable`), so the view of a
+    Each case result leaves only its compact row (see :class:`~agentgauge.summary.RowTable`), so the view of a
     million-case file costs a few hundred bytes per case. ``None`` when the file is not a plain result object or a
     case does not convert: read it whole instead (that reports any error exactly).
     """
     from ..formats._result_stream import NotStreamable, stream_result
-    from ..service import RowTable, case_row, summarize_rows
+    from ..summary import RowTable, case_row, summarize_rows
     from ._row_view import view_from_rows
 
     stream = stream_result(path)
@@ -196,7 +196,7 @@ def stream_json(
 ) -> None:
     """Write the result as JSON to ``out`` case by case (the layout of a saved result file); ``case_summaries``
     are appended to the header summary's own per-case entries."""
-    from ..formats._result_writer import ResultEncoder
+    from ..formats._result_writer import ResultEncoder, ResultEnding
 
     encoder = ResultEncoder(
         out.write,
@@ -207,9 +207,11 @@ def stream_json(
     for case in cases:
         encoder.add(case)
     encoder.finish(
-        summary=header.summary,
-        case_summaries=case_summaries,
-        creation_timestamp=header.creation_timestamp,
-        interrupted=header.interrupted,
-        cancelled=header.cancelled,
+        ResultEnding(
+            summary=header.summary,
+            case_summaries=case_summaries,
+            creation_timestamp=header.creation_timestamp,
+            interrupted=header.interrupted,
+            cancelled=header.cancelled,
+        )
     )

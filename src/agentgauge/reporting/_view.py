@@ -36,7 +36,7 @@ from ..summary._usage import case_usage
 
 __all__ = [
     "CaseOutcome",
-    "MetricRow",
+    "MetricOverview",
     "Mismatch",
     "PassK",
     "ResultView",
@@ -57,9 +57,10 @@ __all__ = [
 
 
 @dataclass
-class MetricRow:
+class MetricOverview:
     """A metric over the whole result: mean score of evaluated results against its threshold, plus counts
-    (``error``: results its evaluator could not produce, e.g. the judge failed)."""
+    (``error``: results its evaluator could not produce, e.g. the judge failed). One line of a report's metric
+    table; one metric's outcome in one case run is a :class:`~agentgauge.summary.MetricRow`."""
 
     metric_name: str
     threshold: float
@@ -163,7 +164,7 @@ class ResultView:
     result: EvalSetResult
     num_runs: int
     cases: Sequence[CaseOutcome]
-    metrics: list[MetricRow]
+    metrics: list[MetricOverview]
     pass_k: list[PassK]
 
     @property
@@ -252,7 +253,7 @@ class ViewBuilder:
     """
 
     def __init__(self) -> None:
-        self._rows: dict[str, MetricRow] = {}
+        self._rows: dict[str, MetricOverview] = {}
         self._cases: dict[str, _CaseTally] = {}
         self._runs: set[int] = set()
 
@@ -280,7 +281,7 @@ class ViewBuilder:
         for metric in case.overall_eval_metric_results:
             row = self._rows.get(metric.metric_name)
             if row is None:
-                row = self._rows[metric.metric_name] = MetricRow(metric.metric_name, metric.threshold)
+                row = self._rows[metric.metric_name] = MetricOverview(metric.metric_name, metric.threshold)
             row.add(metric.score, metric.eval_status)
 
     def finish(self, result: EvalSetResult, *, case_status: Mapping[str, EvalStatus] | None = None) -> ResultView:

@@ -1,6 +1,8 @@
-"""One evaluation of eval sets: :class:`AgentEvaluator` drives the run engine (:mod:`agentgauge.service`) over the
-sets' cases, collects finished cases into rows and the result file as they finish (``_collector``), resumes an
-interrupted run (``_resume``) and returns an :class:`EvaluationResult`.
+"""One evaluation of eval sets: :class:`AgentEvaluator` (``_evaluator``) drives the run engine
+(:mod:`agentgauge.service`) over the sets' cases -- the set-level callbacks around the runs (``_sets``), the (case,
+run) pipelines handed to an executor and their results recorded as they finish (``_loop``, ``_collector``), the
+result saved and returned as an :class:`EvaluationResult` (``_finish``, ``_result``) -- and resumes an interrupted
+run (``_resume``).
 """
 
 from ._evaluator import (

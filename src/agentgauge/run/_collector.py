@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..model import EvalCase, EvalCaseResult, EvalMetric
-from ..summary._rows import RowTable
+from ..summary._row_table import RowTable
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..formats._result_writer import ResultWriter

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import sys
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -14,8 +12,10 @@ from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 
 from ..errors import InputError, NotFoundError
+from . import _adk_root as adk_root
+from . import _chat as chat
 from ._adk_eval import PREFIXES, adk_eval_router
-from ._chat import chat_router
+from ._adk_root import package_version
 from ._config import ServerConfig
 from ._headers import UI_POLICY, docs_policy, new_nonce, nonce_inline, page_headers
 from ._native import native_router
@@ -48,19 +48,20 @@ def adk_web_assets() -> Path | None:
     return None
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("agentgauge")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "0"
-
-
 def _operation_id(route: APIRoute) -> str:
     # ADK's current and legacy spellings differ only in '-' / '_', which FastAPI's default ids fold together.
     methods = "_".join(sorted(route.methods or ()))
     return f"{route.name}:{methods.lower()}:{route.path_format}"
+
+
+def api_docs(request: Request) -> HTMLResponse:
+    """The API reference (every route, its parameters and docstring), as plain HTML that needs no network."""
+    from ._api_docs import api_reference_html
+
+    nonce = new_nonce()
+    return HTMLResponse(
+        nonce_inline(api_reference_html(request.app.openapi()), nonce), headers=page_headers(docs_policy(nonce))
+    )
 
 
 def create_app(config: ServerConfig) -> FastAPI:
@@ -70,7 +71,7 @@ def create_app(config: ServerConfig) -> FastAPI:
     app = FastAPI(
         generate_unique_id_function=_operation_id,
         title="agentgauge",
-        version=_version(),
+        version=package_version(),
         description="Evaluate LLM agents: ADK-compatible evaluation API, background runs and a web UI.",
         # FastAPI's Swagger/ReDoc pages fetch their scripts from a CDN: /docs is rendered here instead.
         docs_url=None,
@@ -78,9 +79,25 @@ def create_app(config: ServerConfig) -> FastAPI:
         # Ids in a route's path are checked before its body: a bad id is a 400 naming it, whatever the body holds.
         dependencies=[Depends(path_id_check(state))],
     )
-    app.state.agentgauge = state
+    app.state.agentgauge = state  # what the routes' StateDep reads
     # Routes that only read or write files are plain functions: FastAPI runs them in its thread pool, so a large eval
     # set or report never stalls the event loop that runs evaluations and streams their progress.
+    _answer_errors(app)
+    app.add_api_route("/docs", api_docs, methods=["GET"], include_in_schema=False)  # a page of the app itself
+    app.include_router(adk_root.router)
+    app.include_router(chat.router)
+    for prefix in PREFIXES:
+        app.include_router(adk_eval_router(prefix))
+    app.include_router(native_router())
+    _mount_ui(app)
+    if config.adk_web:
+        _mount_adk_web(app)
+    _add_guards(app, config)
+    return app
+
+
+def _answer_errors(app: FastAPI) -> None:
+    """Bad input answers 400, a missing thing 404, a request FastAPI cannot validate 415 or 422."""
 
     @app.exception_handler(InputError)
     async def _input_error(_: Request, exc: InputError) -> JSONResponse:
@@ -94,61 +111,9 @@ def create_app(config: ServerConfig) -> FastAPI:
     async def _bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         return _error(*validation_error_answer(request, exc))
 
-    @app.get("/docs", include_in_schema=False)
-    def api_docs() -> HTMLResponse:
-        """The API reference (every route, its parameters and docstring), as plain HTML that needs no network."""
-        from ._api_docs import api_reference_html
 
-        nonce = new_nonce()
-        return HTMLResponse(
-            nonce_inline(api_reference_html(app.openapi()), nonce), headers=page_headers(docs_policy(nonce))
-        )
-
-    @app.get("/health", tags=["ADK"])
-    async def health() -> dict[str, str]:
-        """``{"status": "ok"}``."""
-        return {"status": "ok"}
-
-    @app.get("/version", tags=["ADK"])
-    async def version() -> dict[str, str]:
-        """The server's version (ADK's shape)."""
-        return {
-            "version": _version(),
-            "language": "python",
-            "language_version": ".".join(map(str, sys.version_info[:3])),
-        }
-
-    @app.get("/list-apps", tags=["ADK"])
-    def list_apps(detailed: bool = False) -> Any:
-        """The apps (``?detailed=true``: ``{"apps": [{name, rootAgentName, description, language}]}``)."""
-        names = state.app_names()
-        if not detailed:
-            return names
-        return {"apps": [{"name": n, "rootAgentName": n, "description": "", "language": "python"} for n in names]}
-
-    @app.get("/apps/{app_name}/app-info", tags=["ADK"])
-    def app_info(app_name: str) -> JSONResponse:
-        """What is known of an app: its name, agent and eval sets."""
-        state.check_app(app_name)
-        if app_name not in state.app_names():
-            raise NotFoundError(f"app {app_name!r} not found")
-        return JSONResponse(
-            {
-                "name": app_name,
-                "rootAgentName": app_name,
-                "description": "",
-                "language": "python",
-                "agents": {},
-                "hasAgent": state.has_agent(app_name),
-                "evalSets": state.eval_sets.list(app_name),
-            }
-        )
-
-    app.include_router(chat_router(state))
-    for prefix in PREFIXES:
-        app.include_router(adk_eval_router(state, prefix))
-    app.include_router(native_router(state))
-
+def _mount_ui(app: FastAPI) -> None:
+    """The web UI: its page at ``/`` and its files under ``/static``."""
     static = Path(str(resources.files("agentgauge.server") / "static"))
 
     @app.get("/", include_in_schema=False)
@@ -157,9 +122,9 @@ def create_app(config: ServerConfig) -> FastAPI:
 
     app.mount("/static", StaticFiles(directory=static), name="ui")
 
-    if config.adk_web:
-        _mount_adk_web(app)
 
+def _add_guards(app: FastAPI, config: ServerConfig) -> None:
+    """CORS (when origins are allowed) inside the safety middleware, which is added last so that it runs first."""
     if config.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 
@@ -179,7 +144,6 @@ def create_app(config: ServerConfig) -> FastAPI:
         host=config.host,
         allowed_hosts=config.allowed_hosts,
     )
-    return app
 
 
 def _mount_adk_web(app: FastAPI) -> None:

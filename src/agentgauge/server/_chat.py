@@ -16,11 +16,12 @@ from pydantic.alias_generators import to_camel
 from .._util.uuids import uuid4
 from ..errors import InputError
 from ..model import Invocation, Message
+from ._deps import StateDep
 from ._requests import Content, CreateSessionBody, JsonState
 from ._sessions import StoredSession, invocation_events, session_to_adk
 from ._state import ServerState
 
-__all__ = ["AgentTimedOut", "chat_router", "run_turn"]
+__all__ = ["AgentTimedOut", "router", "run_turn"]
 
 # ADK hides the sessions its evaluations create from session lists; both prefixes it has used.
 _EVAL_SESSION_PREFIXES = ("adk-eval-session-", "___eval___session___")
@@ -100,96 +101,100 @@ async def run_turn(state: ServerState, app: str, session: StoredSession, text: s
     return invocation
 
 
-def chat_router(state: ServerState) -> APIRouter:
-    """Sessions (create / get / list / delete) and ``/run`` / ``/run_sse``, as ADK's API server answers them."""
-    router = APIRouter(tags=["ADK sessions and chat"])
+router = APIRouter(tags=["ADK sessions and chat"])
+"""Sessions (create / get / list / delete) and ``/run`` / ``/run_sse``, as ADK's API server answers them."""
 
-    @router.post("/apps/{app_name}/users/{user_id}/sessions")
-    def create_session(
-        app_name: str, user_id: str, body: Annotated[CreateSessionBody | None, Body()] = None
-    ) -> JSONResponse:
-        """Create a session (body ``{sessionId?, state?}``)."""
-        state.check_app(app_name)
-        body = body or CreateSessionBody()
-        session = state.sessions.create(app_name, user_id, body.session_id or None, body.state or {})
-        return JSONResponse(session_to_adk(session))
 
-    @router.post("/apps/{app_name}/users/{user_id}/sessions/{session_id}")
-    def create_session_with_id(
-        app_name: str, user_id: str, session_id: str, body: Annotated[JsonState | None, Body()] = None
-    ) -> JSONResponse:
-        """Create a session with a given id (ADK's deprecated form; the body is the initial state)."""
-        state.check_app(app_name)
-        session = state.sessions.create(app_name, user_id, session_id, body or {})
-        return JSONResponse(session_to_adk(session))
+@router.post("/apps/{app_name}/users/{user_id}/sessions")
+def create_session(
+    app_name: str, user_id: str, state: StateDep, body: Annotated[CreateSessionBody | None, Body()] = None
+) -> JSONResponse:
+    """Create a session (body ``{sessionId?, state?}``)."""
+    state.check_app(app_name)
+    body = body or CreateSessionBody()
+    session = state.sessions.create(app_name, user_id, body.session_id or None, body.state or {})
+    return JSONResponse(session_to_adk(session))
 
-    @router.get("/apps/{app_name}/users/{user_id}/sessions/{session_id}")
-    def get_session(app_name: str, user_id: str, session_id: str) -> JSONResponse:
-        """One session with its events (chat sessions and the sessions of eval case runs)."""
-        state.check_app(app_name)
-        return JSONResponse(session_to_adk(state.sessions.get(app_name, user_id, session_id)))
 
-    @router.get("/apps/{app_name}/users/{user_id}/sessions")
-    def list_sessions(app_name: str, user_id: str) -> JSONResponse:
-        """The user's chat sessions (sessions of eval runs are left out, as ADK does)."""
-        state.check_app(app_name)
-        sessions = [
-            session_to_adk(s)
-            for s in state.sessions.list(app_name, user_id)
-            if not s.id.startswith(_EVAL_SESSION_PREFIXES)
-        ]
-        return JSONResponse(sessions)
+@router.post("/apps/{app_name}/users/{user_id}/sessions/{session_id}")
+def create_session_with_id(
+    app_name: str, user_id: str, session_id: str, state: StateDep, body: Annotated[JsonState | None, Body()] = None
+) -> JSONResponse:
+    """Create a session with a given id (ADK's deprecated form; the body is the initial state)."""
+    state.check_app(app_name)
+    session = state.sessions.create(app_name, user_id, session_id, body or {})
+    return JSONResponse(session_to_adk(session))
 
-    @router.delete("/apps/{app_name}/users/{user_id}/sessions/{session_id}")
-    def delete_session(app_name: str, user_id: str, session_id: str) -> None:
-        """Delete a session."""
-        state.check_app(app_name)
-        state.sessions.delete(app_name, user_id, session_id)
 
-    def _resolve(req: RunAgentRequest) -> tuple[str, StoredSession, str]:
-        app = req.app_name
-        if not app:
-            if len(state.config.agents) != 1:
-                raise HTTPException(400, "appName is required when more than one agent is served")
-            app = next(iter(state.config.agents))
-        state.check_app(app)
-        try:
-            session = state.sessions.get(app, req.user_id, req.session_id)
-        except LookupError:
-            raise HTTPException(404, f"Session not found: {req.session_id}") from None
-        if req.state_delta:
-            session.state.update(req.state_delta)
-            state.sessions.save(session)
-        return app, session, _text_of(req.new_message)
+@router.get("/apps/{app_name}/users/{user_id}/sessions/{session_id}")
+def get_session(app_name: str, user_id: str, session_id: str, state: StateDep) -> JSONResponse:
+    """One session with its events (chat sessions and the sessions of eval case runs)."""
+    state.check_app(app_name)
+    return JSONResponse(session_to_adk(state.sessions.get(app_name, user_id, session_id)))
 
-    @router.post("/run")
-    async def run(req: RunAgentRequest) -> JSONResponse:
-        """Run the agent on one user message; the agent's events of that turn."""
-        app, session, text = _resolve(req)
+
+@router.get("/apps/{app_name}/users/{user_id}/sessions")
+def list_sessions(app_name: str, user_id: str, state: StateDep) -> JSONResponse:
+    """The user's chat sessions (sessions of eval runs are left out, as ADK does)."""
+    state.check_app(app_name)
+    sessions = [
+        session_to_adk(s) for s in state.sessions.list(app_name, user_id) if not s.id.startswith(_EVAL_SESSION_PREFIXES)
+    ]
+    return JSONResponse(sessions)
+
+
+@router.delete("/apps/{app_name}/users/{user_id}/sessions/{session_id}")
+def delete_session(app_name: str, user_id: str, session_id: str, state: StateDep) -> None:
+    """Delete a session."""
+    state.check_app(app_name)
+    state.sessions.delete(app_name, user_id, session_id)
+
+
+def _resolve(state: ServerState, req: RunAgentRequest) -> tuple[str, StoredSession, str]:
+    """The app, the session and the user's text of a ``/run`` request; ``stateDelta`` is applied and saved."""
+    app = req.app_name
+    if not app:
+        if len(state.config.agents) != 1:
+            raise HTTPException(400, "appName is required when more than one agent is served")
+        app = next(iter(state.config.agents))
+    state.check_app(app)
+    try:
+        session = state.sessions.get(app, req.user_id, req.session_id)
+    except LookupError:
+        raise HTTPException(404, f"Session not found: {req.session_id}") from None
+    if req.state_delta:
+        session.state.update(req.state_delta)
+        state.sessions.save(session)
+    return app, session, _text_of(req.new_message)
+
+
+@router.post("/run")
+async def run(req: RunAgentRequest, state: StateDep) -> JSONResponse:
+    """Run the agent on one user message; the agent's events of that turn."""
+    app, session, text = _resolve(state, req)
+    try:
+        invocation = await run_turn(state, app, session, text)
+    except (LookupError, InputError):
+        raise  # no such agent (404) or an agent that cannot be imported (400)
+    except AgentTimedOut as exc:
+        raise HTTPException(504, str(exc)) from None
+    except Exception as exc:
+        raise HTTPException(500, f"agent failed: {exc}") from None
+    return JSONResponse(invocation_events(invocation, app, include_user=False))
+
+
+@router.post("/run_sse")
+async def run_sse(req: RunAgentRequest, request: Request, state: StateDep) -> StreamingResponse:
+    """As ``/run``, each event as a server-sent ``data:`` line; a failure is sent as ``{"error": ...}``."""
+    app, session, text = _resolve(state, req)
+
+    async def stream() -> AsyncIterator[str]:
         try:
             invocation = await run_turn(state, app, session, text)
-        except (LookupError, InputError):
-            raise  # no such agent (404) or an agent that cannot be imported (400)
-        except AgentTimedOut as exc:
-            raise HTTPException(504, str(exc)) from None
         except Exception as exc:
-            raise HTTPException(500, f"agent failed: {exc}") from None
-        return JSONResponse(invocation_events(invocation, app, include_user=False))
+            yield f"data: {json.dumps({'error': str(exc)})}\n\n"
+            return
+        for event in invocation_events(invocation, app, include_user=False):
+            yield f"data: {json.dumps(event)}\n\n"
 
-    @router.post("/run_sse")
-    async def run_sse(req: RunAgentRequest, request: Request) -> StreamingResponse:
-        """As ``/run``, each event as a server-sent ``data:`` line; a failure is sent as ``{"error": ...}``."""
-        app, session, text = _resolve(req)
-
-        async def stream() -> AsyncIterator[str]:
-            try:
-                invocation = await run_turn(state, app, session, text)
-            except Exception as exc:
-                yield f"data: {json.dumps({'error': str(exc)})}\n\n"
-                return
-            for event in invocation_events(invocation, app, include_user=False):
-                yield f"data: {json.dumps(event)}\n\n"
-
-        return StreamingResponse(stream(), media_type="text/event-stream")
-
-    return router
+    return StreamingResponse(stream(), media_type="text/event-stream")

@@ -8,13 +8,15 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .._util.uuids import uuid4
 from ..model import EvalMetric, EvalSetResult
 from ._sessions import StoredSession
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..agents import Agent
+    from ..evaluators import Registry
     from ..run._evaluator import AgentEvaluator
     from ..service import (
         AfterEvaluateCaseArgs,
@@ -23,9 +25,13 @@ if TYPE_CHECKING:  # pragma: no cover
         CallbackContext,
         Callbacks,
     )
-    from ._state import ServerState
+    from ..storage import LocalMetricManager
+    from ._cache import ServerEvalSets
+    from ._config import ServerConfig
+    from ._history import ResultHistory
+    from ._sessions import SessionStore
 
-__all__ = ["Run", "RunAlreadyEnded", "RunManager", "RunRequest"]
+__all__ = ["Run", "RunAlreadyEnded", "RunHost", "RunManager", "RunRequest"]
 
 _MAX_KEPT_RUNS = 200  # finished runs remembered for status queries; older ones are forgotten first
 
@@ -113,10 +119,29 @@ class _FixedMetrics:
         return [m.model_copy(deep=True) for m in self._metrics]
 
 
+class RunHost(Protocol):
+    """What runs read of the server that holds them (:class:`~agentgauge.server._state.ServerState`): its files,
+    the time limit of its configuration, its metric registry and its agents."""
+
+    @property
+    def config(self) -> ServerConfig: ...
+    @property
+    def eval_sets(self) -> ServerEvalSets: ...
+    @property
+    def metrics(self) -> LocalMetricManager: ...
+    @property
+    def results(self) -> ResultHistory: ...
+    @property
+    def sessions(self) -> SessionStore: ...
+    @property
+    def registry(self) -> Registry: ...
+    async def agent(self, app: str) -> Agent: ...
+
+
 class RunManager:
     """Starts runs as asyncio tasks on the server's loop, so requests keep being served while they work."""
 
-    def __init__(self, state: ServerState) -> None:
+    def __init__(self, state: RunHost) -> None:
         self.state = state
         self.runs: dict[str, Run] = {}
 

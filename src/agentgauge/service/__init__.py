@@ -44,6 +44,7 @@ from ._evaluate import EvaluatorSource, evaluate_case, metric_results
 from ._executor import CompactResult, Emit, ExecutionJob, Executor, LocalExecutor, RunPlan, WorkItem
 from ._inference import DEFAULT_USER_ID, case_problem, infer_case
 from ._local import EvalSetSource, LocalService, select_cases
+from ._options import RunOptions
 from ._pool import bounded_each, bounded_map
 from ._rubrics import RubricError, merge_case_rubrics
 from ._selection import MetricSelection, metric_needs_judge
@@ -97,6 +98,7 @@ __all__ = [
     "RowSummary",
     "RowTable",
     "RubricError",
+    "RunOptions",
     "RunPlan",
     "SimulatedTurns",
     "SparseText",

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..model import EvalCase, EvalCaseResult
-from ..summary._multirun import CaseRow
+from ..summary._case_row import CaseRow
 from ._callbacks import CallbackContext, Callbacks
 from ._evaluate import EvaluatorSource
+from ._options import RunOptions, RunOptionsView, run_options
 from ._pool import OneAtATime, bounded_each
 from ._types import EvaluateRequest, InferenceRequest, InferenceResult
 
@@ -72,28 +73,65 @@ Emit = Callable[[WorkItem, "EvalCaseResult | CompactResult"], None]
 """Called by an executor once per finished work item, with its case result (in any order)."""
 
 
-@dataclass
-class ExecutionJob:
-    """What an executor needs besides the work items: the agent and registry of the evaluator, its callbacks and
-    limits, a scorer import that may still be running (``prepared``), and the run settings every case pipeline
-    uses: ``prices`` (cost of token usage), ``simulation`` (user simulator, expected agent, tool-mock generator)
-    and ``agent_cache`` (earlier agent answers to reuse). An executor calls ``started`` once its first items are
-    under way (the evaluator calls it after the run if an executor never did)."""
+@dataclass(init=False)
+class ExecutionJob(RunOptionsView):
+    """What an executor needs besides the work items: the agent and registry of the evaluator, its callbacks, the
+    run's :class:`RunOptions` (``parallelism``, ``timeout``, ``prices``, ``simulation``, ``agent_cache``; each also
+    readable as an attribute of the job), a scorer import that may still be running (``prepared``), and whether
+    set-level "after" callbacks need every result of their run (``keep_inferences`` / ``keep_results``). An
+    executor calls ``started`` once its first items are under way (the evaluator calls it after the run if an
+    executor never did).
+
+    Give the run settings as ``options``; the separate ``parallelism`` ... ``agent_cache`` arguments build the
+    options for callers written before it (not both at once).
+    """
 
     app_name: str
     eval_set_id: str
     agent: object | None
     registry: EvaluatorSource
     callbacks: Callbacks
-    parallelism: int
-    timeout: float | None
-    prepared: asyncio.Future[None] | None = None
-    keep_inferences: bool = False
-    keep_results: bool = False
-    prices: PriceTable | None = None
-    simulation: SimulationSettings | None = None
-    agent_cache: AgentResponseCache | None = None
-    started: Callable[[], object] | None = None
+    options: RunOptions
+    prepared: asyncio.Future[None] | None
+    keep_inferences: bool
+    keep_results: bool
+    started: Callable[[], object] | None
+
+    def __init__(
+        self,
+        app_name: str,
+        eval_set_id: str,
+        agent: object | None,
+        registry: EvaluatorSource,
+        callbacks: Callbacks,
+        parallelism: int | None = None,
+        timeout: float | None = None,
+        prepared: asyncio.Future[None] | None = None,
+        keep_inferences: bool = False,
+        keep_results: bool = False,
+        prices: PriceTable | None = None,
+        simulation: SimulationSettings | None = None,
+        agent_cache: AgentResponseCache | None = None,
+        started: Callable[[], object] | None = None,
+        options: RunOptions | None = None,
+    ) -> None:
+        self.app_name = app_name
+        self.eval_set_id = eval_set_id
+        self.agent = agent
+        self.registry = registry
+        self.callbacks = callbacks
+        self.options = run_options(
+            options,
+            parallelism=parallelism,
+            timeout=timeout,
+            prices=prices,
+            simulation=simulation,
+            agent_cache=agent_cache,
+        )
+        self.prepared = prepared
+        self.keep_inferences = keep_inferences
+        self.keep_results = keep_results
+        self.started = started
 
 
 class Executor(Protocol):
@@ -118,17 +156,9 @@ class LocalExecutor:
         from ._local import LocalService
 
         service = LocalService(
-            job.agent,
-            eval_set_manager=_NoSets(),
-            evaluators=job.registry,
-            callbacks=job.callbacks,
-            parallelism=job.parallelism,
-            timeout=job.timeout,
-            prices=job.prices,
-            simulation=job.simulation,
-            agent_cache=job.agent_cache,
+            job.agent, eval_set_manager=_NoSets(), evaluators=job.registry, callbacks=job.callbacks, options=job.options
         )
-        prepared = job.prepared
+        prepared, parallelism = job.prepared, job.options.parallelism
         # Scoring and handing on a result wait their turn (one case per loop iteration), so an agent's answer that
         # arrives meanwhile is followed by the case's next turn first: the agents stay busy, scoring fills their time.
         scoring_turns = OneAtATime()
@@ -154,7 +184,7 @@ class LocalExecutor:
                 run.inference_results.append(inference)
             if job.keep_results:
                 run.evaluate_request.inference_results.append(inference)
-            if prepared is not None and not prepared.done() and len(deferred) < job.parallelism:
+            if prepared is not None and not prepared.done() and len(deferred) < parallelism:
                 task = asyncio.ensure_future(finish(item, inference, context))
                 deferred.add(task)
                 task.add_done_callback(deferred.discard)
@@ -162,7 +192,7 @@ class LocalExecutor:
             await finish(item, inference, context)
 
         try:
-            await bounded_each(pipeline, items, job.parallelism, started=job.started)
+            await bounded_each(pipeline, items, parallelism, started=job.started)
             while deferred:
                 await asyncio.gather(*deferred)
         except BaseException:

@@ -25,6 +25,7 @@ from ._callbacks import (
 )
 from ._evaluate import EvaluatorSource, evaluate_case
 from ._inference import DEFAULT_USER_ID, infer_case
+from ._options import RunOptions, RunOptionsView, run_options
 from ._pool import bounded_map
 from ._types import EvalSetRunResult, EvaluateRequest, InferenceRequest, InferenceResult
 
@@ -66,20 +67,20 @@ def _new_session_id() -> str:
     return str(uuid4())
 
 
-class LocalService:
+class LocalService(RunOptionsView):
     """Runs an agent over eval cases and scores the results, in-process.
 
     - :meth:`inference` / :meth:`evaluate` are the two phases over a whole eval set (trpc ``Service``), each
       running cases with at most ``parallelism`` in flight and the set-level callbacks around them.
     - :meth:`infer` / :meth:`score` handle one case with its case-level callbacks; the streaming pipeline of
-      :class:`~agentgauge.run._evaluator.AgentEvaluator` is built from them.
+      :class:`~agentgauge.run.AgentEvaluator` is built from them.
 
     ``agent`` may be anything :func:`~agentgauge.agents.as_agent` accepts, or ``None`` when only trace-mode
-    cases run. ``timeout`` bounds each case's inference (seconds); ``prices`` sets the cost of recorded token
-    usage (default: the built-in price table). ``simulation`` holds the user simulator, expected agent and
-    tool-mock generator of scenario and ``expectedRunnerEnabled`` cases.
-    ``agent_cache`` answers cases the agent already answered (same agent source, request and run) without calling
-    it, and stores new answers.
+    cases run. ``options`` (:class:`~agentgauge.service.RunOptions`) holds the run settings, or give them one by one:
+    ``parallelism`` (default 4); ``timeout`` bounds each case's inference (seconds); ``prices`` sets the cost of
+    recorded token usage (default: the built-in price table). ``simulation`` holds the user simulator, expected
+    agent and tool-mock generator of scenario and ``expectedRunnerEnabled`` cases. ``agent_cache`` answers cases
+    the agent already answered (same agent source, request and run) without calling it, and stores new answers.
     """
 
     def __init__(
@@ -89,27 +90,27 @@ class LocalService:
         eval_set_manager: EvalSetSource,
         evaluators: EvaluatorSource,
         callbacks: Callbacks | None = None,
-        parallelism: int = 4,
+        parallelism: int | None = None,
         timeout: float | None = None,
         session_id_supplier: Callable[[], str] = _new_session_id,
         prices: PriceTable | None = None,
         simulation: SimulationSettings | None = None,
         agent_cache: AgentResponseCache | None = None,
+        options: RunOptions | None = None,
     ) -> None:
-        if parallelism < 1:
-            raise ValueError(f"parallelism must be at least 1, got {parallelism}")
-        if timeout is not None and timeout <= 0:
-            raise ValueError(f"timeout must be positive, got {timeout}")
+        self.options = run_options(
+            options,
+            parallelism=parallelism,
+            timeout=timeout,
+            prices=prices,
+            simulation=simulation,
+            agent_cache=agent_cache,
+        )
         self.agent: Agent | None = as_agent(agent) if agent is not None else None
         self.eval_set_manager = eval_set_manager
         self.evaluators = evaluators
         self.callbacks = callbacks or Callbacks()
-        self.parallelism = parallelism
-        self.timeout = timeout
         self.session_id_supplier = session_id_supplier
-        self.prices = prices
-        self.simulation = simulation
-        self.agent_cache = agent_cache
 
     async def infer(
         self, request: InferenceRequest, case: EvalCase, context: CallbackContext, *, run_id: int = 1
@@ -139,7 +140,8 @@ class LocalService:
     async def _infer_case(
         self, request: InferenceRequest, case: EvalCase, session_id: str, run_id: int
     ) -> InferenceResult:
-        cache = self.agent_cache if self.agent is not None and not case.is_trace else None
+        options = self.options
+        cache = options.agent_cache if self.agent is not None and not case.is_trace else None
         cached = cache.get(case, run_id) if cache is not None else None
         if cached is not None:
             session = case.session_input
@@ -153,9 +155,9 @@ class LocalService:
             app_name=request.app_name,
             eval_set_id=request.eval_set_id,
             session_id=session_id,
-            timeout=self.timeout,
-            prices=self.prices,
-            simulation=self.simulation,
+            timeout=options.timeout,
+            prices=options.prices,
+            simulation=options.simulation,
         )
         if cache is not None and result.status is EvalStatus.PASSED:
             cache.put(case, run_id, result.inferences)
@@ -201,7 +203,7 @@ class LocalService:
         async def run_case(case: EvalCase) -> InferenceResult:
             return (await self.infer(request, case, ctx))[0]
 
-        results = await bounded_map(run_case, cases, self.parallelism)
+        results = await bounded_map(run_case, cases, self.options.parallelism)
         await self.callbacks.run("after_inference_set", context, AfterInferenceSetArgs(request, results, None, start))
         return results
 
@@ -225,7 +227,7 @@ class LocalService:
                 )
             return (await self.score(request, case, inference, ctx))[0]
 
-        results = await bounded_map(run_case, request.inference_results, self.parallelism)
+        results = await bounded_map(run_case, request.inference_results, self.options.parallelism)
         run_result = EvalSetRunResult(request.app_name, request.eval_set_id, results)
         await self.callbacks.run("after_evaluate_set", context, AfterEvaluateSetArgs(request, run_result, None, start))
         return run_result

@@ -13,14 +13,20 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
+def _check_limit(limit: int) -> None:
+    # Generic utilities, public in agentgauge.service: with no worker, ``bounded_map`` would return a list of ``None``
+    # and ``bounded_each`` would drop every item without a word. The run engine hands them validated RunOptions.
+    if limit < 1:
+        raise ValueError(f"parallelism must be at least 1, got {limit}")
+
+
 async def bounded_map(fn: Callable[[T], Awaitable[R]], items: Sequence[T], limit: int) -> list[R]:
     """``[await fn(item) for item in items]`` with at most ``limit`` calls in flight, results in input order.
 
     ``min(limit, len(items))`` workers pull the next item as soon as they finish one, so one slow item never
     holds back the others. The first exception cancels the remaining work and propagates.
     """
-    if limit < 1:
-        raise ValueError(f"parallelism must be at least 1, got {limit}")
+    _check_limit(limit)
     results: list[R | None] = [None] * len(items)
     next_index = 0
 
@@ -55,8 +61,7 @@ async def bounded_each(
     called once every worker has taken its first step: each has begun its first item and is waiting (for an agent's
     answer, typically).
     """
-    if limit < 1:
-        raise ValueError(f"parallelism must be at least 1, got {limit}")
+    _check_limit(limit)
     source = iter(items)
 
     async def worker() -> None:

@@ -20,7 +20,9 @@ from ._url import STORE_ENV, normalize_url, redact_url, resolve_store_url
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._engine import Store, StoreError
-    from ._results import DEFAULT_ARRAY_MAX_CASES, ResultInfo, SqlEvalResultManager, SqlResultWriter
+    from ._result_rows import DEFAULT_ARRAY_MAX_CASES
+    from ._result_writer import SqlResultWriter
+    from ._results import ResultInfo, SqlEvalResultManager
     from ._schema import SCHEMA_VERSION, SchemaTooNewError
     from ._sets import SqlEvalSetManager, SqlMetricManager
 
@@ -46,10 +48,10 @@ __all__ = [
 _LAZY = {
     "Store": "._engine",
     "StoreError": "._engine",
-    "DEFAULT_ARRAY_MAX_CASES": "._results",
+    "DEFAULT_ARRAY_MAX_CASES": "._result_rows",
     "ResultInfo": "._results",
     "SqlEvalResultManager": "._results",
-    "SqlResultWriter": "._results",
+    "SqlResultWriter": "._result_writer",
     "SCHEMA_VERSION": "._schema",
     "SchemaTooNewError": "._schema",
     "SqlEvalSetManager": "._sets",

@@ -65,7 +65,21 @@ def _stamps() -> list[sa.Column[object]]:
 def build_tables(prefix: str = "") -> Tables:
     """The tables, named ``<prefix>evaluation_...`` like trpc-agent-go's ``WithTablePrefix``."""
     md = sa.MetaData()
-    p = prefix
+    eval_sets, eval_cases, metrics = _eval_set_tables(md, prefix)
+    eval_set_results = _eval_set_results_table(md, prefix)
+    case_results, metric_results = _case_run_tables(md, prefix)
+    schema_version = sa.Table(
+        f"{prefix}schema_version",
+        md,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("version", sa.Integer, nullable=False),
+        sa.Column("updated_at", _TIME, nullable=False, server_default=_NOW),
+    )
+    return Tables(md, eval_sets, eval_cases, metrics, eval_set_results, case_results, metric_results, schema_version)
+
+
+def _eval_set_tables(md: sa.MetaData, p: str) -> tuple[sa.Table, sa.Table, sa.Table]:
+    """trpc-agent-go's eval sets, their cases and their metrics."""
     eval_sets = sa.Table(
         f"{p}evaluation_eval_sets",
         md,
@@ -105,7 +119,12 @@ def build_tables(prefix: str = "") -> Tables:
         sa.UniqueConstraint("app_name", "eval_set_id", "metric_name", name=f"{p}uniq_metrics_app_set_name"),
         sa.Index(f"{p}idx_metrics_app_set", "app_name", "eval_set_id"),
     )
-    eval_set_results = sa.Table(
+    return eval_sets, eval_cases, metrics
+
+
+def _eval_set_results_table(md: sa.MetaData, p: str) -> sa.Table:
+    """trpc-agent-go's result header (one row per result, the whole case array for trpc readers)."""
+    return sa.Table(
         f"{p}evaluation_eval_set_results",
         md,
         sa.Column("id", _ID, primary_key=True, autoincrement=True),
@@ -126,6 +145,10 @@ def build_tables(prefix: str = "") -> Tables:
         sa.Index(f"{p}idx_results_app_created", "app_name", "created_at"),
         sa.Index(f"{p}idx_results_app_set_created", "app_name", "eval_set_id", "created_at"),
     )
+
+
+def _case_run_tables(md: sa.MetaData, p: str) -> tuple[sa.Table, sa.Table]:
+    """agentgauge's normalised rows: one per case run of a result, one per metric of a case run."""
     case_results = sa.Table(
         f"{p}evaluation_case_results",
         md,
@@ -171,14 +194,7 @@ def build_tables(prefix: str = "") -> Tables:
         ),
         sa.Index(f"{p}idx_metric_results_metric_status", "metric_name", "eval_status"),
     )
-    schema_version = sa.Table(
-        f"{p}schema_version",
-        md,
-        sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
-        sa.Column("version", sa.Integer, nullable=False),
-        sa.Column("updated_at", _TIME, nullable=False, server_default=_NOW),
-    )
-    return Tables(md, eval_sets, eval_cases, metrics, eval_set_results, case_results, metric_results, schema_version)
+    return case_results, metric_results
 
 
 def read_version(conn: sa.Connection, tables: Tables) -> int:

@@ -80,6 +80,9 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_reset_after_fork)
 
 
+_LOCK_PREFIX_BYTES = 80
+
+
 def lock_file_for(data_path: str | os.PathLike[str], lock_dir: str | os.PathLike[str] | None = None) -> Path:
     """The lock file guarding ``data_path``: ``<folder of its final target>/.agentgauge-locks/<name>.lock``, or with
     ``lock_dir`` a file in that folder named after the final target's whole path (so the data's folder gets no lock
@@ -91,7 +94,11 @@ def lock_file_for(data_path: str | os.PathLike[str], lock_dir: str | os.PathLike
 
     digest = hashlib.sha256(os.fsencode(os.path.normcase(os.fspath(final)))).hexdigest()[:32]
     # The name is kept short whatever the data file's name: the digest tells files apart, the prefix helps a reader.
-    return Path(lock_dir).absolute() / f"{final.name[:80]}.{digest}.lock"
+    # The prefix is cut in bytes, not characters: 80 CJK characters are 240 bytes, over the 255-byte name limit.
+    prefix = final.name
+    while len(os.fsencode(prefix)) > _LOCK_PREFIX_BYTES:
+        prefix = prefix[:-1]
+    return Path(lock_dir).absolute() / f"{prefix}.{digest}.lock"
 
 
 def _entry(lock_path: Path) -> _Entry:

@@ -1,6 +1,6 @@
 """The multi-run summary of a run's compact rows, computed without a Python object per case.
 
-:func:`summarize_rows` groups the rows of a :class:`~agentgauge.service.RowTable` by case (cases in eval-set order),
+:func:`summarize_rows` groups the rows of a :class:`~agentgauge.summary.RowTable` by case (cases in eval-set order),
 decides each case's status and builds the summary head (per-run counts and metric summaries). The groups are arrays
 of row positions; the usual shapes -- one run, or runs dispatched one after the other -- are recognised in one
 linear pass, without a map from case id to group.
@@ -9,7 +9,7 @@ linear pass, without a map from case id to group.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence, ValuesView
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,10 +23,11 @@ from ..model import (
     StatusCounts,
     summarize_statuses,
 )
-from ._multirun import CaseRow, MetricTally, case_order, metric_summaries, tally_metrics
-from ._rows import RowTable
+from ._case_row import CaseRow
+from ._row_table import RowTable
+from ._tally import MetricTally, metric_summaries, tally_metrics
 
-__all__ = ["CaseGroups", "RowSummary", "summarize_rows"]
+__all__ = ["CaseGroups", "RowSummary", "case_order", "summarize_rows"]
 
 _STATUSES = tuple(EvalStatus)
 _CODES = {status: code for code, status in enumerate(_STATUSES)}
@@ -69,6 +70,12 @@ class CaseGroups:
                 if status is EvalStatus.NOT_EVALUATED and any(table.error_message(i) for i in rows):
                     status = EvalStatus.ERROR
             self.status[group] = _CODES[status]
+
+
+def case_order(case_ids: Sequence[str]) -> Callable[[str], tuple[int, str]]:
+    """A sort key putting cases in eval-set order; ids not in the set go last, lexicographically."""
+    index = {case_id: i for i, case_id in enumerate(case_ids)}
+    return lambda case_id: (index.get(case_id, len(index)), case_id)
 
 
 def _repeating_period(ids: list[str]) -> int | None:

@@ -32,9 +32,13 @@ from ._cases import (
 )
 from ._export import TRACE_ID_KEY, export_result, result_to_otlp, traces_endpoint
 from ._extract import CAPTURE_HINT, EVAL_ID_ATTRIBUTE, TraceConversation, extract_conversation, is_genai_trace
-from ._messages import ChatMessage, ToolCall, ToolResponse, input_messages, output_messages
+from ._messages import ChatMessage, MessageToolCall, ToolResponse, input_messages, output_messages
 from ._read import load_traces, merge_log_records, parse_spans, parse_traces, trace_files
 from ._spans import Span, SpanEvent, Trace, build_traces
+
+# The old name of MessageToolCall, kept for callers of the public API; agentgauge.agents.ToolCall is a different
+# thing (an event an agent yields), so the class itself is named after where it lives: in a ChatMessage.
+ToolCall = MessageToolCall
 
 __all__ = [
     "CAPTURE_HINT",
@@ -42,6 +46,7 @@ __all__ = [
     "TRACE_ID_KEY",
     "ChatMessage",
     "Conversations",
+    "MessageToolCall",
     "Span",
     "SpanEvent",
     "ToolCall",

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..model import Invocation, Message, Tool
-from ._messages import ChatMessage, ToolCall, ToolResponse, input_messages, output_messages, parse_json_value
+from ._messages import ChatMessage, MessageToolCall, ToolResponse, input_messages, output_messages, parse_json_value
 from ._spans import Span, Trace
 
 __all__ = ["CAPTURE_HINT", "EVAL_ID_ATTRIBUTE", "TraceConversation", "extract_conversation", "is_genai_trace"]
@@ -246,7 +246,7 @@ def _invocation_id(first: Span, spans: list[Span]) -> str:
 
 
 def _tools(
-    requested: list[ToolCall],
+    requested: list[MessageToolCall],
     tool_spans: list[Span],
     inputs: list[list[ChatMessage]],
     where: str,
@@ -328,7 +328,7 @@ def _wrap_result(value: Any) -> Any:
     return {"result": value}
 
 
-def _match_span(call: ToolCall, spans: list[_SpanCall], used: list[bool]) -> int | None:
+def _match_span(call: MessageToolCall, spans: list[_SpanCall], used: list[bool]) -> int | None:
     if call.id:
         for index, span_call in enumerate(spans):
             if not used[index] and span_call.id == call.id:

@@ -19,12 +19,13 @@ from typing import Any
 
 from ._spans import Span
 
-__all__ = ["ChatMessage", "ToolCall", "ToolResponse", "input_messages", "output_messages", "parse_json_value"]
+__all__ = ["ChatMessage", "MessageToolCall", "ToolResponse", "input_messages", "output_messages", "parse_json_value"]
 
 
 @dataclass(slots=True)
-class ToolCall:
-    """A tool call requested by the model."""
+class MessageToolCall:
+    """A tool call the model requested, as read from a traced message (not :class:`agentgauge.agents.ToolCall`,
+    the event an agent yields)."""
 
     id: str
     name: str
@@ -46,7 +47,7 @@ class ChatMessage:
 
     role: str
     text: str = ""
-    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_calls: list[MessageToolCall] = field(default_factory=list)
     tool_responses: list[ToolResponse] = field(default_factory=list)
 
 
@@ -140,7 +141,9 @@ def _adk_content(content: Any, default_role: str = "") -> ChatMessage | None:
         call = _get(part, "function_call", "functionCall")
         if isinstance(call, dict):
             name = str(call.get("name", ""))
-            message.tool_calls.append(ToolCall(str(call.get("id") or f"{name}_{index}"), name, call.get("args") or {}))
+            message.tool_calls.append(
+                MessageToolCall(str(call.get("id") or f"{name}_{index}"), name, call.get("args") or {})
+            )
         response = _get(part, "function_response", "functionResponse")
         if isinstance(response, dict):
             name = str(response.get("name", ""))
@@ -188,7 +191,7 @@ def _semconv_message(item: Any, default_role: str) -> ChatMessage | None:
         if isinstance(call, dict):
             function: dict[str, Any] = call["function"] if isinstance(call.get("function"), dict) else call
             message.tool_calls.append(
-                ToolCall(
+                MessageToolCall(
                     str(call.get("id") or ""),
                     str(function.get("name", "")),
                     _arguments(function.get("arguments", function.get("args"))),
@@ -215,7 +218,7 @@ def _semconv_part(part: Any, message: ChatMessage, texts: list[str]) -> None:
         texts.append(text)
     elif kind in ("tool_call", "function_call", "tool_use"):
         message.tool_calls.append(
-            ToolCall(
+            MessageToolCall(
                 str(part.get("id") or ""),
                 str(part.get("name", "")),
                 _arguments(part.get("arguments", part.get("input"))),
@@ -267,7 +270,7 @@ def _flattened(span: Span, prefix: str, default_role: str = "") -> list[ChatMess
         for c_index in sorted(calls):
             call = calls[c_index]
             message.tool_calls.append(
-                ToolCall(str(call.get("id") or ""), str(call.get("name", "")), _arguments(call.get("arguments")))
+                MessageToolCall(str(call.get("id") or ""), str(call.get("name", "")), _arguments(call.get("arguments")))
             )
         if message.role == "tool" and entry.get("tool_call_id"):
             message.tool_responses.append(ToolResponse(str(entry["tool_call_id"]), "", _response(text)))

@@ -37,6 +37,7 @@ __all__ = [
     "ResponseScorer",
     "SamplesAggregator",
     "gather_fail_fast",
+    "sample_result",
 ]
 
 Dialect = Literal["trpc", "adk"]
@@ -79,6 +80,20 @@ async def gather_fail_fast(factories: Sequence[Callable[[], Awaitable[T]]], limi
         await asyncio.gather(*pending, return_exceptions=True)
         raise failed[0].exception()  # type: ignore[misc]
     return [t.result() for t in tasks]
+
+
+def sample_result(
+    actual: Invocation, expected: Invocation | None, sample: Sample, threshold: float
+) -> PerInvocationResult:
+    """An invocation's result from the one sample that decides it (its score, reason and rubric items)."""
+    return PerInvocationResult(
+        actual,
+        expected,
+        sample.score,
+        status_for_score(sample.score, threshold),
+        sample.reason,
+        list(sample.rubric_scores),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,18 +343,14 @@ class LLMJudgeEvaluator:
     ) -> PerInvocationResult:
         """Draw ``num_samples`` samples (``draw(k)``, under the sample limit), aggregate them and make the
         invocation's result."""
+        return sample_result(actual, expected, await self.best_sample(draw, config), config.threshold)
+
+    async def best_sample(self, draw: Callable[[int], Awaitable[Sample]], config: JudgeConfig) -> Sample:
+        """Draw ``num_samples`` samples (``draw(k)``, under the sample limit) and aggregate them into one."""
         samples = await gather_fail_fast(
             [functools.partial(draw, k) for k in range(config.num_samples)], config.sample_limit
         )
-        best = self.aggregate_samples(samples, config)
-        return PerInvocationResult(
-            actual,
-            expected,
-            best.score,
-            status_for_score(best.score, config.threshold),
-            best.reason,
-            list(best.rubric_scores),
-        )
+        return self.aggregate_samples(samples, config)
 
     async def sample(self, prompt: Prompt, config: JudgeConfig, client: JudgeClient, k: int) -> Sample:
         """One judge answer, scored. trpc: a parse failure raises; ADK: it becomes an unscored sample."""

@@ -6,17 +6,15 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from ...judges import JudgeClient, JudgePool, snippet
-from ...model import Invocation, RubricScore, status_for_score
-from .._base import PerInvocationResult
+from ...judges import JudgeClient, JudgePool
+from ...model import Invocation
 from ._aggregate import mean_of_evaluated, mean_samples
-from ._engine import JudgeMetric, LLMJudgeEvaluator, gather_fail_fast
-from ._parsers import parse_hallucination_labels, parse_sentences
-from ._prompts import HALLUCINATION_SEGMENTER, HALLUCINATION_VALIDATOR
+from ._engine import JudgeMetric, gather_fail_fast
+from ._grounding import GroundingEvaluator
 from ._sample import JudgeConfig, NotApplicable, Sample
-from ._text import final_text, render_context
+from ._text import final_text
 
-__all__ = ["HALLUCINATIONS", "HallucinationsEvaluator", "segment", "sentence_sample", "validate"]
+__all__ = ["HALLUCINATIONS", "HallucinationsEvaluator"]
 
 
 HALLUCINATIONS = JudgeMetric(
@@ -31,43 +29,7 @@ HALLUCINATIONS = JudgeMetric(
 )
 
 
-async def segment(text: str, config: JudgeConfig, client: JudgeClient, k: int = 0) -> tuple[str, list[str]]:
-    """The segmenter call for ``text`` (sample ``k``): the judge's answer and the sentences read from it."""
-    answer = await client.ask(
-        [{"role": "user", "content": HALLUCINATION_SEGMENTER.format(response=text)}],
-        generation_config=config.generation_config,
-        sample_index=k,
-        time_budget=config.time_budget,
-    )
-    return answer, parse_sentences(answer)
-
-
-async def validate(
-    sentences: Sequence[str], context: str, config: JudgeConfig, client: JudgeClient, k: int = 0
-) -> tuple[str, list[tuple[str, str, float | None]]]:
-    """The validator call labelling ``sentences`` against ``context`` (sample ``k``): the judge's answer and
-    its ``(sentence, label, score)`` triples (score ``None`` for an unknown label)."""
-    numbered = "\n".join(f'<sentence id="{i}">{s}</sentence>' for i, s in enumerate(sentences, start=1))
-    answer = await client.ask(
-        [{"role": "user", "content": HALLUCINATION_VALIDATOR.format(context=context, sentences=numbered)}],
-        generation_config=config.generation_config,
-        sample_index=k,
-        time_budget=config.time_budget,
-    )
-    return answer, parse_hallucination_labels(answer)
-
-
-def sentence_sample(labels: Sequence[tuple[str, str, float]]) -> Sample:
-    """One rubric item per labelled sentence; the score is the share of grounded sentences."""
-    items = [
-        RubricScore(id=f"sentence_{i}", reason=f"[{label}] {sentence}", score=value)
-        for i, (sentence, label, value) in enumerate(labels, start=1)
-    ]
-    mean = sum(value for _, _, value in labels) / len(labels)
-    return Sample(mean, "\n".join(i.reason for i in items), items)
-
-
-class HallucinationsEvaluator(LLMJudgeEvaluator):
+class HallucinationsEvaluator(GroundingEvaluator):
     """Two judge calls per natural-language step (the final response, plus intermediate responses when
     ``evaluate_intermediate_nl_responses`` is set). Step score = share of grounded sentences; invocation score =
     mean of step scores; overall = mean over evaluated invocations."""
@@ -75,26 +37,8 @@ class HallucinationsEvaluator(LLMJudgeEvaluator):
     def __init__(self, pool: JudgePool) -> None:
         super().__init__(HALLUCINATIONS, pool)
 
-    async def _step(self, text: str, context: str, config: JudgeConfig, client: JudgeClient) -> Sample:
-        segmented, sentences = await segment(text, config, client)
-        if not sentences:
-            return Sample(None, f"segmenter returned no <sentence> items; judge answer: {snippet(segmented)}")
-        validated, labels = await validate(sentences, context, config, client)
-        scored = [(s, label, v) for s, label, v in labels if v is not None]
-        if not scored:
-            return Sample(None, f"validator gave no recognised labels; judge answer: {snippet(validated)}")
-        return sentence_sample(scored)
-
-    async def judge_invocation(
-        self,
-        index: int,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        config: JudgeConfig,
-        client: JudgeClient,
-    ) -> PerInvocationResult:
-        """Score every natural-language step of the last invocation against the history-prefix context."""
-        actual = actuals[-1]
+    def texts_to_check(self, actual: Invocation, config: JudgeConfig) -> list[str]:
+        """The final response, after the intermediate responses when the criterion asks for them."""
         steps: list[str] = []
         if config.flag("evaluate_intermediate_nl_responses"):
             steps = [m.content for m in actual.intermediate_responses if m.content.strip()]
@@ -102,15 +46,14 @@ class HallucinationsEvaluator(LLMJudgeEvaluator):
             steps.append(final_text(actual))
         if not steps:
             raise NotApplicable("no natural-language response to check")
-        context = render_context(actuals)
-        results = await gather_fail_fast([functools.partial(self._step, t, context, config, client) for t in steps])
+        return steps
+
+    async def judge_texts(self, texts: Sequence[str], context: str, config: JudgeConfig, client: JudgeClient) -> Sample:
+        """One sample per step; the invocation's score is the mean of the scored steps, its reason all of theirs."""
+        results = await gather_fail_fast(
+            [functools.partial(self.grounded_sample, t, context, config, client) for t in texts]
+        )
         scored = [r for r in results if r.score is not None]
         reason = "\n".join(r.reason for r in results if r.reason)
         score = sum(r.score for r in scored if r.score is not None) / len(scored) if scored else None
-        return PerInvocationResult(
-            actual,
-            expecteds[-1],
-            score,
-            status_for_score(score, config.threshold),
-            reason,
-        )
+        return Sample(score, reason)

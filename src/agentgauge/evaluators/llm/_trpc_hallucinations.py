@@ -6,14 +6,13 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from ...judges import JudgeClient, JudgeParseError, JudgePool
+from ...judges import JudgeClient, JudgePool
 from ...model import Invocation
-from .._base import PerInvocationResult
 from ._aggregate import average_invocations
-from ._engine import JudgeMetric, LLMJudgeEvaluator
-from ._hallucinations import segment, sentence_sample, validate
+from ._engine import JudgeMetric
+from ._grounding import GroundingEvaluator
 from ._sample import JudgeConfig, NotApplicable, Sample
-from ._text import final_text, render_context
+from ._text import final_text
 from ._trpc import trpc_majority_vote
 
 __all__ = ["TRPC_HALLUCINATIONS", "TrpcHallucinationsEvaluator"]
@@ -29,37 +28,21 @@ TRPC_HALLUCINATIONS = JudgeMetric(
 )
 
 
-class TrpcHallucinationsEvaluator(LLMJudgeEvaluator):
+class TrpcHallucinationsEvaluator(GroundingEvaluator):
     """``llm_hallucinations`` with trpc semantics: configuration in ``criterion.llmJudge``; an answer that
     cannot be parsed (no sentences, no labels, an unknown label) fails the case with the reason."""
 
     def __init__(self, pool: JudgePool) -> None:
         super().__init__(TRPC_HALLUCINATIONS, pool)
 
-    async def _one_sample(self, text: str, context: str, config: JudgeConfig, client: JudgeClient, k: int) -> Sample:
-        segmented, sentences = await segment(text, config, client, k)
-        if not sentences:
-            raise JudgeParseError("segmenter answer has no <sentence>...</sentence> items", raw=segmented)
-        validated, labels = await validate(sentences, context, config, client, k)
-        if not labels:
-            raise JudgeParseError("validator answer has no 'label:' lines", raw=validated)
-        unknown = sorted({label for _, label, value in labels if value is None})
-        if unknown:
-            raise JudgeParseError(f"validator answer has unknown label(s): {', '.join(unknown)}", raw=validated)
-        return sentence_sample([(sentence, label, value) for sentence, label, value in labels if value is not None])
-
-    async def judge_invocation(
-        self,
-        index: int,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        config: JudgeConfig,
-        client: JudgeClient,
-    ) -> PerInvocationResult:
-        """Draw ``num_samples`` segment-and-validate pairs for the last invocation's final answer, then vote."""
-        actual = actuals[-1]
+    def texts_to_check(self, actual: Invocation, config: JudgeConfig) -> list[str]:
+        """The final answer only."""
         text = final_text(actual)
         if not text.strip():
             raise NotApplicable("no final answer to check")
-        draw = functools.partial(self._one_sample, text, render_context(actuals), config, client)
-        return await self.vote(draw, actual, expecteds[-1], config)
+        return [text]
+
+    async def judge_texts(self, texts: Sequence[str], context: str, config: JudgeConfig, client: JudgeClient) -> Sample:
+        """Draw ``num_samples`` segment-and-validate pairs of the final answer, then vote."""
+        [text] = texts
+        return await self.best_sample(functools.partial(self.grounded_sample, text, context, config, client), config)

@@ -16,7 +16,7 @@ from agentgauge.model import EvalSetResult, EvalStatus, StatusCounts, UsageTotal
 from agentgauge.reporting._row_view import view_from_rows
 from agentgauge.reporting._view import ViewBuilder
 from agentgauge.service import CaseRow, MetricTally, RowTable, case_order, metric_summaries, summarize_rows
-from agentgauge.summary._multirun import _metric_row
+from agentgauge.summary._case_row import metric_row as _metric_row
 
 STATUSES = list(EvalStatus)
 ids = st.sampled_from(["a", "b", "c", "d", "é"])

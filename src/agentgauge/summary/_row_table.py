@@ -1,6 +1,6 @@
 """The compact rows of a run, held column by column.
 
-A run of a million cases keeps one :class:`~agentgauge.service.CaseRow` per case run for its summary and reports.
+A run of a million cases keeps one :class:`~agentgauge.summary.CaseRow` per case run for its summary and reports.
 As Python objects those cost ~400 bytes each (the row, its metric tuple and rows, usage totals, the reason string);
 :class:`RowTable` keeps the same data in arrays -- about 40 bytes per row plus its id and the UTF-8 of its reason --
 and rebuilds a :class:`CaseRow` whenever one is read.
@@ -12,12 +12,9 @@ import math
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
 
 from ..model import EvalStatus, UsageTotals
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ._multirun import CaseRow
+from ._case_row import CaseRow, metric_row
 
 __all__ = ["RowTable", "SparseText"]
 
@@ -60,7 +57,7 @@ class SparseText:
 
 class RowTable:
     """Compact case rows in the order they were added (see the module docstring); iterating gives
-    :class:`~agentgauge.service.CaseRow` objects equal to those added."""
+    :class:`~agentgauge.summary.CaseRow` objects equal to those added."""
 
     def __init__(self, rows: Iterable[CaseRow] = ()) -> None:
         self._ids: list[str] = []
@@ -199,15 +196,13 @@ class RowTable:
             yield name, score, _STATUSES[code & ~_NO_SCORE], threshold
 
     def row(self, index: int) -> CaseRow:
-        """Row ``index`` as a :class:`~agentgauge.service.CaseRow`."""
-        from ._multirun import CaseRow, _metric_row
-
+        """Row ``index`` as a :class:`~agentgauge.summary.CaseRow`."""
         return CaseRow(
             self._ids[index],
             self._runs[index],
             _STATUSES[self._status[index]],
             self.error_message(index),
-            tuple(_metric_row(*metric) for metric in self.metrics(index)),
+            tuple(metric_row(*metric) for metric in self.metrics(index)),
             self.usage(index),
             self.reason(index),
         )

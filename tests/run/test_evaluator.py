@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent / "service"))
+sys.path.insert(0, str(Path(__file__).parents[1] / "service"))
 
 from svc_fakes import ExactAnswer, RecordingAgent, case, inv
 

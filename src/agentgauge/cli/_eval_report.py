@@ -1,0 +1,85 @@
+"""What ``eval`` prints and writes once its eval sets ran: summaries, report files, where results were saved, the
+baseline comparison and the GitHub Actions summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._common import print_line
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
+
+    from ..run._evaluator import EvaluationResult
+    from ._options import ReportOptions
+
+__all__ = ["report_outcomes"]
+
+
+def report_outcomes(
+    outcomes: list[EvaluationResult],
+    console: Console,
+    report: ReportOptions,
+    *,
+    start: Path,
+    result_store: Any = None,
+    sources: list[str] = [],  # noqa: B006 - never modified
+    baseline: Any = None,
+) -> None:
+    """Report each outcome: summary, report files (one per eval set when there are several), comparison with
+    ``baseline``, where the result was saved; paths are shown relative to ``start``, the starting directory."""
+    from ..reporting import print_summary, write_report
+    from ._eval_run import report_streamed
+    from ._github import full_report, github_actions, publish_outcome, source_files
+
+    several = len(outcomes) > 1
+    for outcome in outcomes:
+        reports = [(_report_path(path, outcome.eval_set_id, several), fmt) for path, fmt in report.files()]
+        if outcome.results_in_memory:
+            result = outcome.eval_set_result
+            print_summary(result, console=console, detailed=report.detailed, duration=outcome.execution_time)
+            for target, fmt in reports:
+                write_report(result, target, fmt)  # type: ignore[arg-type]
+        else:
+            cases = None
+            if result_store is not None:  # read back from the store, one page of case results at a time
+                cases = result_store.iter_case_results(outcome.app_name, _result_id(outcome))
+            report_streamed(outcome, console, detailed=report.detailed, reports=reports, cases=cases)
+        if baseline is not None:  # the comparison block follows the summary; its section goes into the reports
+            baseline.add(outcome, reports, console, several=several)
+        for target, fmt in reports:
+            print_line(console, f"{fmt} report written to {_shown(target, start)}")
+        saved = _shown(outcome.result_path, start)
+        if result_store is not None:
+            saved = f"store {result_store.store.shown_url} as {_result_id(outcome)}"
+        if outcome.interrupted:
+            print_line(console, f"Interrupted: the cases finished before the stop were saved to {saved}")
+        else:
+            print_line(console, f"Results saved to {saved}")
+        if github_actions():  # job summary and annotations; the exit code stays the same
+            full = _shown(full_report(reports), start) if reports else saved
+            cases = None
+            if result_store is not None and not outcome.results_in_memory:
+                cases = result_store.iter_case_results(outcome.app_name, _result_id(outcome))
+            publish_outcome(outcome, console, sources=source_files(sources), full_report=full, cases=cases)
+
+
+def _shown(path: Path | None, start: Path) -> str:
+    """``path`` as printed: relative to the directory the command started in when it lies below it."""
+    if path is None:
+        return "(not saved to a file)"
+    try:
+        return str(path.relative_to(start))
+    except ValueError:
+        return str(path)
+
+
+def _report_path(path: Path, eval_set_id: str, several: bool) -> Path:
+    return path.with_name(f"{path.stem}.{eval_set_id}{path.suffix}") if several else path
+
+
+def _result_id(outcome: EvaluationResult) -> str:
+    if outcome.result_header is not None:
+        return outcome.result_header.eval_set_result_id
+    return outcome.eval_set_result.eval_set_result_id

@@ -1,0 +1,196 @@
+"""Options shared by several commands, declared once (typer ``Annotated`` aliases), and the small option objects
+that carry what travels together from a command to the code that runs it.
+
+Loaded by ``agentgauge --help``: imports typer and the standard library only (types of the other CLI modules
+under ``TYPE_CHECKING``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
+
+    from ._executor_opts import ExecutorChoice
+    from ._metric_opts import MetricOptions
+    from ._simulation_opts import SimulationOptions
+
+__all__ = [
+    "DEFAULT_OUTPUT_DIR",
+    "AppNameOption",
+    "BySessionOption",
+    "DetailedOption",
+    "EvalRunOptions",
+    "HtmlOption",
+    "JsonOption",
+    "JudgeBaseUrlOption",
+    "JudgeModelOption",
+    "JudgeOptions",
+    "JudgeTimeoutOption",
+    "JunitOption",
+    "MarkdownOption",
+    "NoCacheOption",
+    "OutputDirOption",
+    "PluginOption",
+    "ReportOptions",
+    "StoreOption",
+    "ToFormatOption",
+]
+
+DEFAULT_OUTPUT_DIR = Path(".agentgauge/results")
+"""Where ``eval`` saves results and ``compare`` looks result ids up, unless ``--output-dir`` says otherwise."""
+
+# --- where results are -----------------------------------------------------------------------------------------
+
+OutputDirOption = Annotated[
+    Path, typer.Option("--output-dir", readable=False, help="Where results are saved and result ids looked up.")
+]
+StoreOption = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        envvar="AGENTGAUGE_STORE",
+        show_envvar=True,
+        help="The SQL store of results (sqlite:///file.db, postgresql+psycopg://user@host/db, or a .db path): eval "
+        "saves there instead of --output-dir, the other commands read result ids from it; see docs/store.md.",
+    ),
+]
+AppNameOption = Annotated[
+    str | None,
+    typer.Option(
+        "--app-name",
+        help="The app of the results: eval saves under it (default: the cases' sessionInput.appName); with --store, "
+        "show and compare look result ids up in it (default: found by id).",
+    ),
+]
+
+# --- what is printed and written -------------------------------------------------------------------------------
+
+DetailedOption = Annotated[
+    bool,
+    typer.Option(
+        "--print-detailed-results",
+        "--print_detailed_results",
+        help="Per case and invocation: metric, score, threshold, status and Expected / Actual for mismatches.",
+    ),
+]
+JsonOption = Annotated[
+    bool,
+    typer.Option(
+        "--json", help="Print the result (compare: the comparison) as JSON on stdout; human output goes to stderr."
+    ),
+]
+JunitOption = Annotated[Path | None, typer.Option("--junit", readable=False, help="Also write a JUnit XML report.")]
+HtmlOption = Annotated[
+    Path | None, typer.Option("--html", readable=False, help="Also write a self-contained HTML report.")
+]
+MarkdownOption = Annotated[
+    Path | None, typer.Option("--markdown", readable=False, help="Also write a Markdown summary.")
+]
+ToFormatOption = Annotated[str, typer.Option("--to", help="Output format: 'native' (camelCase) or 'adk'.")]
+
+# --- judges ----------------------------------------------------------------------------------------------------
+
+JudgeModelOption = Annotated[
+    str | None,
+    typer.Option(
+        "--judge-model",
+        help="Judge model (OpenAI-compatible) of trpc judge metrics without llmJudge.judgeModel; generate: the "
+        "model that writes the scenarios.",
+    ),
+]
+JudgeBaseUrlOption = Annotated[
+    str | None, typer.Option("--judge-base-url", help="OpenAI-compatible base URL of --judge-model.")
+]
+JudgeTimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        "--judge-timeout",
+        help="Seconds one judge call may take, retries included (default 45; a metric's judge timeout wins).",
+    ),
+]
+NoCacheOption = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the judge answer cache.")]
+PluginOption = Annotated[
+    list[str] | None, typer.Option("--plugin", help="Import this module's register(registry) first (repeatable).")
+]
+
+# --- traces ----------------------------------------------------------------------------------------------------
+
+BySessionOption = Annotated[
+    bool,
+    typer.Option(
+        "--by-session",
+        help="Traces sharing a session id (gen_ai.conversation.id) form one conversation (one trace per turn).",
+    ),
+]
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """What a command prints and writes besides its summary: report files, ``--json``, the detailed view."""
+
+    junit: Path | None = None
+    html: Path | None = None
+    markdown: Path | None = None
+    json_out: bool = False
+    detailed: bool = False
+
+    def files(self, *order: str) -> list[tuple[Path, str]]:
+        """The report files asked for, as ``(path, format)``, in ``order`` (default: junit, html, markdown)."""
+        given = {"junit": self.junit, "html": self.html, "markdown": self.markdown}
+        return [(path, fmt) for fmt in order or given for path in (given[fmt],) if path is not None]
+
+    def absolute(self) -> ReportOptions:
+        """The same with absolute paths (an agent calling ``os.chdir()`` must not move where reports go)."""
+        junit, html, markdown = (p.absolute() if p else None for p in (self.junit, self.html, self.markdown))
+        return replace(self, junit=junit, html=html, markdown=markdown)
+
+
+@dataclass(frozen=True)
+class JudgeOptions:
+    """How judge metrics call their models: the default judge, its time budget, the answer cache and plug-ins.
+
+    Picklable (Ray workers build their registry from it).
+    """
+
+    model: str | None = None
+    base_url: str | None = None
+    timeout: float | None = None
+    no_cache: bool = False
+    plugins: tuple[str, ...] = ()
+
+    def cache_dir(self, output_dir: Path) -> Path | None:
+        """The judge answer cache of a run saving under ``output_dir`` (``None`` with ``--no-cache``)."""
+        return None if self.no_cache else output_dir / ".judge_cache"
+
+
+@dataclass(frozen=True)
+class EvalRunOptions:
+    """The checked options of one ``eval`` run: what its runner (agents, or recorded traces) needs.
+
+    Options of agent runs only (``engine``, ``simulation``, ``resume``, ``cache_agent``) are refused with
+    ``--traces`` before this is built.
+    """
+
+    config: Path | None
+    num_runs: int
+    parallelism: int
+    timeout: float | None
+    output_dir: Path
+    app_name: str | None
+    judge: JudgeOptions
+    metrics: MetricOptions
+    console: Console
+    progress_console: Console | None
+    result_store: Any = None  # a SQL store's result manager; None: result files under output_dir
+    keep_results: bool = True  # False: case results are read back from where they were saved, when asked
+    prices: Path | None = None
+    engine: ExecutorChoice | None = None  # None: this process
+    simulation: SimulationOptions | None = None
+    resume: str | None = None
+    cache_agent: Path | None = None

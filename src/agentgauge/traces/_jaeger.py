@@ -1,0 +1,117 @@
+"""Jaeger JSON traces: ``{"data": [traces]}`` as Jaeger's API returns them, or one trace object with ``spans``
+and ``processes`` (a process's tags become the resource of its spans)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+from typing import Any
+
+from ._spans import Span, SpanEvent
+from ._values import attributes, is_number, items, to_int
+from ._where import Where
+
+__all__ = ["read_jaeger_trace", "read_jaeger_traces"]
+
+
+def read_jaeger_traces(traces: list[Any], where: Where) -> list[Span]:
+    """The spans of Jaeger's ``data`` array of traces."""
+    spans: list[Span] = []
+    for index, trace in enumerate(traces):
+        t_where = where.at(index)
+        if not isinstance(trace, dict):
+            raise t_where.error("expected a trace object with 'spans'")
+        spans.extend(read_jaeger_trace(trace, t_where))
+    return spans
+
+
+def read_jaeger_trace(trace: dict[str, Any], where: Where) -> list[Span]:
+    """The spans of one Jaeger trace object."""
+    raw_spans = trace.get("spans")
+    if raw_spans is None:
+        return []
+    if not isinstance(raw_spans, list):
+        raise where.key("spans").error("expected an array of spans")
+    processes = _processes(trace.get("processes"), where)
+    return [_jaeger_span(raw, trace, processes, where.key("spans").at(index)) for index, raw in enumerate(raw_spans)]
+
+
+def _processes(doc: Any, where: Where) -> dict[str, dict[str, Any]]:
+    """Each process's resource (its tags and service name) by process id."""
+    processes: dict[str, dict[str, Any]] = {}
+    for pid, process in (doc if isinstance(doc, dict) else {}).items():
+        if isinstance(process, dict):
+            resource = _jaeger_tags(process.get("tags"), where.key("processes").key(pid).key("tags"))
+            if isinstance(process.get("serviceName"), str):
+                resource.setdefault("service.name", process["serviceName"])
+            processes[pid] = resource
+    return processes
+
+
+def _jaeger_span(raw: Any, trace: dict[str, Any], processes: dict[str, dict[str, Any]], where: Where) -> Span:
+    if not isinstance(raw, dict):
+        raise where.error("expected a span object")
+    trace_id = raw.get("traceID", trace.get("traceID"))
+    span_id = raw.get("spanID")
+    for key, value in (("traceID", trace_id), ("spanID", span_id)):
+        if not isinstance(value, str) or not value:
+            raise where.error(f"missing or invalid {key!r} (expected a hex string)")
+    parent_id = ""
+    for ref in items(raw.get("references")):
+        if isinstance(ref, dict) and ref.get("refType") == "CHILD_OF" and isinstance(ref.get("spanID"), str):
+            parent_id = ref["spanID"].lower()
+            break
+    if not parent_id and isinstance(raw.get("parentSpanID"), str):
+        parent_id = raw["parentSpanID"].lower()
+    tags = _jaeger_tags(raw.get("tags"), where.key("tags"))
+    events = [
+        SpanEvent(
+            str(_jaeger_tags(log.get("fields"), where).get("event", "log")),
+            to_int(log.get("timestamp")) * 1000,
+            _jaeger_tags(log.get("fields"), where),
+        )
+        for log in items(raw.get("logs"))
+        if isinstance(log, dict)
+    ]
+    start_us = to_int(raw.get("startTime"))
+    name = raw.get("operationName", "")
+    return Span(
+        trace_id=str(trace_id).lower(),
+        span_id=str(span_id).lower(),
+        parent_id=parent_id,
+        name=name if isinstance(name, str) else str(name),
+        start_ns=start_us * 1000,
+        end_ns=(start_us + to_int(raw.get("duration"))) * 1000,
+        attributes=tags,
+        resource=processes.get(str(raw.get("processID", "")), {}),
+        scope=str(tags.get("otel.scope.name", "")),
+        events=events,
+        location=where.path,
+    )
+
+
+def _jaeger_tags(raw: Any, where: Where) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    if isinstance(raw, dict):
+        return attributes(raw, where)
+    if not isinstance(raw, list):
+        raise where.error("tags must be an array of {key, type, value}")
+    out: dict[str, Any] = {}
+    for tag in raw:
+        if not isinstance(tag, dict) or not isinstance(tag.get("key"), str):
+            continue
+        value = tag.get("value")
+        kind = str(tag.get("type", "")).lower()
+        if kind in ("int64", "int") and isinstance(value, str):
+            value = to_int(value)
+        elif kind in ("float64", "float") and isinstance(value, str) and is_number(value):
+            value = float(value)
+        elif kind == "bool" and isinstance(value, str):
+            value = value.lower() == "true"
+        elif kind == "binary" and isinstance(value, str):
+            with contextlib.suppress(binascii.Error, ValueError):
+                value = base64.b64decode(value).decode("utf-8")
+        out[tag["key"]] = value
+    return out
