@@ -191,6 +191,24 @@ def test_eval_tab_flow_in_chromium(browser: Any, live_server: tuple[str, Path]) 
     assert csp_violations(browser) == []
 
 
+def _fill(ui: UI, selector: str, text: str) -> None:
+    """Type ``text`` into an input until it holds it on two checks in a row: ADK Web's dialog fills in its own
+    default name once it has opened, which may land after (and replace) what was typed."""
+    seen: list[bool] = []
+
+    def attempt(_: Any) -> bool:
+        box = ui.css(selector)
+        if box.get_attribute("value") != text:
+            box.clear()
+            box.send_keys(text)
+            seen.clear()
+            return False
+        seen.append(True)
+        return len(seen) >= 2
+
+    ui.wait.until(attempt)
+
+
 def _click_text(ui: UI, text: str) -> None:
     """Click the first visible element whose own text is ``text`` (ADK Web's buttons have no stable ids)."""
 
@@ -228,9 +246,7 @@ def test_adk_web_eval_tab_flow_with_our_agent(browser: Any, live_server: tuple[s
     _click_text(ui, "Evals")
     _click_text(ui, "adk_web_set")
     _click_text(ui, "From Current Session")
-    name = ui.css("mat-dialog-container input")
-    name.clear()
-    name.send_keys("adk_web_case")
+    _fill(ui, "mat-dialog-container input", "adk_web_case")
     _click_text(ui, "Create")
     ui.wait.until(lambda d: "adk_web_case" in d.find_element("tag name", "body").text)
     stored = json.loads((data / "calculator" / "adk_web_set.evalset.json").read_text())
