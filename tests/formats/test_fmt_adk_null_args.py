@@ -188,7 +188,7 @@ def test_fast_path_and_general_path_agree(variant: str, monkeypatch: pytest.Monk
 
 def test_reports_show_a_call_without_arguments_apart_from_empty_arguments() -> None:
     from agentgauge.model import Tool
-    from agentgauge.reporting._view import format_tool_call
+    from agentgauge.summary._reasons import format_tool_call
 
     assert format_tool_call(Tool(name="ping", arguments=None)) == "ping()"
     assert format_tool_call(Tool(name="ping", arguments={})) == "ping({})"

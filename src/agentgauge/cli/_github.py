@@ -167,7 +167,7 @@ def annotation_lines(view: ResultView, sources: list[Path]) -> Iterator[str]:
     """One ``::error`` command per case that did not pass (at most :data:`MAX_ANNOTATIONS`), located at the case
     in whichever of ``sources`` holds the most of those cases."""
     from ..model import EvalStatus
-    from ..reporting._view import one_line
+    from ..summary._reasons import one_line
 
     failed = [c for c in view.cases if c.status is not EvalStatus.PASSED]
     if not failed:

@@ -4,17 +4,17 @@
 to a file atomically. All formats are built from the same aggregation, so their numbers agree.
 """
 
-from ._render import FORMATS, ReportFormat, render, write_report
-from ._terminal import print_summary
-from ._view import (
+from ..summary._reasons import (
     Mismatch,
-    build_view,
     case_failure_text,
     case_mismatches,
     format_tool_call,
     group_mismatches,
     mismatch_text,
 )
+from ._render import FORMATS, ReportFormat, render, write_report
+from ._terminal import print_summary
+from ._view import build_view
 
 __all__ = [
     "FORMATS",

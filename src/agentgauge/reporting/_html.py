@@ -26,11 +26,12 @@ from ..model import (
     Tool,
     UsageTotals,
 )
+from ..summary._reasons import case_label, format_score, format_tool_call, one_line
 from ..summary._usage import case_usage, format_cost, format_duration, format_tokens, usage_text
 from ._diff import RESPONSE, TOOLS, Part, Segment, failed_parts, response_strategy, strategy_phrase, word_diff
 from ._html_assets import CSS, JS
 from ._transcript import TRANSCRIPT_CSS, html_transcript
-from ._view import ResultView, build_view, case_label, format_score, format_tool_call, one_line
+from ._view import ResultView, build_view
 
 __all__ = ["HTML_TAIL", "html_case", "html_head", "render_html", "rubric_texts"]
 

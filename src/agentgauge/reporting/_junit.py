@@ -10,9 +10,10 @@ from datetime import UTC, datetime
 from typing import IO
 
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus, UsageTotals
+from ..summary._reasons import case_label, case_mismatches, format_score, group_mismatches, mismatch_text
 from ..summary._usage import case_usage, format_cost
 from ._transcript import junit_simulation_properties
-from ._view import build_view, case_label, case_mismatches, format_score, group_mismatches, mismatch_text
+from ._view import build_view
 
 __all__ = ["JUnitWriter", "render_junit"]
 

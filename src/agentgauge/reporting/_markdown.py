@@ -5,18 +5,10 @@ from __future__ import annotations
 import re
 
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus
+from ..summary._reasons import case_label, case_mismatches, format_score, group_mismatches, mismatch_text, one_line
 from ..summary._usage import case_usage, format_cost, format_duration, format_tokens, usage_text
 from ._transcript import markdown_transcript
-from ._view import (
-    ResultView,
-    build_view,
-    case_label,
-    case_mismatches,
-    format_score,
-    group_mismatches,
-    mismatch_text,
-    one_line,
-)
+from ._view import ResultView, build_view
 
 __all__ = ["markdown_case", "markdown_head", "markdown_tail", "render_markdown"]
 

@@ -9,14 +9,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus, UsageTotals
-from ..summary._usage import case_usage, usage_text
-from ._diff import RESPONSE, TOOLS, Segment, calls_diff, failed_parts, response_strategy, strategy_phrase, word_diff
-from ._escape import escaping_console
-from ._transcript import print_transcript
-from ._view import (
+from ..summary._reasons import (
     Mismatch,
-    ResultView,
-    build_view,
     case_label,
     case_mismatches,
     format_score,
@@ -26,6 +20,11 @@ from ._view import (
     mismatch_text,
     one_line,
 )
+from ..summary._usage import case_usage, usage_text
+from ._diff import RESPONSE, TOOLS, Segment, calls_diff, failed_parts, response_strategy, strategy_phrase, word_diff
+from ._escape import escaping_console
+from ._transcript import print_transcript
+from ._view import ResultView, build_view
 
 __all__ = ["print_case", "print_overview", "print_summary"]
 

@@ -14,7 +14,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..model import EvalCaseResult, SimulationSummary
-from ._view import format_tool_call, one_line
+from ..summary._reasons import format_tool_call, one_line
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console

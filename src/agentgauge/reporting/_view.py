@@ -19,39 +19,16 @@ from ..model import (
     summarize_statuses,
 )
 from ..stats import pass_at_k, pass_hat_k
-from ..summary._reasons import (
-    Mismatch,
-    case_failure_text,
-    case_label,
-    case_mismatches,
-    first_reason,
-    format_score,
-    format_tool_call,
-    group_mismatches,
-    message_text,
-    mismatch_text,
-    one_line,
-)
+from ..summary._reasons import first_reason
 from ..summary._usage import case_usage
 
 __all__ = [
     "CaseOutcome",
     "MetricOverview",
-    "Mismatch",
     "PassK",
     "ResultView",
     "ViewBuilder",
     "build_view",
-    "case_failure_text",
-    "case_label",
-    "case_mismatches",
-    "first_reason",
-    "format_score",
-    "format_tool_call",
-    "group_mismatches",
-    "message_text",
-    "mismatch_text",
-    "one_line",
     "pass_k_rows",
 ]
 

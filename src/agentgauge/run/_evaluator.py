@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..errors import InputError, NotFoundError
 from ..model import EvalCase, EvalMetric, EvalSet
+from ..service._options import RunOptionsView
 from ._collector import _Collector, _collector_ignores_loaded_data, _prepare_scorers
 from ._finish import ResultSink, ResultTarget, open_writer
 from ._result import EvaluationCaseResult, EvaluationResult
@@ -50,7 +51,7 @@ ProgressFn = Callable[[int, int], None]
 """``progress(done, total)``: called with ``(0, total)`` first, then after each case of each run is scored."""
 
 
-class AgentEvaluator:
+class AgentEvaluator(RunOptionsView):
     """Evaluates an agent on eval sets held by an eval-set manager, scores with the metrics of the metric manager
     and saves one :class:`EvalSetResult` per evaluation with the result manager.
 
@@ -158,31 +159,6 @@ class AgentEvaluator:
         self.executor = _executor(executor)
         self.metric_selection = metric_selection
         self._stop: Interruption | None = None  # the running evaluation's; a new one per evaluate()
-
-    @property
-    def parallelism(self) -> int:
-        """How many (case, run) pipelines are in flight at once (:attr:`options`)."""
-        return self.options.parallelism
-
-    @property
-    def timeout(self) -> float | None:
-        """The inference time limit of each case, in seconds (:attr:`options`)."""
-        return self.options.timeout
-
-    @property
-    def prices(self) -> PriceTable | None:
-        """The price table of recorded token usage (:attr:`options`)."""
-        return self.options.prices
-
-    @property
-    def simulation(self) -> SimulationSettings | None:
-        """The simulation settings, with the ``user_simulator`` / ``expected_agent`` shortcuts (:attr:`options`)."""
-        return self.options.simulation
-
-    @property
-    def agent_cache(self) -> AgentResponseCache | None:
-        """The agent answer cache (:attr:`options`)."""
-        return self.options.agent_cache
 
     def _metrics(self, eval_set_id: str) -> list[EvalMetric]:
         try:

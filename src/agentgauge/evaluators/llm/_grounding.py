@@ -4,6 +4,7 @@ share of grounded sentences is the sample's score."""
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Sequence
 
 from ...judges import JudgeClient, JudgeParseError, snippet
@@ -63,7 +64,7 @@ def _check_labels(labels: Sequence[tuple[str, str, float | None]], answer: str) 
         raise JudgeParseError(f"validator answer has unknown label(s): {', '.join(unknown)}", raw=answer)
 
 
-class GroundingEvaluator(LLMJudgeEvaluator):
+class GroundingEvaluator(LLMJudgeEvaluator, abc.ABC):
     """Base of the hallucination evaluators: per invocation, each text :meth:`texts_to_check` picks is segmented and
     validated against the history prefix's context, and :meth:`judge_texts` turns the samples into the result.
 
@@ -89,13 +90,13 @@ class GroundingEvaluator(LLMJudgeEvaluator):
             return Sample(None, f"validator gave no recognised labels; judge answer: {snippet(validated)}")
         return sentence_sample(scored)
 
+    @abc.abstractmethod
     def texts_to_check(self, actual: Invocation, config: JudgeConfig) -> list[str]:
         """The natural-language texts of ``actual`` to check; raises ``NotApplicable`` when there is none."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     async def judge_texts(self, texts: Sequence[str], context: str, config: JudgeConfig, client: JudgeClient) -> Sample:
         """The sample that decides the invocation, from its texts checked against ``context``."""
-        raise NotImplementedError
 
     async def judge_invocation(
         self,
