@@ -54,7 +54,26 @@ def _console_script_starts() -> None:
         if signals.getsignal(signals.SIGINT) is signals.default_int_handler:
             signals.signal(signals.SIGINT, _ctrl_c_ends_the_process)
     except ValueError:  # not the main thread
-        pass
+        return
+    import atexit
+
+    atexit.register(_console_script_ends)
+
+
+def _console_script_ends() -> None:
+    """Ctrl-C after the command's work is over (its output written) leaves the exit code as it is.
+
+    Runs last of the exit hooks, after the interpreter has joined its threads. Past this point the interpreter puts
+    back the system's default for every signal that had a Python handler, and a late SIGINT would kill the process
+    (status -2 instead of 0) while it frees its modules; an ignored signal is the one disposition it keeps.
+    """
+    signals = sys.modules.get("_signal")
+    if signals is not None:
+        try:
+            if signals.getsignal(signals.SIGINT) is _ctrl_c_ends_the_process:
+                signals.signal(signals.SIGINT, signals.SIG_IGN)
+        except ValueError:  # not the main thread
+            pass
 
 
 _console_script_starts()

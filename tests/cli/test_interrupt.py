@@ -160,3 +160,30 @@ def test_ctrl_c_during_an_atomic_write_leaves_the_target_as_it_was_and_no_tempor
     assert (done.returncode, done.stderr) == (130, "Interrupted.\n")
     assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
     assert (tmp_path / "report.html").read_text() == "old"
+
+
+LATE_SCRIPT = """import os, signal, sys
+sys.argv[0] = "agentgauge"
+import agentgauge
+
+
+class _FreedLast:
+    def __del__(self):  # runs while the interpreter frees its modules, after it has reset the signal handlers
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+cycle = [_FreedLast()]
+cycle.append(cycle)
+print("done", flush=True)
+"""
+
+
+def test_ctrl_c_while_the_interpreter_shuts_down_after_the_command_keeps_its_exit_code(tmp_path: Path) -> None:
+    # The interpreter resets Python-handled signals to the system default before it frees its modules; a Ctrl-C
+    # landing then killed the finished command (status -2) instead of leaving its exit code.
+    script = tmp_path / "late.py"
+    script.write_text(LATE_SCRIPT)
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, timeout=60)
+    assert done.stdout == b"done\n"
+    assert done.returncode == 0, done.stderr
