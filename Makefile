@@ -8,6 +8,8 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check --no-input
 DEMO_STAMP := $(VENV)/.installed-demo
 STAMP := $(VENV)/.installed
+# ADK-TS (@iqai/adk, run under Node) for the differential tests of the adk-ts scoring dialect; `make demo` needs no Node
+NODE_STAMP := tests/node/node_modules/.installed
 
 .PHONY: demo test lint layers typecheck unit bench clean
 
@@ -38,7 +40,13 @@ layers: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src/
 
-unit: $(STAMP)
+$(NODE_STAMP): tests/node/package.json tests/node/package-lock.json
+	@# without npm the ADK-TS differential tests skip (and fail under CI=true)
+	if command -v npm >/dev/null 2>&1; then \
+		cd tests/node && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error && touch node_modules/.installed; \
+	else echo "npm not found: the ADK-TS differential tests will be skipped"; fi
+
+unit: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python -m pytest -q -n 2
 
 test: lint layers typecheck unit
@@ -47,4 +55,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) .agentgauge
+	rm -rf $(VENV) .agentgauge tests/node/node_modules

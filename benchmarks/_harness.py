@@ -57,6 +57,7 @@ class Config:
     results_dir: Path
     only: frozenset[str]
     n_scale: int = 100_000
+    n_traces: tuple[int, ...] = (1000, 10_000, 100_000)
     projections: bool = False
     profile: bool = False
     profiles: dict[str, str] = field(default_factory=dict)

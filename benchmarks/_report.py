@@ -111,6 +111,10 @@ def targets(doc: dict[str, Any]) -> list[dict[str, Any]]:
         out.append(
             _target("scale: eval peak RSS (MB)", scale["eval"]["peak_rss_mb"], "<= 1000 MB", _at_most(1000), note)
         )
+    for row in _get(m, "traces", "runs") or []:  # issue 26: eval --traces in bounded memory
+        note = f"{row['input_mb']:.0f} MB input, {row['spans_per_cpu_s']:,.0f} spans per CPU-second"
+        name = f"traces: eval --traces peak RSS (MB), {row['n_traces']:,} traces"
+        out.append(_target(name, row["peak_rss_mb"], "<= 1000 MB", _at_most(1000), note))
     serve = m.get("serve")
     if serve:
         note = f"{serve['set_mb']} MB set, {serve['server_cpu_ms_per_get']} ms server CPU per GET"

@@ -26,11 +26,13 @@ from _judge import measure_judge
 from _machine import describe
 from _peers import install_peers, peer_python, peer_versions, peers_available
 from _reference import SHARED_GENERATOR, reference_check
+from _remote import measure_remote
 from _report import render_markdown, render_text, targets
 from _serve import measure_serve
+from _traces import measure_traces
 
 BENCH_DIR = Path(__file__).resolve().parent
-MEASURES = ("scoring", "load", "e2e", "startup", "cli", "scale", "serve", "judge")
+MEASURES = ("scoring", "load", "e2e", "startup", "cli", "scale", "serve", "judge", "traces", "remote")
 EXIT_REFUSED = 3
 
 
@@ -45,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--n-load", type=int, help="cases for the load measure (default 20000; quick 300)")
     p.add_argument("--n-e2e", type=int, help="cases for the end-to-end and cli measures (default 200; quick 24)")
     p.add_argument("--n-scale", type=int, help="cases for the scale measure (default 100000; quick 500)")
+    p.add_argument("--n-traces", help="comma list of trace counts for the traces measure (default 1000,10000,100000)")
     p.add_argument("--repeats", type=int, help="repeats per measure, the median is reported (default 3; quick 1)")
     p.add_argument("--startup-repeats", type=int, help="fresh processes per start-up target (default 7; quick 2)")
     p.add_argument("--latency", type=float, help="simulated agent latency per invocation, s (default 0.05)")
@@ -82,6 +85,7 @@ def _config(args: argparse.Namespace) -> Config:
         n_load=pick(args.n_load, 20000, 300),
         n_e2e=pick(args.n_e2e, 200, 24),
         n_scale=pick(args.n_scale, 100_000, 500),
+        n_traces=tuple(int(x) for x in pick(args.n_traces, "1000,10000,100000", "20,80").split(",")),
         seed=args.seed,
         latency=pick(args.latency, 0.05, 0.01),
         parallelism=parallelism,
@@ -133,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
             "n_load": cfg.n_load,
             "n_e2e": cfg.n_e2e,
             "n_scale": cfg.n_scale,
+            "n_traces": list(cfg.n_traces),
             "seed": cfg.seed,
             "latency_s": cfg.latency,
             "parallelism": list(cfg.parallelism),
@@ -151,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
         ("scale", measure_scale),
         ("serve", measure_serve),
         ("judge", measure_judge),
+        ("traces", measure_traces),
+        ("remote", measure_remote),
     ]
     refused = False
     for name, fn in steps:

@@ -38,7 +38,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="agentgauge_agent",
         default=None,
         metavar="SPEC",
-        help="agent for collected eval sets: path/to/agent.py, an ADK agent directory or package.module:attr",
+        help="agent for collected eval sets: path/to/agent.py, an ADK agent directory, package.module:attr or a "
+        "remote agent URL (a2a+http://, adk+http://HOST/apps/APP, agui+http://, http:// with a config)",
+    )
+    group.addoption(
+        "--agentgauge-agent-header",
+        dest="agentgauge_agent_headers",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="header sent to a remote agent (repeatable; ${ENV} expanded, the value masked)",
+    )
+    group.addoption(
+        "--agentgauge-agent-config",
+        dest="agentgauge_agent_config",
+        default=None,
+        metavar="FILE",
+        help="remote agent config file: headers, timeouts, retries, TLS; a plain http:// service's request and "
+        "answer paths",
     )
     group.addoption(
         "--agentgauge-num-runs",
@@ -75,6 +92,21 @@ def _configured_agent(config: pytest.Config) -> str | None:
         return None
     candidate = base / spec
     return str(candidate) if not Path(spec).is_absolute() and (candidate.exists() or spec.endswith(".py")) else spec
+
+
+def _remote_settings(config: pytest.Config) -> Any:
+    """The remote-agent settings of ``--agentgauge-agent-header`` / ``--agentgauge-agent-config`` (``None``
+    without them)."""
+    headers = config.getoption("agentgauge_agent_headers") or []
+    file = config.getoption("agentgauge_agent_config")
+    if not headers and not file:
+        return None
+    from .agents.remote import RemoteAgentSettings, parse_header
+
+    path = None if not file else config.invocation_params.dir / str(file)
+    return RemoteAgentSettings.build(
+        source="--agentgauge-agent-header", headers=dict(parse_header(h) for h in headers), config=path
+    )
 
 
 def _has_agent_fixture(file_path: Path, parent: pytest.Collector) -> bool:
@@ -156,7 +188,7 @@ class EvalCaseItem(pytest.Function):
         if spec is not None:
             from .agents import load_agent
 
-            return load_agent(spec)
+            return load_agent(spec, remote=_remote_settings(self.config))
         try:
             return request.getfixturevalue(_FIXTURE)
         except pytest.FixtureLookupError:

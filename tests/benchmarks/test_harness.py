@@ -127,7 +127,7 @@ def test_quick_run_writes_the_documented_results(tmp_path: Path) -> None:
     assert {"cpu_model", "cpu_count", "ram_gb", "python", "agentgauge_packages"} <= set(doc["machine"])
     assert doc["config"]["quick"] is True and doc["config"]["peers"] is False
     m = doc["measures"]
-    assert set(m) == {"scoring", "load", "e2e", "startup", "cli", "scale", "serve", "judge"}
+    assert set(m) == {"scoring", "load", "e2e", "startup", "cli", "scale", "serve", "judge", "traces", "remote"}
     assert m["serve"]["clients"] == 16 and m["serve"]["gets"] > 0 and m["serve"]["set_mb"] > 0.7
     cli = m["cli"]["runs"]
     assert [r["parallelism"] for r in cli] == [4, 16]

@@ -116,6 +116,7 @@ def test_the_summary_is_the_same_whether_or_not_the_case_results_stay_in_memory(
     [first] = (tmp_path / "a").rglob("*.evalset_result.json")
     [second] = (tmp_path / "b").rglob("*.evalset_result.json")
     strip = ("evalSetResultId", "evalSetResultName", "creationTimestamp", "sessionId", "invocationId", "duration")
+    strip += ("startedAt", "finishedAt")  # the run metadata's times
 
     def comparable(text: str) -> list[str]:
         return [ln for ln in text.splitlines() if not any(f'"{key}"' in ln for key in strip)]

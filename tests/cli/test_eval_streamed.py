@@ -45,7 +45,7 @@ def _normalized(text: str) -> str:
 
     text = re.sub(r"t_t_[0-9a-f-]{36}", "<id>", text)
     text = re.sub(r"\d{4}-\d\d-\d\dT?\s?\d\d:\d\d:\d\d( UTC)?", "<time>", text)
-    text = re.sub(r'"creationTimestamp": [0-9.e+]+', '"creationTimestamp": 0', text)
+    text = re.sub(r'"(creationTimestamp|startedAt|finishedAt)": [0-9.e+]+', r'"\1": 0', text)
     text = re.sub(r'"(sessionId|invocationId)": "[^"]*"', r'"\1": ""', text)
     return re.sub(r"Duration: [0-9.]+ s", "Duration: <d>", text).replace("small", "<out>").replace("large", "<out>")
 

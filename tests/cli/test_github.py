@@ -66,8 +66,8 @@ def test_eval_annotates_failed_cases_and_appends_the_summary(github: Path, tmp_p
         "(tolerance 1e-06)"
     )
     assert errors[1].startswith(f"::error file={file},line=")
-    assert errors[1].endswith("::error: actualConversation has 1 invocations but conversation has 2; trace mode "
-                              "needs the same length")  # fmt: skip
+    assert errors[1].endswith("::error: missing turn 2: expected user message 'Now multiply that by 4' has no "
+                              "recorded turn (the recording has 1 turn(s), the expected conversation 2)")  # fmt: skip
     assert len(errors) == 2
     summary = github.read_text(encoding="utf-8")
     assert summary.startswith("earlier step output\n## agentgauge: `calculator_traces` ❌ failed")

@@ -35,6 +35,8 @@ VALID = {
     "eval_result_id": "r",
     "result_id": "r",
     "run_id": "r",
+    "event_id": "e",
+    "session_key": "k",
 }
 # What the error message calls each parameter.
 FIELD = {

@@ -179,6 +179,7 @@ def test_eval_tab_flow_in_chromium(browser: Any, live_server: tuple[str, Path]) 
     assert delta.text.startswith("-") and "neg" in (delta.get_attribute("class") or "")
     assert ui.css(".pass-at-k").text.split() == ["1", "1.000", "→", "0.000", "1.000", "→", "0.000"]
     assert "exact McNemar test" in ui.css(".significance").text
+    assert ui.css('.estimate[data-estimate="pass rate (runs)"]').text.startswith("pass rate (runs): 1.000 → 0.000")
     _shot(browser, "compare")
 
     # Delete the eval set (after confirming).

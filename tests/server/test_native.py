@@ -88,6 +88,10 @@ async def test_background_run_with_progress_events(client: httpx.AsyncClient) ->
     result_id = events[-1]["resultId"]
     result = (await client.get(f"/api/apps/calculator/results/{result_id}")).json()
     assert result["summary"]["numRuns"] == 2 and len(result["evalCaseResults"]) == 4
+    # The bootstrap intervals and flaky cases of the JSON report ride along (issue 28).
+    statistics = result["summary"]["statistics"]
+    assert statistics["passRate"] == {"value": 1.0, "low": 1.0, "high": 1.0} and statistics["flakyCases"] == []
+    assert statistics["resamples"] == 10_000 and statistics["seed"] == 0
     rows = (await client.get("/api/apps/calculator/results?evalSetId=calculator")).json()
     assert rows[0]["evalSetResultId"] == result_id and rows[0]["counts"] == {
         "passed": 4, "failed": 0, "error": 0, "not_evaluated": 0,
@@ -170,6 +174,9 @@ async def test_report_and_compare(client: httpx.AsyncClient) -> None:
                                 "newPassHatK": 0.0}]  # fmt: skip
     assert diff["significance"]["test"] == "mcnemar_exact"
     assert "some cases ran once" in " ".join(diff["notes"])
+    rate = diff["estimates"][0]  # one case: a change with no interval to draw
+    assert (rate["name"], rate["base"], rate["new"], rate["delta"]) == ("pass rate (runs)", 1.0, 0.0, -1.0)
+    assert "low" not in rate
     # `head` is kept as a synonym of `new`; giving neither is a 400 naming the parameter.
     legacy = (await client.get(f"/api/apps/calculator/compare?base={before}&head={after}")).json()
     assert legacy["cases"] == diff["cases"]

@@ -10,7 +10,7 @@ from svc_fakes import RecordingAgent, case, inv
 
 from agentgauge.agents import AgentOutput, AgentRequest, as_agent
 from agentgauge.model import EvalCase, EvalStatus, Message, SessionInput, Tool
-from agentgauge.service import case_problem, infer_case, trace_invocations, user_only
+from agentgauge.service import case_problem, infer_case, trace_invocations, turn_mismatches, user_only
 
 
 async def _infer(agent: object, eval_case: EvalCase, timeout: float | None = None):  # type: ignore[no-untyped-def]
@@ -138,11 +138,8 @@ async def test_agent_that_hangs_forever_is_cut_off() -> None:
             False,
             "conversationScenario is not allowed in trace mode",
         ),
-        (
-            {"eval_mode": "trace", "conversation": [inv("a")], "actual_conversation": [inv("a"), inv("b")]},
-            False,
-            "actualConversation has 2 invocations but conversation has 1",
-        ),
+        # different lengths are scored turn by turn (see test_trace_turn_mismatches), not refused
+        ({"eval_mode": "trace", "conversation": [inv("a")], "actual_conversation": [inv("a"), inv("b")]}, False, None),
     ],
 )
 def test_case_problems(kwargs: dict[str, object], has_agent: bool, problem: str | None) -> None:
@@ -180,6 +177,28 @@ def test_trace_table() -> None:
 
     both = EvalCase(eval_id="c", eval_mode="trace", conversation=expected, actual_conversation=actual)
     assert trace_invocations(both) == (actual, expected)
+    assert turn_mismatches(both) == ([], [])
+
+
+@pytest.mark.parametrize(
+    ("recorded", "expected", "reasons", "extra"),
+    [
+        (1, 3, ["missing turn 2: expected user message 'q2' has no recorded turn (the recording has 1 turn(s), the "
+                "expected conversation 3)", "missing turn 3: expected user message 'q3' has no recorded turn (the "
+                "recording has 1 turn(s), the expected conversation 3)"], []),
+        (2, 1, ["unexpected turn 2: recorded user message 'q2' has no expected turn (the recording has 2 turn(s), "
+                "the expected conversation 1)"], ["a2"]),
+    ],
+)  # fmt: skip
+def test_trace_turn_mismatches(recorded: int, expected: int, reasons: list[str], extra: list[str]) -> None:
+    actual = [inv(f"q{n}", f"actual {n}", invocation_id=f"a{n}") for n in range(1, recorded + 1)]
+    golden = [inv(f"q{n}", f"expected {n}", invocation_id=f"e{n}") for n in range(1, expected + 1)]
+    both = EvalCase(eval_id="c", eval_mode="trace", conversation=golden, actual_conversation=actual)
+    common = min(recorded, expected)
+    assert trace_invocations(both) == (actual[:common], golden[:common])
+    found, beyond = turn_mismatches(both)
+    assert found == reasons
+    assert [i.invocation_id for i in beyond] == extra
 
 
 async def test_trace_mode_never_calls_the_agent() -> None:

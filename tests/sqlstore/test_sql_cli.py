@@ -155,7 +155,8 @@ def test_results_lists_newest_first(store_url: str) -> None:
     first_cases = parse_result(runner.invoke(app, ["show", first, "--store", store_url, "--json"]).stdout)
     assert [r["numCases"] for r in rows] == [6, len(first_cases.eval_case_results)]
     table = runner.invoke(app, ["results", "--store", store_url, "--eval-set", "calculator"]).output.splitlines()
-    assert table[0].split() == ["Created", "(UTC)", "App", "Eval", "set", "Status", "Case", "runs", "Result", "id"]
+    header = ["Created", "(UTC)", "App", "Eval", "set", "Status", "Case", "runs", "Labels", "Result", "id"]
+    assert table[0].split() == header
     assert len(table) == 2 and table[1].endswith(second)
     assert runner.invoke(app, ["results", "--store", store_url, "--app-name", "none"]).output == "no results stored\n"
     missing = runner.invoke(app, ["results"], env={"AGENTGAUGE_STORE": ""})

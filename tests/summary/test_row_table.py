@@ -84,6 +84,14 @@ def _reference_status(runs: Sequence[CaseRow]) -> EvalStatus:
             for m in run.metrics:
                 tallies.setdefault(m.metric_name, MetricTally(m.metric_name, m.threshold)).add(m.score, m.eval_status)
         status = summarize_statuses(t.status for t in tallies.values())
+        failed_by_case = any(
+            r.final_eval_status is EvalStatus.FAILED
+            and r.metrics
+            and all(m.eval_status is not EvalStatus.FAILED for m in r.metrics)
+            for r in runs
+        )
+        if status is not EvalStatus.FAILED and failed_by_case:
+            status = EvalStatus.FAILED  # a run the case itself failed (a recording missing a turn)
     if status is EvalStatus.NOT_EVALUATED and any(r.error_message for r in runs):
         status = EvalStatus.ERROR
     return status

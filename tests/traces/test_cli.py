@@ -106,14 +106,18 @@ def test_eval_set_may_be_positional_and_metrics_beside_it_are_found(tmp_path: Pa
 
 
 def test_unmatched_trace_is_an_error_not_paired_with_the_first_case(tmp_path: Path) -> None:
-    result = _run(
-        "eval", "--traces", AE / "helm_3.json", "--eval-set", AE / "eval_set_helm.json", "--output-dir", tmp_path,
-    )  # fmt: skip
+    # Two traces for a one-case set: agentevals' one-case pairing does not apply, nothing is paired by position.
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    for name in ("helm_2.json", "helm_3.json"):
+        (traces / name).write_text((AE / name).read_text())
+    out = tmp_path / "out"
+    result = _run("eval", "--traces", traces, "--eval-set", AE / "eval_set_helm.json", "--output-dir", out)
     assert result.exit_code == 2
-    assert result.output.startswith(f"error: {AE / 'eval_set_helm.json'}: 1 trace(s) match no case: trace ")
+    assert result.output.startswith(f"error: {AE / 'eval_set_helm.json'}: 2 trace(s) match no case: trace ")
     assert "no case starts with its first user message 'I need all the Helm releases right now!!'" in result.output
     assert "EVAL_SET:case_id" in result.output and "agentgauge.eval_id" in result.output
-    assert not tmp_path.exists() or not list(tmp_path.rglob("*.json"))
+    assert not out.exists()
 
 
 def test_unknown_selected_case_is_exit_2(tmp_path: Path) -> None:

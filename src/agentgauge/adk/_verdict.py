@@ -109,6 +109,20 @@ def failure_lines(result: EvalSetResult, agent_label: str) -> tuple[list[str], l
                 f"{eval_id} for {agent_label} Failed. {len(empty)} of {len(runs)} runs were recorded as failed "
                 "without producing any metric results."
             )
+        # A run failed by the case itself while its metrics passed (a recording missing a turn): the metric lines
+        # below would not show it, so it is named with its reason.
+        unscored = [
+            r
+            for r in runs
+            if r.final_eval_status is EvalStatus.FAILED
+            and r.eval_metric_result_per_invocation
+            and not any(m.eval_status is EvalStatus.FAILED for m in r.overall_eval_metric_results)
+        ]
+        if unscored:
+            failures.append(
+                f"{eval_id} for {agent_label} Failed. {len(unscored)} of {len(runs)} runs failed: "
+                f"{unscored[0].error_message or 'no reason recorded'}"
+            )
         for verdict in metric_verdicts(runs):
             verdicts.append(verdict)
             if verdict.status is EvalStatus.NOT_EVALUATED:

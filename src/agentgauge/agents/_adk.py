@@ -13,8 +13,8 @@ from typing import Any
 
 from ..errors import AgentError
 from ..mocks import ActiveMocks, active_mocks
-from ..model import Message, Tool, new_tool_id
-from ..model._usage import usage_from_adk_events
+from ..model import Message
+from ._adk_convert import adk_views_to_output, view_of_adk_event
 from ._timing import current_clock, measures
 from ._types import AgentOutput, AgentRequest
 
@@ -29,46 +29,17 @@ def _require_adk() -> None:
 
 
 def adk_events_to_output(events: list[Any]) -> AgentOutput:
-    """Convert the ADK events of one invocation into an :class:`AgentOutput`.
+    """Convert the ADK ``Event`` objects of one invocation into an :class:`AgentOutput`.
 
     Function calls become tools (in order of appearance; missing ids are generated), function responses fill
     the matching tool's ``result`` (by id, else the latest unanswered call of that name), the text of the last
     final-response event is the final response and the text of other non-partial agent events becomes
     intermediate responses (with the ADK ``author`` kept). An event carrying an error code raises
     :class:`AgentError`. ``usage`` sums the events' ``usage_metadata``; its ``model_calls`` counts the events with
-    usage metadata or a model version (ADK's inference calls).
+    usage metadata or a model version (ADK's inference calls). The same conversion reads ADK's HTTP API
+    (:mod:`agentgauge.agents._adk_convert`), so an agent scores the same in-process and over the wire.
     """
-    tools: list[Tool] = []
-    answered: set[int] = set()
-    intermediate: list[Message] = []
-    final: Message | None = None
-    for event in events:
-        if event.author == "user" or event.partial:
-            continue
-        if event.error_code or event.error_message:
-            raise AgentError(f"ADK agent error {event.error_code or ''}: {event.error_message or ''}".strip())
-        parts = event.content.parts if event.content and event.content.parts else []
-        texts: list[str] = []
-        for part in parts:
-            if part.function_call is not None:
-                call = part.function_call
-                tools.append(Tool(id=call.id or new_tool_id(), name=call.name or "", arguments=call.args))
-            elif part.function_response is not None:
-                _attach_result(tools, answered, part.function_response)
-            elif part.text and not part.thought:
-                texts.append(part.text)
-        text = "".join(texts)
-        if not text:
-            continue
-        message = Message(role="assistant", content=text, author=event.author)
-        if event.is_final_response():
-            if final is not None:
-                intermediate.append(final)
-            final = message
-        else:
-            intermediate.append(message)
-    usage = usage_from_adk_events(e for e in events if e.author != "user" and not e.partial)
-    return AgentOutput(final_response=final, tools=tools, intermediate_responses=intermediate, usage=usage)
+    return adk_views_to_output([view_of_adk_event(event) for event in events])
 
 
 @contextlib.contextmanager
@@ -86,17 +57,6 @@ def _busy_intervals() -> Iterator[None]:
         measures(models=True, tools=True)
         clock.model.extend(busy.model)
         clock.tools.extend(busy.tool)
-
-
-def _attach_result(tools: list[Tool], answered: set[int], response: Any) -> None:
-    candidates = [i for i, t in enumerate(tools) if response.id and t.id == response.id]
-    if not candidates:
-        candidates = [i for i, t in enumerate(tools) if i not in answered and t.name == response.name]
-    if not candidates:
-        raise AgentError(f"ADK function response for {response.name!r} (id {response.id!r}) without a matching call")
-    index = candidates[-1]
-    tools[index].result = response.response
-    answered.add(index)
 
 
 class _Runtime:

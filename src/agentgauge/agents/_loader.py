@@ -9,11 +9,15 @@ import re
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ._adapt import as_agent
 from ._safety import describe_exception
 from ._types import Agent
+
+if TYPE_CHECKING:
+    from .remote import RemoteAgentSettings
 
 __all__ = ["load_agent", "looks_like_agent_spec"]
 
@@ -21,8 +25,13 @@ _MODULE_SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 
 def looks_like_agent_spec(spec: str) -> bool:
-    """True when ``spec`` has the shape of an agent: a ``.py`` file, a directory or ``package.module:attr``
-    (and is not an existing file such as an eval set, with or without a ``:case1,case2`` suffix)."""
+    """True when ``spec`` has the shape of an agent: a ``.py`` file, a directory, ``package.module:attr`` or a
+    remote agent URL (``a2a+http://...``, ``adk+http://...``, ``agui+http://...``, ``http(s)://...``), and is not an
+    existing file such as an eval set, with or without a ``:case1,case2`` suffix."""
+    from .remote import is_remote_agent_spec
+
+    if is_remote_agent_spec(spec):
+        return True
     path = Path(spec)
     if spec.endswith(".py") or path.is_dir():
         return True
@@ -143,18 +152,26 @@ def _litellm_requirement() -> str:
     return "litellm"
 
 
-def load_agent(spec: str) -> Agent:
+def load_agent(spec: str, *, remote: RemoteAgentSettings | None = None) -> Agent:
     """Load an agent from ``spec`` and wrap it with :func:`as_agent`.
 
     ``spec`` is one of:
 
     - ``path/to/agent.py``: the module's ``root_agent``, else its ``agent``;
     - an ADK-style directory whose ``__init__.py`` makes ``agent.root_agent`` available;
-    - ``package.module:attribute`` (importable from the current directory or ``sys.path``).
+    - ``package.module:attribute`` (importable from the current directory or ``sys.path``);
+    - a remote agent URL (see :mod:`agentgauge.agents.remote`), reached with the ``remote`` settings (headers,
+      timeouts, retries, config file; defaults when ``None``).
 
-    Every failure (missing file, import error, missing attribute, not an agent) raises :class:`InputError`
-    naming ``spec``.
+    Every failure (missing file, import error, missing attribute, not an agent, unusable URL or settings) raises
+    :class:`InputError` naming ``spec``.
     """
+    from .remote import is_remote_agent_spec
+
+    if is_remote_agent_spec(spec):
+        from .remote import load_remote_agent
+
+        return load_remote_agent(spec, remote)
     try:
         obj = _load_object(spec)
     except InputError:

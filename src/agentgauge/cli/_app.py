@@ -2,11 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import typer
 
-__all__ = ["app"]
+from ._help import CompactHelpCommand, CompactHelpGroup
 
-app = typer.Typer(
+__all__ = ["AgentgaugeTyper", "app"]
+
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+
+
+class AgentgaugeTyper(typer.Typer):
+    """A typer app whose commands and groups lay ``--help`` out for the terminal's width (see ``_help``)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("cls", CompactHelpGroup)
+        super().__init__(**kwargs)
+
+    def command(self, *args: Any, **kwargs: Any) -> Callable[[_Command], _Command]:
+        """As ``typer.Typer.command``, with the compact help command class unless another is given."""
+        kwargs.setdefault("cls", CompactHelpCommand)
+        return super().command(*args, **kwargs)
+
+
+app = AgentgaugeTyper(
     name="agentgauge",
     help="Evaluate LLM agents against eval sets (native, trpc-agent-go and Google ADK formats).",
     no_args_is_help=True,

@@ -47,7 +47,12 @@ def run_agents(args: list[str], options: EvalRunOptions) -> list[EvaluationResul
         resumed = resume_state(
             options.resume, options.output_dir, app, ids, options.console, store=options.result_store
         )
-    run = _AgentRun(app, load_agent(agent_spec) if agent_spec is not None else None, registry, options, resumed)
+    options = _with_remote_settings(agent_spec, options)
+    remote = options.simulation.remote if options.simulation is not None else None
+    agent = load_agent(agent_spec, remote=remote) if agent_spec is not None else None
+    if getattr(agent, "remote", False):
+        _note_tool_mocks(targets, options.console)
+    run = _AgentRun(app, agent, registry, options, resumed)
     run.prepare(agent_spec, targets, price_table)
     run_phase_starts()
     outcomes = []
@@ -82,6 +87,7 @@ def _load_targets(
             target.eval_set = loaded
         selected = set(selected_case_ids(target))
         find_metrics(target, options.config)
+        target.metrics = options.metrics.apply_dialect(target.metrics, target.metrics_source)
         target.skipped = checked_metrics(options.metrics.selection, target.metrics, registry, target.metrics_source)
         if needs_agent:
             needing = [c.eval_id for c in target.eval_set.eval_cases if c.eval_id in selected and not c.is_trace]
@@ -92,6 +98,50 @@ def _load_targets(
                     file=str(target.path),
                 )
     return targets
+
+
+def _with_remote_settings(agent_spec: str | None, options: EvalRunOptions) -> EvalRunOptions:
+    """``options`` with the remote-agent settings of ``--agent-header`` / ``--agent-config`` in its simulation
+    options (where the expected agent is loaded, too); refused when no agent of the run is remote."""
+    import dataclasses
+
+    from ..agents.remote import is_remote_agent_spec
+    from ..errors import InputError
+    from ._remote_opts import remote_settings
+    from ._simulation_opts import SimulationOptions
+
+    settings = remote_settings(options.remote)
+    if settings is None:
+        return options
+    simulation = options.simulation or SimulationOptions()
+    if not any(spec is not None and is_remote_agent_spec(spec) for spec in (agent_spec, simulation.expected_agent)):
+        raise InputError(
+            "--agent-header and --agent-config apply to remote agents (a2a+http://, adk+http://, agui+http://, "
+            f"http://), not to {agent_spec or 'recorded traces'}"
+        )
+    return dataclasses.replace(options, simulation=dataclasses.replace(simulation, remote=settings))
+
+
+def _note_tool_mocks(targets: list[Target], console: Console) -> None:
+    """One line before the run when selected cases have tool mocks a remote agent cannot honour."""
+    from ._common import print_line
+    from ._targets import selected_case_ids
+
+    mocked = 0
+    for target in targets:
+        if target.eval_set is None:
+            continue
+        selected = set(selected_case_ids(target))
+        mocked += sum(
+            1
+            for case in target.eval_set.eval_cases
+            if case.eval_id in selected and any(inv.tool_mock is not None for inv in case.conversation or [])
+        )
+    if mocked:
+        print_line(
+            console,
+            f"note: tool mocks of {mocked} case(s) do not apply: the remote agent runs its tools on its server",
+        )
 
 
 def _check_result_places(targets: list[Target], app: str, options: EvalRunOptions) -> None:
@@ -122,12 +172,14 @@ class _AgentRun:
     prices: Any = None
     simulation: Any = None
     agent_cache: Any = None
+    agent_spec: str | None = None  # as given: its source is hashed into the run metadata
 
     def prepare(self, agent_spec: str | None, targets: list[Target], prices: Any) -> None:
         """Build the run's simulation settings, agent cache and executor (missing simulators fail here)."""
         from ._targets import registry_factory
 
         options = self.options
+        self.agent_spec = agent_spec
         plan = _simulation_plan(options, targets)
         self.prices, self.simulation = prices, plan.build() if plan is not None else None
         if options.cache_agent is not None and agent_spec is not None:
@@ -135,8 +187,12 @@ class _AgentRun:
 
             self.agent_cache = make_agent_cache(options.cache_agent, agent_spec)
         if options.engine is not None:
+            from ..agents.remote import is_remote_agent_spec
+
+            # A remote agent is shipped to the workers as loaded here (with its headers), not loaded again there.
+            shipped = agent_spec is not None and is_remote_agent_spec(agent_spec)
             self.executor = options.engine.build(
-                agent_spec,
+                None if shipped else agent_spec,
                 registry_factory(options.output_dir, options.judge, options.metrics.judge_parallelism),
                 simulation=plan.for_workers().build if plan is not None else None,  # workers load the files themselves
             )
@@ -180,6 +236,8 @@ class _AgentRun:
             agent_cache=self.agent_cache,
             max_results_in_memory=None if options.keep_results else 0,
             metric_selection=options.metrics.selection,
+            labels=options.labels,
+            agent_source=self.agent_spec,
         )
         if bar is not None:
             with bar:

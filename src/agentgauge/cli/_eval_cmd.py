@@ -15,7 +15,10 @@ from . import _metric_opts as _m
 from ._app import app
 from ._options import (
     DEFAULT_OUTPUT_DIR,
+    AgentConfigOption,
+    AgentHeaderOption,
     AppNameOption,
+    BootstrapResamplesOption,
     BySessionOption,
     DetailedOption,
     HtmlOption,
@@ -25,11 +28,13 @@ from ._options import (
     JudgeOptions,
     JudgeTimeoutOption,
     JunitOption,
+    LabelOption,
     MarkdownOption,
     NoCacheOption,
     OutputDirOption,
     PluginOption,
     ReportOptions,
+    SeedOption,
     StoreOption,
 )
 
@@ -41,8 +46,9 @@ _Sets = Annotated[
     list[str] | None,
     typer.Argument(
         metavar="[AGENT] EVAL_SET[:case1,case2]...",
-        help="AGENT is path/to/agent.py, an ADK agent directory or "
-        "package.module:attribute (optional when every selected case is in trace mode).",
+        help="AGENT is path/to/agent.py, an ADK agent directory, package.module:attribute or a remote agent URL "
+        "(a2a+http://, adk+http://HOST/apps/APP, agui+http://, http:// with --agent-config); optional when every "
+        "selected case is in trace mode.",
         show_default=False,
     ),
 ]
@@ -188,38 +194,43 @@ def eval_command(
     skip_metrics: _m.SkipMetricsOption = None,
     no_judges: _m.NoJudgesOption = False,
     judge_parallelism: _m.JudgeParallelismOption = None,
+    dialect: _m.DialectOption = None,
+    reducer: _m.ReducerOption = None,
+    agent_header: AgentHeaderOption = None,
+    agent_config: AgentConfigOption = None,
+    bootstrap_resamples: BootstrapResamplesOption = 10_000,
+    seed: SeedOption = 0,
+    label: LabelOption = None,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 
-    Exit code 0 when every selected case passed, 1 when a case failed, errored or was not evaluated, 2 on bad usage or
-    invalid input (nothing is run or written).
+    Exit code 0: every selected case passed; 1: a case failed, errored or was not evaluated; 2: bad input.
 
+    \b
     Examples:
-
-      agentgauge eval examples/calculator/agent.py examples/calculator/calculator.evalset.json
-
-      agentgauge eval my_agent/ evals/smoke.evalset.json:greeting,refund --num-runs 3 --junit report.xml
-
-      agentgauge eval traces.evalset.json --metrics judge.metrics.json --json > result.json
+      agentgauge eval agent.py calculator.evalset.json
+      agentgauge eval my_agent/ smoke.evalset.json:greeting,refund --num-runs 3
+      agentgauge eval a2a+http://127.0.0.1:8001 calculator.evalset.json --json
     """
+    from ..stats import BootstrapSettings, use_bootstrap
     from ._eval_flow import EvalArgs, run_eval
     from ._simulation_opts import SimulationOptions
 
-    run_eval(
-        targets or [],
-        EvalArgs(
-            report=ReportOptions(junit, html, markdown, json_out=json_out, detailed=print_detailed_results),
-            judge=JudgeOptions(judge_model, judge_base_url, judge_timeout, no_cache, tuple(plugin or ())),
-            simulation=SimulationOptions(
-                user_simulator, simulator_model, simulator_base_url, expected_agent, max_turns
+    with use_bootstrap(BootstrapSettings(bootstrap_resamples, seed)):
+        run_eval(
+            targets or [],
+            EvalArgs(
+                report=ReportOptions(junit, html, markdown, json_out=json_out, detailed=print_detailed_results),
+                judge=JudgeOptions(judge_model, judge_base_url, judge_timeout, no_cache, tuple(plugin or ())),
+                simulation=SimulationOptions(
+                    user_simulator, simulator_model, simulator_base_url, expected_agent, max_turns),
+                config=config, num_runs=num_runs, parallelism=parallelism, timeout=timeout, output_dir=output_dir,
+                app_name=app_name, store=store, prices=prices, executor=executor, ray_address=ray_address,
+                rate_limits=rate_limit or [], resume=resume, cache_agent=cache_agent, cache_agent_dir=cache_agent_dir,
+                traces=traces, eval_set=eval_set, by_session=by_session,
+                baseline=baseline, fail_on_regression=fail_on_regression,
+                only_metrics=only_metrics, skip_metrics=skip_metrics, no_judges=no_judges,
+                judge_parallelism=judge_parallelism, dialect=dialect, reducer=reducer,
+                agent_headers=tuple(agent_header or ()), agent_config=agent_config, labels=tuple(label or ()),
             ),
-            config=config, num_runs=num_runs, parallelism=parallelism, timeout=timeout, output_dir=output_dir,
-            app_name=app_name, store=store, prices=prices,
-            executor=executor, ray_address=ray_address, rate_limits=rate_limit or [],
-            resume=resume, cache_agent=cache_agent, cache_agent_dir=cache_agent_dir,
-            traces=traces, eval_set=eval_set, by_session=by_session,
-            baseline=baseline, fail_on_regression=fail_on_regression,
-            only_metrics=only_metrics, skip_metrics=skip_metrics, no_judges=no_judges,
-            judge_parallelism=judge_parallelism,
-        ),
-    )  # fmt: skip
+        )  # fmt: skip

@@ -47,6 +47,8 @@ class EvalArgs:
     resume: str | None = None
     cache_agent: bool = False
     cache_agent_dir: Path | None = None
+    agent_headers: tuple[str, ...] = ()
+    agent_config: Path | None = None
     # recorded traces instead of an agent
     traces: Path | None = None
     eval_set: str | None = None
@@ -59,6 +61,10 @@ class EvalArgs:
     skip_metrics: str | None = None
     no_judges: bool = False
     judge_parallelism: int | None = None
+    dialect: str | None = None
+    reducer: str | None = None
+    # run metadata
+    labels: tuple[str, ...] = ()
 
 
 def run_eval(sets: list[str], args: EvalArgs) -> NoReturn:
@@ -71,6 +77,7 @@ def run_eval(sets: list[str], args: EvalArgs) -> NoReturn:
 
     mask_standard_streams()  # judge keys registered during the run never reach stdout/stderr
     metrics = _checked_metric_options(args)
+    labels = _checked_labels(args.labels)
     # Resolved now: an agent calling os.chdir() must not move where results and reports are written.
     start, output_dir, report = Path.cwd(), args.output_dir.absolute(), args.report.absolute()
     # rich is imported when something is printed (see _console); user text may hold ":name:" (no emoji codes)
@@ -109,6 +116,7 @@ def run_eval(sets: list[str], args: EvalArgs) -> NoReturn:
             result_store=result_store,
             keep_results=keep,
             prices=args.prices,
+            labels=labels,
             **agent_options,
         )
         outcomes = runner(sets, options)
@@ -140,7 +148,19 @@ def _checked_metric_options(args: EvalArgs) -> MetricOptions:
     if args.fail_on_regression and args.baseline is None:
         fail_input("--fail-on-regression needs --baseline RESULT_ID_OR_FILE")
     only, skip = args.only_metrics, args.skip_metrics
-    return metric_options(only, skip, args.no_judges, args.judge_parallelism, args.parallelism)
+    return metric_options(
+        only, skip, args.no_judges, args.judge_parallelism, args.parallelism, args.dialect, reducer=args.reducer
+    )
+
+
+def _checked_labels(given: tuple[str, ...]) -> dict[str, str]:
+    """``--label KEY=VALUE`` options as a dict; a bad one exits 2 with one message naming it."""
+    from ..model import parse_labels
+
+    try:
+        return parse_labels(given)
+    except ValueError as exc:
+        fail_input(f"--label: {exc}")
 
 
 def _runner(args: EvalArgs, output_dir: Path) -> tuple[_Runner, dict[str, Any]]:
@@ -154,6 +174,10 @@ def _runner(args: EvalArgs, output_dir: Path) -> tuple[_Runner, dict[str, Any]]:
         extra["engine"] = engine
     if args.resume is not None:
         extra["resume"] = args.resume
+    if args.agent_headers or args.agent_config is not None:
+        from ._remote_opts import RemoteOptions
+
+        extra["remote"] = RemoteOptions(tuple(args.agent_headers), args.agent_config)
     if args.cache_agent or args.cache_agent_dir is not None:
         if engine.kind != "local":
             fail_input("--cache-agent is not available with --executor ray (each worker would keep its own cache)")
@@ -168,7 +192,9 @@ def _runner(args: EvalArgs, output_dir: Path) -> tuple[_Runner, dict[str, Any]]:
                 "--user-simulator, --simulator-model, --expected-agent and --max-turns cannot be used with --traces"
             )
         if extra:
-            fail_input("--resume and --cache-agent apply to agent runs, not to --traces")
+            fail_input(
+                "--resume, --cache-agent, --agent-header and --agent-config apply to agent runs, not to --traces"
+            )
         return trace_runner(args.traces, args.eval_set, args.by_session), {}
     from ._eval_agents import run_agents
 

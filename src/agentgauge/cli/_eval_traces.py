@@ -13,12 +13,14 @@ from ._common import echo_text, print_line
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from ..model import EvalMetric, EvalSet
+    from ..model import EvalMetric
     from ..run._evaluator import EvaluationResult
-    from ..traces import Conversations, TraceConversation
+    from ..traces import Conversations
+    from ..traces._index import ConversationIndex
     from ._options import EvalRunOptions
+    from ._trace_cases import TraceCases
 
-__all__ = ["read_traces", "trace_runner"]
+__all__ = ["metrics_file", "read_traces", "trace_runner"]
 
 
 def read_traces(path: Path, by_session: bool = False) -> Conversations:
@@ -62,34 +64,54 @@ def _evaluate_traces(
     traces: Path, set_spec: str | None, by_session: bool, options: EvalRunOptions
 ) -> list[EvaluationResult]:
     """Evaluate the conversations in ``traces`` (the options a trace run has no use for, such as the agent
-    timeout, are ignored)."""
+    timeout, are ignored). The traces are read one at a time into a conversation index, and the run builds each
+    case from it as the case is dispatched, so memory does not grow with the size of the input."""
+    from ._targets import make_registry
+
+    registry = make_registry(options.output_dir, options.judge, options.metrics.judge_parallelism)
+    with _index_traces(traces, by_session) as found:
+        return _evaluate_index(found, traces, set_spec, options, registry)
+
+
+def _index_traces(path: Path, by_session: bool) -> ConversationIndex:
+    """The conversations at ``path``, indexed and spilled to disk (see :mod:`agentgauge.traces._index`): a note
+    on stderr for each trace skipped."""
+    from ..traces._index import index_conversations
+
+    found = index_conversations(path, by_session=by_session)
+    for note in found.skipped:
+        echo_text(f"note: skipped {note}", err=True)
+    return found
+
+
+def _evaluate_index(
+    found: ConversationIndex, traces: Path, set_spec: str | None, options: EvalRunOptions, registry: Any
+) -> list[EvaluationResult]:
     import asyncio
 
     from rich.text import Text
 
     from ..run._evaluator import AgentEvaluator
-    from ..storage import InMemoryEvalSetManager, InMemoryMetricManager, LocalEvalResultManager, check_segment
+    from ..storage import InMemoryMetricManager, LocalEvalResultManager, check_segment
     from ._eval_run import run_phase_ends, run_phase_starts
-    from ._targets import checked_metrics, make_registry
+    from ._targets import checked_metrics
 
     chosen, config, console = options.metrics, options.config, options.console
-    registry = make_registry(options.output_dir, options.judge, chosen.judge_parallelism)
-    found = read_traces(traces, by_session)
     if set_spec is not None:
-        eval_set, metrics, metrics_source = _against_eval_set(found.conversations, set_spec, config, console)
+        eval_set, metrics, metrics_source = _against_eval_set(found, set_spec, config, console, registry)
     else:
-        eval_set, metrics, metrics_source = _reference_free(found.conversations, traces, config, registry)
+        eval_set, metrics, metrics_source = _reference_free(found, traces, config, registry)
+    metrics = chosen.apply_dialect(metrics, metrics_source)
     skipped = checked_metrics(chosen.selection, metrics, registry, metrics_source)  # e.g. no API key: exit 2
     names = [options.app_name] if options.app_name else []
     names += [c.app_name for c in found.conversations] + [eval_set.eval_set_id]
     app = check_segment(next(_segment(n) for n in names if n and _segment(n)), "app name")
-    sets, metric_store = InMemoryEvalSetManager(), InMemoryMetricManager()
-    sets.put(app, eval_set)
+    metric_store = InMemoryMetricManager()
     metric_store.put_all(app, eval_set.eval_set_id, metrics)
     console.print(
         Text.assemble(
             (eval_set.eval_set_id, "bold"),
-            f" ({len(eval_set.eval_cases)} trace(s) from {traces}): metrics from {metrics_source}"
+            f" ({len(eval_set.header.eval_cases)} trace(s) from {traces}): metrics from {metrics_source}"
             + (f" (skipped: {', '.join(skipped)})" if skipped else ""),
         ),
         soft_wrap=True,
@@ -98,7 +120,7 @@ def _evaluate_traces(
     evaluator = AgentEvaluator(
         app,
         None,
-        eval_set_manager=sets,
+        eval_set_manager=eval_set,  # cases built one at a time as the run dispatches them
         metric_manager=metric_store,
         result_manager=results if results is not None else LocalEvalResultManager(base_dir=options.output_dir),
         registry=registry,
@@ -106,6 +128,7 @@ def _evaluate_traces(
         parallelism=options.parallelism,
         max_results_in_memory=None if options.keep_results else 0,
         metric_selection=chosen.selection,
+        labels=options.labels,
     )
     run_phase_starts()
     outcome = asyncio.run(evaluator.evaluate(eval_set.eval_set_id))
@@ -118,14 +141,32 @@ def _segment(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
 
 
+def metrics_file(path: Path, registry: Any) -> list[EvalMetric]:
+    """The metrics of a metrics file: native, ADK ``test_config.json``, or agentevals' ``eval_config.yaml``
+    (``.yaml`` / ``.yml``), whose Python code evaluators are registered in ``registry`` as plug-ins."""
+    from ..formats import load_agentevals_config, load_metrics
+
+    if path.suffix.lower() not in (".yaml", ".yml"):
+        return load_metrics(path)
+    from ..evaluators import AgentevalsCodeEvaluator
+
+    config = load_agentevals_config(path)
+    for spec in config.code_evaluators:
+        evaluator = AgentevalsCodeEvaluator(spec.name, spec.path, config=spec.config, timeout=spec.timeout)
+        registry.register(evaluator, name=spec.name)
+    return config.metrics
+
+
 def _against_eval_set(
-    conversations: list[TraceConversation], set_spec: str, config: Path | None, console: Console
-) -> tuple[EvalSet, list[EvalMetric], str]:
+    found: ConversationIndex, set_spec: str, config: Path | None, console: Console, registry: Any
+) -> tuple[TraceCases, list[EvalMetric], str]:
     from ..errors import InputError
-    from ..formats import default_adk_metrics, load_eval_set, load_metrics
+    from ..formats import default_adk_metrics, load_eval_set
     from ..service import select_cases
-    from ..traces import EVAL_ID_ATTRIBUTE, match_traces, trace_eval_set
+    from ..traces import EVAL_ID_ATTRIBUTE, match_traces
+    from ..traces._index import plan_cases
     from ._targets import split_case_filter
+    from ._trace_cases import TraceCases
 
     target = split_case_filter(set_spec)
     golden = load_eval_set(target.path)
@@ -133,7 +174,7 @@ def _against_eval_set(
         select_cases(golden, target.case_ids)
     except InputError as exc:
         raise InputError(exc.message, file=str(target.path)) from None
-    matching = match_traces(conversations, golden, selected=target.case_ids or None)
+    matching = match_traces(found.conversations, golden, selected=target.case_ids or None)
     if matching.unmatched:
         listed = "; ".join(f"trace {c.trace_id} ({c.source}): {why}" for c, why in matching.unmatched)
         raise InputError(
@@ -143,29 +184,30 @@ def _against_eval_set(
         )
     for match in matching.matches:
         print_line(console, f"trace {match.conversation.trace_id} -> case {match.case.eval_id} (by {match.how})")
-    eval_set = trace_eval_set(matching, golden.eval_set_id, golden=golden)
+    eval_set = TraceCases(found, plan_cases(found, matching), golden.eval_set_id, golden.description)
     if config is not None:
-        return eval_set, load_metrics(config), str(config)
+        return eval_set, metrics_file(config, registry), str(config)
     folder = target.path.parent
-    for candidate in (folder / f"{golden.eval_set_id}.metrics.json", folder / "test_config.json"):
-        if candidate.is_file():
-            return eval_set, load_metrics(candidate), str(candidate)
+    for name in (f"{golden.eval_set_id}.metrics.json", "test_config.json", "eval_config.yaml"):
+        if (folder / name).is_file():
+            return eval_set, metrics_file(folder / name, registry), str(folder / name)
     return eval_set, default_adk_metrics(), "ADK default criteria"
 
 
 def _reference_free(
-    conversations: list[TraceConversation], traces: Path, config: Path | None, registry: Any
-) -> tuple[EvalSet, list[EvalMetric], str]:
+    found: ConversationIndex, traces: Path, config: Path | None, registry: Any
+) -> tuple[TraceCases, list[EvalMetric], str]:
     from ..errors import InputError
-    from ..formats import default_id_for, load_metrics
-    from ..traces import trace_eval_set
+    from ..formats import default_id_for
+    from ..traces._index import plan_cases
+    from ._trace_cases import TraceCases
 
     if config is None:
         raise InputError(
             "no eval set: give one (--eval-set SET) to compare the traces with expected conversations, or --config "
             "with reference-free metrics (e.g. safety_v1, hallucinations_v1, llm_rubric_response)"
         )
-    metrics = load_metrics(config)
+    metrics = metrics_file(config, registry)
     registry.validate_metrics(metrics, file=str(config))
     needing = [
         m.metric_name for m in metrics if m.metric_name in registry and registry.info(m.metric_name).needs_expected
@@ -177,4 +219,4 @@ def _reference_free(
             file=str(config),
         )
     set_id = _segment(default_id_for(str(traces))) or "traces"
-    return trace_eval_set(conversations, set_id), metrics, str(config)
+    return TraceCases(found, plan_cases(found), set_id), metrics, str(config)

@@ -1,5 +1,6 @@
-"""``eval`` options choosing which metrics run (``--only-metrics``, ``--skip-metrics``, ``--no-judges``) and how
-many judge calls run at once (``--judge-parallelism``)."""
+"""``eval`` options choosing which metrics run (``--only-metrics``, ``--skip-metrics``, ``--no-judges``), how
+many judge calls run at once (``--judge-parallelism``), whose rules score ADK metrics (``--dialect``) and how a
+case's runs combine (``--reducer``)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,17 @@ import typer
 from ._common import fail_input
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..formats import ScoringDialectName
+    from ..model import EvalMetric
     from ..service import MetricSelection
 
 __all__ = [
+    "DialectOption",
     "JudgeParallelismOption",
     "MetricOptions",
     "NoJudgesOption",
     "OnlyMetricsOption",
+    "ReducerOption",
     "SkipMetricsOption",
     "metric_options",
 ]
@@ -52,19 +57,80 @@ JudgeParallelismOption = Annotated[
 ]
 
 
+DialectOption = Annotated[
+    str | None,
+    typer.Option(
+        "--dialect",
+        metavar="adk|adk-ts",
+        help="Score ADK metrics (test_config.json criteria, tool_trajectory_avg_score, response_match_score) with "
+        "Google ADK's rules (adk) or ADK-TS's (adk-ts); default: as the metrics file says (adk). See docs/metrics.md.",
+        rich_help_panel="Metrics",
+        show_default=False,
+    ),
+]
+
+
+ReducerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--reducer",
+        metavar="NAME",
+        help="How a case's scores over --num-runs runs become one, for every metric without a 'reducer' of its own "
+        "in the metrics file: mean (default), median, mode, max, min or at_least_K (K runs reached the threshold, "
+        "e.g. at_least_2). See docs/running.md.",
+        rich_help_panel="Metrics",
+        show_default=False,
+    ),
+]
+
+
 @dataclass(frozen=True)
 class MetricOptions:
-    """The metric selection of a run (``None``: every metric) and its judge parallelism."""
+    """The metric selection of a run (``None``: every metric), its judge parallelism and the scoring dialect of
+    ``--dialect`` (``None``: as the metrics file says)."""
 
     selection: MetricSelection | None
     judge_parallelism: int
+    dialect: ScoringDialectName | None = None
+    reducer: str | None = None
+    """``--reducer``: the reducer of every metric that names none."""
+
+    def apply_dialect(self, metrics: list[EvalMetric], source: str) -> list[EvalMetric]:
+        """``metrics`` scored in ``--dialect`` and reduced over runs by ``--reducer`` where they name no reducer
+        (unchanged without either); exit 2 for a metric the dialect cannot apply to."""
+        if self.reducer is not None:
+            metrics = [m if m.reducer else m.model_copy(update={"reducer": self.reducer}) for m in metrics]
+        if self.dialect is None:
+            return metrics
+        from ..formats import with_scoring_dialect
+
+        return with_scoring_dialect(metrics, self.dialect, source)
 
 
 def metric_options(
-    only: str | None, skip: str | None, no_judges: bool, judge_parallelism: int | None, parallelism: int
+    only: str | None,
+    skip: str | None,
+    no_judges: bool,
+    judge_parallelism: int | None,
+    parallelism: int,
+    dialect: str | None = None,
+    *,
+    reducer: str | None = None,
 ) -> MetricOptions:
-    """The options as given on the command line, checked (exit 2 for an empty list or a parallelism below 1)."""
+    """The options as given on the command line, checked (exit 2 for an empty list, a parallelism below 1, an
+    unknown dialect or reducer)."""
+    from ..formats import SCORING_DIALECTS
     from ..service import MetricSelection
+    from ..stats import check_reducer
+
+    if reducer is not None:
+        try:
+            check_reducer(reducer)
+        except ValueError as exc:
+            fail_input(f"--reducer: {exc}")
+
+    if dialect is not None and dialect not in SCORING_DIALECTS:
+        fail_input(f"--dialect must be one of {', '.join(SCORING_DIALECTS)}, got {dialect!r}")
 
     if judge_parallelism is not None and judge_parallelism < 1:
         fail_input(f"--judge-parallelism must be at least 1, got {judge_parallelism}")
@@ -75,4 +141,5 @@ def metric_options(
     if only is not None or skip is not None or no_judges:
         options = ("--only-metrics", "--skip-metrics", "--no-judges")
         selection = MetricSelection(only, skip or (), not no_judges, options=options)
-    return MetricOptions(selection, judge_parallelism or parallelism)
+    chosen: ScoringDialectName | None = "adk-ts" if dialect == "adk-ts" else "adk" if dialect == "adk" else None
+    return MetricOptions(selection, judge_parallelism or parallelism, chosen, reducer)

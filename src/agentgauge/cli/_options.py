@@ -22,7 +22,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "DEFAULT_OUTPUT_DIR",
+    "AgentConfigOption",
+    "AgentHeaderOption",
     "AppNameOption",
+    "BootstrapResamplesOption",
     "BySessionOption",
     "DetailedOption",
     "EvalRunOptions",
@@ -33,12 +36,16 @@ __all__ = [
     "JudgeOptions",
     "JudgeTimeoutOption",
     "JunitOption",
+    "LabelFilterOption",
+    "LabelOption",
     "MarkdownOption",
     "NoCacheOption",
     "OutputDirOption",
     "PluginOption",
     "ReportOptions",
+    "SeedOption",
     "StoreOption",
+    "TextOrJsonOption",
     "ToFormatOption",
 ]
 
@@ -93,6 +100,49 @@ MarkdownOption = Annotated[
     Path | None, typer.Option("--markdown", readable=False, help="Also write a Markdown summary.")
 ]
 ToFormatOption = Annotated[str, typer.Option("--to", help="Output format: 'native' (camelCase) or 'adk'.")]
+TextOrJsonOption = Annotated[
+    str,
+    typer.Option("--format", help="Output: 'text' (terminal, 80 columns) or 'json'.", rich_help_panel="Output"),
+]
+BootstrapResamplesOption = Annotated[
+    int,
+    typer.Option(
+        "--bootstrap-resamples",
+        min=0,
+        help="Resamples of the percentile bootstrap behind the 95% intervals of pass rates, metric means and "
+        "compare's deltas (cases resampled with their runs); 0 shows no intervals. See docs/reports.md.",
+        rich_help_panel="Output",
+    ),
+]
+SeedOption = Annotated[
+    int,
+    typer.Option(
+        "--seed",
+        help="Seed of the bootstrap resampling: the same result and seed always give the same intervals.",
+        rich_help_panel="Output",
+    ),
+]
+
+LabelOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--label",
+        metavar="KEY=VALUE",
+        help="Label the run (repeatable); saved with its git commit, agent source hash and models. "
+        "See docs/running.md.",
+        rich_help_panel="Output",
+    ),
+]
+
+LabelFilterOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--label",
+        metavar="KEY=VALUE",
+        help="Only results whose run has this label (repeatable: every label must match).",
+        rich_help_panel="Store",
+    ),
+]
 
 # --- judges ----------------------------------------------------------------------------------------------------
 
@@ -117,6 +167,28 @@ JudgeTimeoutOption = Annotated[
 NoCacheOption = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the judge answer cache.")]
 PluginOption = Annotated[
     list[str] | None, typer.Option("--plugin", help="Import this module's register(registry) first (repeatable).")
+]
+
+# --- remote agents ---------------------------------------------------------------------------------------------
+
+AgentHeaderOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--agent-header",
+        metavar="'NAME: VALUE'",
+        rich_help_panel="Input",
+        help="A header sent to a remote agent (a2a+http://, adk+http://, agui+http://, http://), repeatable; "
+        "${ENV} in the value is expanded and the value masked in every output.",
+    ),
+]
+AgentConfigOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--agent-config",
+        rich_help_panel="Input",
+        help="JSON file for a remote agent: headers, timeouts, retries, TLS; for a plain http(s):// service also "
+        "the request template and the JSON paths of its answer (see docs/agents.md).",
+    ),
 ]
 
 # --- traces ----------------------------------------------------------------------------------------------------
@@ -194,3 +266,5 @@ class EvalRunOptions:
     simulation: SimulationOptions | None = None
     resume: str | None = None
     cache_agent: Path | None = None
+    remote: Any = None  # RemoteOptions of _remote_opts: --agent-header, --agent-config
+    labels: dict[str, str] | None = None  # --label KEY=VALUE, saved in the result's run metadata

@@ -9,6 +9,7 @@ import typer
 
 from ._app import app
 from ._common import fail_input, input_errors_exit_2
+from ._options import AgentConfigOption, AgentHeaderOption
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..server import ServerConfig
@@ -72,7 +73,8 @@ _Agents = Annotated[
     typer.Argument(
         metavar="[AGENT_OR_DIR]...",
         help="Agents to chat with and evaluate: path/to/agent.py, an agent directory, a folder of agent "
-        "directories or package.module:attr.",
+        "directories, package.module:attr or a remote agent URL ([NAME=]a2a+http://..., adk+http://HOST/apps/APP, "
+        "agui+http://..., http://... with --agent-config).",
         show_default=False,
     ),
 ]
@@ -126,6 +128,30 @@ _Cors = Annotated[
 _MaxUploadMb = Annotated[float, typer.Option(help="Largest request body, in MiB.", min=0.001)]
 _AdkWeb = Annotated[bool, typer.Option("--adk-web", help="Also serve google-adk's bundled ADK Web UI at /dev-ui/.")]
 _Parallelism = Annotated[int, typer.Option(help="Default cases in flight per run.", min=1, max=64)]
+# Receiving traces live (docs/traces.md "Receiving traces live").
+_Otlp = Annotated[
+    bool,
+    typer.Option(
+        "--otlp",
+        help="Receive OpenTelemetry traces and logs (OTLP/HTTP, protobuf or JSON, at /v1/traces and /v1/logs on "
+        "this port), stored in <data-dir>/otlp/ as OTLP JSONL (what 'eval --traces' reads) and shown as live "
+        "sessions in the web UI.",
+        rich_help_panel="Input",
+    ),
+]
+_OtlpGrpcPort = Annotated[
+    int | None,
+    typer.Option(
+        "--otlp-grpc-port",
+        metavar="PORT",
+        help="Also receive OTLP/gRPC on this port (implies --otlp; needs grpcio and opentelemetry-proto: the otlp "
+        "extra).",
+        min=1,
+        max=65535,
+        show_default=False,
+        rich_help_panel="Input",
+    ),
+]
 
 
 @app.command(
@@ -149,6 +175,10 @@ def serve(
     max_upload_mb: _MaxUploadMb = 10.0,
     adk_web: _AdkWeb = False,
     parallelism: _Parallelism = 4,
+    otlp: _Otlp = False,
+    otlp_grpc_port: _OtlpGrpcPort = None,
+    agent_header: AgentHeaderOption = None,
+    agent_config: AgentConfigOption = None,
 ) -> None:
     """Serve the HTTP API (ADK-compatible eval routes, chat, background runs) and the web UI."""
     specs = list(agents or [])
@@ -161,6 +191,9 @@ def serve(
         if not is_loopback_name(bare_host(host) or host) and not token and not insecure_no_auth:
             fail_input(f"--host {host} exposes the server beyond this machine: give --token or --insecure-no-auth")
         found = discover_apps(specs)
+        from ._remote_opts import RemoteOptions, remote_settings
+
+        remote = remote_settings(RemoteOptions(tuple(agent_header or ()), agent_config))
         if specs and not found:
             fail_input(f"no agent found in {', '.join(specs)} (expected agent.py or __init__.py in a directory)")
         places = _places(specs, data_dir, evals_dir, output_dir, store, timeout)
@@ -176,7 +209,12 @@ def serve(
             host=host,
             allowed_hosts=list(allowed_host or []),
             debug=debug,
+            otlp=otlp or otlp_grpc_port is not None,
+            otlp_grpc_port=otlp_grpc_port,
+            remote=remote,
         )
+        if otlp_grpc_port is not None:
+            _check_grpc()
         try:
             import uvicorn
 
@@ -187,6 +225,16 @@ def serve(
     config.data_dir.mkdir(parents=True, exist_ok=True)
     _announce(config, found, port)
     uvicorn.run(application, host=host, port=port, log_level="warning")
+
+
+def _check_grpc() -> None:
+    """One error line now when the gRPC receiver cannot run, rather than a failed start-up later."""
+    import importlib.util
+
+    from ..server._otlp_grpc import OTLP_GRPC_HINT
+
+    if any(importlib.util.find_spec(m) is None for m in ("grpc", "opentelemetry.proto")):
+        fail_input(OTLP_GRPC_HINT)
 
 
 def _announce(config: ServerConfig, found: dict[str, str], port: int) -> None:
@@ -201,6 +249,13 @@ def _announce(config: ServerConfig, found: dict[str, str], port: int) -> None:
     typer.echo(
         f"agentgauge: open http://{shown}:{port}/" + (" (ADK Web: /dev-ui/)" if config.adk_web else ""), err=True
     )
+    if config.otlp:
+        grpc = f"; OTLP/gRPC on port {config.otlp_grpc_port}" if config.otlp_grpc_port is not None else ""
+        typer.echo(
+            f"agentgauge: receiving OTLP at http://{shown}:{port}/v1/traces and /v1/logs{grpc}; stored in "
+            f"{config.data_dir / 'otlp'}",
+            err=True,
+        )
     if bare_host(host) in ("0.0.0.0", "::") and not config.allowed_hosts:
         typer.echo(
             "agentgauge: other machines must name this server by an address or name given with --allowed-host "

@@ -12,19 +12,21 @@ from ._app import app
 from ._common import EXIT_FAILED, EXIT_OK, input_errors_exit_2, print_line
 from ._options import (
     AppNameOption,
+    BootstrapResamplesOption,
     DetailedOption,
     HtmlOption,
     JsonOption,
     JunitOption,
     MarkdownOption,
     ReportOptions,
+    SeedOption,
     StoreOption,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from ..model import EvalSetResult
+    from ..model import EvalSetResult, RunMetadata
 
 __all__ = ["show"]
 
@@ -49,6 +51,8 @@ def show(
     json_out: JsonOption = False,
     store: StoreOption = None,
     app_name: AppNameOption = None,
+    bootstrap_resamples: BootstrapResamplesOption = 10_000,
+    seed: SeedOption = 0,
 ) -> None:
     """Show a stored evaluation result and optionally write it as HTML, JUnit XML or Markdown.
 
@@ -64,7 +68,11 @@ def show(
       agentgauge show calc_calculator_1a2b... --store sqlite:///results.db
     """
     report = ReportOptions(junit, html, markdown, json_out=json_out, detailed=print_detailed_results)
-    raise typer.Exit(_show(result_file, report, store, app_name))
+    from ..stats import BootstrapSettings, use_bootstrap
+
+    with use_bootstrap(BootstrapSettings(bootstrap_resamples, seed)):
+        code = _show(result_file, report, store, app_name)
+    raise typer.Exit(code)
 
 
 def _show(result_file: Path, report: ReportOptions, store: str | None, app_name: str | None) -> int:
@@ -91,6 +99,7 @@ def _show(result_file: Path, report: ReportOptions, store: str | None, app_name:
                 write_report(result, path, fmt)  # type: ignore[arg-type]
     if streamed is None:
         print_summary(result, console=console, detailed=report.detailed)
+        _print_metadata(console, result.run_metadata)
     _print_written(reports, console)
     _github(result_file, reports, console, None if streamed is not None else result)
     if streamed is None and report.json_out:
@@ -98,6 +107,14 @@ def _show(result_file: Path, report: ReportOptions, store: str | None, app_name:
         sys.stdout.flush()
     passed = streamed if streamed is not None else build_view(result).overall_status is EvalStatus.PASSED
     return EXIT_OK if passed else EXIT_FAILED
+
+
+def _print_metadata(console: Console, metadata: RunMetadata | None) -> None:
+    """The run's labels and provenance, under the summary."""
+    from ._run_metadata import metadata_lines
+
+    for line in metadata_lines(metadata):
+        print_line(console, line)
 
 
 def _github(result_file: Path, reports: list[tuple[Path, str]], console: Console, result: EvalSetResult | None) -> None:
@@ -165,9 +182,10 @@ def _show_streamed(
     if detailed or reports:
         stream_reports(view, stream.cases(), reports, console=console if detailed else None)
     print_overview(view, console)
+    assert stream.header is not None
+    _print_metadata(console, stream.header.run_metadata)
     if json_out:
-        assert stream.header is not None
         sys.stdout.flush()
-        stream_json(stream.header, stream.cases(), sys.stdout.buffer, stream.case_summaries())
+        stream_json(stream.header, stream.cases(), sys.stdout.buffer, stream.case_summaries(), view)
         sys.stdout.buffer.flush()
     return view.overall_status is EvalStatus.PASSED and not view.result.interrupted

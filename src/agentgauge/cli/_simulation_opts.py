@@ -33,11 +33,12 @@ class SimulationOptions:
     simulator_base_url: str | None = None
     expected_agent: str | None = None
     max_turns: int | None = None
+    remote: Any = None  # RemoteAgentSettings of a remote --expected-agent (--agent-header, --agent-config)
 
     @property
     def given(self) -> bool:
         """Whether any simulation option was given."""
-        return any(v is not None for v in vars(self).values())
+        return any(v is not None for k, v in vars(self).items() if k != "remote")
 
 
 def load_user_simulator(spec: str) -> Any:
@@ -162,7 +163,7 @@ class SimulationPlan:
         if isinstance(max_invocations, int):
             settings.adk_max_invocations = max_invocations
         if options.expected_agent is not None:
-            settings.expected_agent = load_agent(options.expected_agent)
+            settings.expected_agent = load_agent(options.expected_agent, remote=options.remote)
         model = options.simulator_model or (judge_model or {}).get("modelName") or adk_config.get("model")
         base_url = options.simulator_base_url or (
             None if options.simulator_model else (judge_model or {}).get("baseURL")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ._app import app
+from ._app import AgentgaugeTyper, app
 from ._common import echo_text, error_line, fail_input, input_errors_exit_2
 from ._eval_traces import read_traces
 from ._options import BySessionOption, ToFormatOption
@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["export", "show", "to_evalset", "traces_app"]
 
-traces_app = typer.Typer(
+traces_app = AgentgaugeTyper(
     name="traces",
     help="Read recorded OpenTelemetry traces (Jaeger JSON, OTLP JSON/JSONL, Tempo) as agent conversations.",
     no_args_is_help=True,

@@ -8,14 +8,16 @@ Both inputs may be native or ADK result files (read with :func:`agentgauge.forma
 """
 
 from ._compute import compare_results
-from ._model import CaseChange, ChangeKind, Comparison, MetricDelta, PassAtK, ResultRef, Significance
-from ._render import headline, print_comparison, render_html, render_html_section, render_markdown
+from ._model import CaseChange, ChangeKind, Comparison, EstimateDelta, MetricDelta, PassAtK, ResultRef, Significance
+from ._render import headline, render_html, render_html_section, render_markdown
 from ._significance import fisher_exact, mcnemar_exact
+from ._terminal import print_comparison
 
 __all__ = [
     "CaseChange",
     "ChangeKind",
     "Comparison",
+    "EstimateDelta",
     "MetricDelta",
     "PassAtK",
     "ResultRef",

@@ -6,7 +6,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus
-from ..stats import pass_at_k, pass_hat_k
+from ..stats import current_bootstrap, pass_at_k, pass_hat_k
+from ._intervals import delta_estimates, runs_state
 from ._model import CaseChange, ChangeKind, Comparison, MetricDelta, PassAtK, ResultRef, Significance
 from ._significance import ALPHA, fisher_exact, mcnemar_exact, min_runs_for_significance
 
@@ -20,6 +21,7 @@ class _Case:
     eval_id: str
     runs: list[EvalCaseResult] = field(default_factory=list)
     status: EvalStatus = EvalStatus.NOT_EVALUATED
+    reduced: dict[str, float | None] = field(default_factory=dict)
 
     @property
     def passed_runs(self) -> int:
@@ -35,7 +37,8 @@ class _Case:
         return out
 
     def means(self) -> dict[str, float | None]:
-        return {name: (sum(v) / len(v) if v else None) for name, v in self.scores().items()}
+        """Per metric, the case's score over its runs: their mean, or what the metric's reducer makes of them."""
+        return dict(self.reduced)
 
 
 def _cases(result: EvalSetResult) -> dict[str, _Case]:
@@ -46,7 +49,9 @@ def _cases(result: EvalSetResult) -> dict[str, _Case]:
         cases.setdefault(run.eval_id, _Case(run.eval_id)).runs.append(run)
     for case in cases.values():
         # The rule the run's own summary uses, so compare agrees with what `eval` reported.
-        case.status = aggregate_case(case.eval_id, case.runs).overall_status
+        aggregate = aggregate_case(case.eval_id, case.runs)
+        case.status = aggregate.overall_status
+        case.reduced = {m.metric_name: m.score for m in aggregate.metric_results}
     return cases
 
 
@@ -110,6 +115,7 @@ def _change(eval_id: str, base: _Case | None, new: _Case | None, partial: tuple[
         change.reason = _reason(new)
     if base is not None and new is not None:
         change.significance = _case_significance(base, new)
+        change.base_runs_state, change.new_runs_state = runs_state(base), runs_state(new)
     return change
 
 
@@ -188,7 +194,13 @@ def _ref(result: EvalSetResult, source: str, cases: dict[str, _Case]) -> ResultR
 
 
 def compare_results(
-    base: EvalSetResult, new: EvalSetResult, *, base_source: str = "base", new_source: str = "new"
+    base: EvalSetResult,
+    new: EvalSetResult,
+    *,
+    base_source: str = "base",
+    new_source: str = "new",
+    resamples: int | None = None,
+    seed: int | None = None,
 ) -> Comparison:
     """Compare two results case by case (matched by eval id).
 
@@ -197,8 +209,11 @@ def compare_results(
     them. A case present on one side only is ``not_run`` when the other side ran a selection of cases or was
     interrupted (else ``new`` / ``removed``); it is listed apart and never makes the comparison regressed. With
     several runs per case, each case gets Fisher's exact test on its runs passed; the set gets the exact McNemar
-    test on fixed against broken cases. ``base_source`` / ``new_source`` name the inputs in the output.
+    test on fixed against broken cases. The pass rate and every metric mean get a paired bootstrap interval of
+    their change (``resamples``, 0 for none, and ``seed``; by default the current
+    :func:`~agentgauge.stats.current_bootstrap` settings). ``base_source`` / ``new_source`` name the inputs.
     """
+    settings = current_bootstrap()
     before, after = _cases(base), _cases(new)
     order = list(before) + [eval_id for eval_id in after if eval_id not in before]
     partial = (_partial(base), _partial(new))
@@ -210,6 +225,11 @@ def compare_results(
         cases=changes,
         metrics=_metric_deltas(pairs),
         pass_at_k=_pass_at_k(pairs),
+        estimates=delta_estimates(
+            pairs,
+            resamples=settings.resamples if resamples is None else resamples,
+            seed=settings.seed if seed is None else seed,
+        ),
     )
     if pairs:
         comparison.significance = _set_significance(

@@ -9,7 +9,16 @@ from pydantic import Field
 from ..model._base import GaugeModel, empty_dict, empty_list, omit_empty
 from ..model._status import EvalStatus
 
-__all__ = ["CaseChange", "ChangeKind", "Comparison", "MetricDelta", "PassAtK", "ResultRef", "Significance"]
+__all__ = [
+    "CaseChange",
+    "ChangeKind",
+    "Comparison",
+    "EstimateDelta",
+    "MetricDelta",
+    "PassAtK",
+    "ResultRef",
+    "Significance",
+]
 
 
 class ChangeKind(StrEnum):
@@ -78,6 +87,10 @@ class CaseChange(GaugeModel):
     """Why the case does not pass in the new result (its first error or failed metric)."""
     significance: Significance | None = omit_empty()
     """Fisher's exact test on the runs passed, when both sides ran the case at least twice."""
+    base_runs_state: str | None = omit_empty()
+    """With several runs, ``flaky (3/5 passed)`` (runs disagree) or ``broken (0/5 passed)`` (no run passed)."""
+    new_runs_state: str | None = omit_empty()
+    """The same for the new result: tells a flaky case from a broken one."""
 
 
 class MetricDelta(GaugeModel):
@@ -91,6 +104,27 @@ class MetricDelta(GaugeModel):
     base_scored: int = 0
     """Case runs that produced a score in base."""
     new_scored: int = 0
+
+
+class EstimateDelta(GaugeModel):
+    """The pass rate (share of case runs that passed) or a metric's mean on each side over the cases both have, the
+    change, and its paired bootstrap interval (``low``, ``high``; 95%, cases resampled with their runs)."""
+
+    name: str
+    """``pass rate (runs)`` or the metric's name."""
+    cases: int = 0
+    base: float | None = None
+    new: float | None = None
+    delta: float | None = None
+    low: float | None = omit_empty()
+    high: float | None = omit_empty()
+    resamples: int = 0
+    """Resamples drawn (0: no interval)."""
+    significant: bool | None = omit_empty()
+    """Whether the interval leaves out 0."""
+    cases_needed: int | None = omit_empty()
+    """When not significant: cases (the same on both sides, as many runs as now) to detect a change this large at
+    alpha 0.05 with power 0.8, from the spread of the per-case differences."""
 
 
 class PassAtK(GaugeModel):
@@ -116,6 +150,8 @@ class Comparison(GaugeModel):
     """Base order first, then the cases only the new result has."""
     metrics: list[MetricDelta] = Field(default_factory=empty_list)
     pass_at_k: list[PassAtK] = Field(default_factory=empty_list)
+    estimates: list[EstimateDelta] = omit_empty(factory=list)
+    """The pass rate's and each metric's change with its paired bootstrap interval."""
     significance: Significance | None = omit_empty()
     """The exact McNemar test on fixed against broken cases (absent when no case is on both sides)."""
     notes: list[str] = omit_empty(factory=list)

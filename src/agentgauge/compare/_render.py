@@ -1,18 +1,23 @@
-"""A :class:`Comparison` as terminal output (rich), Markdown and a small self-contained HTML page."""
+"""A :class:`Comparison` as Markdown and a small self-contained HTML page, and the lines shared with the terminal."""
 
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING
 
 from ._model import CaseChange, ChangeKind, Comparison
 
-if TYPE_CHECKING:  # pragma: no cover
-    from rich.console import Console
+__all__ = [
+    "LABEL",
+    "ORDER",
+    "estimate_lines",
+    "headline",
+    "not_run_lines",
+    "render_html",
+    "render_html_section",
+    "render_markdown",
+]
 
-__all__ = ["headline", "not_run_lines", "print_comparison", "render_html", "render_html_section", "render_markdown"]
-
-_LABEL = {
+LABEL = {
     ChangeKind.BROKEN: "broken",
     ChangeKind.FIXED: "fixed",
     ChangeKind.STILL_FAILING: "still failing",
@@ -21,17 +26,8 @@ _LABEL = {
     ChangeKind.REMOVED: "removed",
     ChangeKind.NOT_RUN: "not run",
 }
-_STYLE = {
-    ChangeKind.BROKEN: "bold red",
-    ChangeKind.FIXED: "bold green",
-    ChangeKind.STILL_FAILING: "yellow",
-    ChangeKind.STILL_PASSING: "green",
-    ChangeKind.NEW: "cyan",
-    ChangeKind.REMOVED: "magenta",
-    ChangeKind.NOT_RUN: "dim",
-}
 # Most important first: what a reader must act on leads the table.
-_ORDER = [
+ORDER = [
     ChangeKind.BROKEN,
     ChangeKind.FIXED,
     ChangeKind.STILL_FAILING,
@@ -41,31 +37,31 @@ _ORDER = [
 ]
 
 
-def _score(value: float | None) -> str:
+def score_text(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _delta(value: float | None) -> str:
+def delta_text(value: float | None) -> str:
     return "-" if value is None else f"{value:+.3f}"
 
 
-def _runs(passed: int, runs: int, present: bool) -> str:
+def runs_text(passed: int, runs: int, present: bool) -> str:
     return f"{passed}/{runs}" if present else "-"
 
 
 _LISTED = 20  # not-run case ids shown before "and N more"
 
 
-def _sorted(comparison: Comparison) -> list[CaseChange]:
+def sorted_cases(comparison: Comparison) -> list[CaseChange]:
     """The compared cases, most important first; cases not run on one side are listed apart (:func:`not_run_lines`)."""
-    rank = {kind: i for i, kind in enumerate(_ORDER)}
+    rank = {kind: i for i, kind in enumerate(ORDER)}
     compared = [c for c in comparison.cases if c.change is not ChangeKind.NOT_RUN]
     return sorted(compared, key=lambda c: rank[c.change])  # stable: file order within a kind
 
 
 def headline(comparison: Comparison) -> str:
     """One line: counts per kind of change, and whether anything regressed (cases not run are counted apart)."""
-    parts = [f"{comparison.count(kind)} {_LABEL[kind]}" for kind in _ORDER if comparison.count(kind)]
+    parts = [f"{comparison.count(kind)} {LABEL[kind]}" for kind in ORDER if comparison.count(kind)]
     verdict = "REGRESSED" if comparison.regressed else "no regression"
     not_run = comparison.count(ChangeKind.NOT_RUN)
     tail = f" ({not_run} not run)" if not_run else ""
@@ -83,7 +79,22 @@ def not_run_lines(comparison: Comparison) -> list[str]:
     return lines
 
 
-def _significance_lines(comparison: Comparison) -> list[str]:
+def runs_cell(case: CaseChange, arrow: str) -> str:
+    """``5/5 -> 3/5 (flaky in new)``: runs passed on each side, and whether a side that did not pass every run is
+    flaky (some runs passed) or broken (none did)."""
+    text = (
+        f"{runs_text(case.base_passed_runs, case.base_runs, case.base_status is not None)} {arrow} "
+        f"{runs_text(case.new_passed_runs, case.new_runs, case.new_status is not None)}"
+    )
+    states = [
+        f"{state.split(' ')[0]} in {side}"
+        for side, state in (("base", case.base_runs_state), ("new", case.new_runs_state))
+        if state
+    ]
+    return f"{text} ({', '.join(states)})" if states else text
+
+
+def significance_lines(comparison: Comparison) -> list[str]:
     lines = []
     if comparison.significance is not None:
         s = comparison.significance
@@ -96,68 +107,35 @@ def _significance_lines(comparison: Comparison) -> list[str]:
     return lines
 
 
-def print_comparison(comparison: Comparison, console: Console) -> None:
-    """The comparison on a rich console: sides, a case table (regressions first), metric deltas, pass@k, notes."""
-    from rich.table import Table
-
-    base, new = comparison.base, comparison.new
-    console.print(
-        f"Base: {base.source} ({base.passed_cases}/{base.cases} cases passed)", highlight=False, soft_wrap=True
-    )
-    console.print(f"New:  {new.source} ({new.passed_cases}/{new.cases} cases passed)", highlight=False, soft_wrap=True)
-    multi = max(base.num_runs, new.num_runs) > 1
-    table = Table(title="Cases", title_justify="left")
-    # An id is kept whole where it fits (it is what the reader searches for); the reason column wraps instead.
-    longest = max((len(c.eval_id) for c in comparison.cases), default=4)
-    table.add_column("Case", overflow="fold", min_width=min(longest, 40))
-    table.add_column("Change", no_wrap=True)
-    table.add_column("Base")
-    table.add_column("New")
-    if multi:
-        table.add_column("Runs passed")
-    table.add_column("Reason (new)", overflow="fold")
-    for case in _sorted(comparison):
-        row = [
-            case.eval_id,
-            f"[{_STYLE[case.change]}]{_LABEL[case.change]}[/]",
-            case.base_status.value if case.base_status else "-",
-            case.new_status.value if case.new_status else "-",
-        ]
-        if multi:
-            row.append(
-                f"{_runs(case.base_passed_runs, case.base_runs, case.base_status is not None)} -> "
-                f"{_runs(case.new_passed_runs, case.new_runs, case.new_status is not None)}"
+def estimate_lines(comparison: Comparison, *, narrow: bool = False) -> list[str]:
+    """The pass rate's and each metric's change with its paired bootstrap interval, and for a change the interval
+    does not tell from chance, the cases needed to detect it (``narrow``: on a line of its own)."""
+    shown = [e for e in comparison.estimates if e.delta is not None]
+    if not shown:
+        return []
+    with_interval = [e for e in shown if e.low is not None]
+    head = "Changes (new - base)"
+    if with_interval:
+        first = with_interval[0]
+        head += f" with 95% intervals (paired bootstrap over {first.cases} cases, {first.resamples} resamples)"
+    lines = [head + ":"]
+    width = max(len(e.name) for e in shown)
+    for e in shown:
+        line = f"  {e.name.ljust(width)}  {score_text(e.base)} -> {score_text(e.new)}  {e.delta:+.2f}"
+        verdict = ""
+        if e.low is not None and e.high is not None:
+            line += f" [{e.low:+.2f}, {e.high:+.2f}]"
+            verdict = "significant" if e.significant else "not significant"
+        if e.cases_needed is not None and e.delta is not None:
+            verdict += (
+                f"; cases needed to detect a change of {abs(e.delta):.2f} (alpha 0.05, power 0.8, same cases on "
+                f"both sides): {e.cases_needed}"
             )
-        row.append(case.reason or "")
-        table.add_row(*row)
-    console.print(table)
-    for line in not_run_lines(comparison):
-        console.print(line, highlight=False, soft_wrap=True, markup=False)
-    if comparison.metrics:
-        metrics = Table(title="Metric means (cases on both sides)", title_justify="left")
-        for column in ("Metric", "Base", "New", "Delta"):
-            metrics.add_column(column, justify="left" if column == "Metric" else "right")
-        for m in comparison.metrics:
-            style = "red" if m.delta is not None and m.delta < 0 else "green" if m.delta else ""
-            metrics.add_row(
-                m.metric_name,
-                _score(m.base_mean),
-                _score(m.new_mean),
-                f"[{style}]{_delta(m.delta)}[/]" if style else _delta(m.delta),
-            )
-        console.print(metrics)
-    for p in comparison.pass_at_k:
-        console.print(
-            f"pass@{p.k}: {p.base_pass_at_k:.3f} -> {p.new_pass_at_k:.3f}   "
-            f"pass^{p.k}: {p.base_pass_hat_k:.3f} -> {p.new_pass_hat_k:.3f}",
-            highlight=False,
-        )
-    for line in _significance_lines(comparison):
-        console.print(line, highlight=False, soft_wrap=True)
-    for note in comparison.notes:
-        console.print(f"Note: {note}", highlight=False, soft_wrap=True)
-    style = "bold red" if comparison.regressed else "bold green"
-    console.print(f"[{style}]{headline(comparison)}[/]", highlight=False)
+        if narrow and verdict:  # the verdict on a line of its own, under the numbers it judges
+            lines += [line, "    " + verdict]
+        else:
+            lines.append(line + ("  " + verdict if verdict else ""))
+    return lines
 
 
 def _md(text: str) -> str:
@@ -179,13 +157,10 @@ def render_markdown(comparison: Comparison, *, title: str = "Comparison", level:
         "| Case | Change | Base | New | Runs passed | Reason (new) |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
-    for case in _sorted(comparison):
-        runs = (
-            f"{_runs(case.base_passed_runs, case.base_runs, case.base_status is not None)} → "
-            f"{_runs(case.new_passed_runs, case.new_runs, case.new_status is not None)}"
-        )
+    for case in sorted_cases(comparison):
+        runs = runs_cell(case, "→")
         lines.append(
-            f"| {_md(case.eval_id)} | {_LABEL[case.change]} | {case.base_status.value if case.base_status else '-'} "
+            f"| {_md(case.eval_id)} | {LABEL[case.change]} | {case.base_status.value if case.base_status else '-'} "
             f"| {case.new_status.value if case.new_status else '-'} | {runs} | {_md(case.reason or '')} |"
         )
     for line in not_run_lines(comparison):
@@ -193,7 +168,7 @@ def render_markdown(comparison: Comparison, *, title: str = "Comparison", level:
     if comparison.metrics:
         lines += ["", "| Metric | Base | New | Delta |", "| --- | ---: | ---: | ---: |"]
         lines += [
-            f"| {_md(m.metric_name)} | {_score(m.base_mean)} | {_score(m.new_mean)} | {_delta(m.delta)} |"
+            f"| {_md(m.metric_name)} | {score_text(m.base_mean)} | {score_text(m.new_mean)} | {delta_text(m.delta)} |"
             for m in comparison.metrics
         ]
     if comparison.pass_at_k:
@@ -207,7 +182,10 @@ def render_markdown(comparison: Comparison, *, title: str = "Comparison", level:
             f"| {p.base_pass_hat_k:.3f} | {p.new_pass_hat_k:.3f} |"
             for p in comparison.pass_at_k
         ]
-    extra = _significance_lines(comparison) + [f"Note: {n}" for n in comparison.notes]
+    estimates = estimate_lines(comparison)
+    if estimates:
+        lines += ["", _md(estimates[0]), ""] + [f"- {_md(line.strip())}" for line in estimates[1:]]
+    extra = significance_lines(comparison) + [f"Note: {n}" for n in comparison.notes]
     if extra:
         lines.append("")
         lines += [f"- {_md(line.strip())}" for line in extra]
@@ -253,13 +231,10 @@ def render_html_section(comparison: Comparison, *, title: str = "Comparison", le
         "<table><thead><tr><th>Case</th><th>Change</th><th>Base</th><th>New</th><th>Runs passed</th>"
         "<th>Reason (new)</th></tr></thead><tbody>",
     ]
-    for case in _sorted(comparison):
-        runs = (
-            f"{_runs(case.base_passed_runs, case.base_runs, case.base_status is not None)} → "
-            f"{_runs(case.new_passed_runs, case.new_runs, case.new_status is not None)}"
-        )
+    for case in sorted_cases(comparison):
+        runs = runs_cell(case, "→")
         out.append(
-            f'<tr><td>{_h(case.eval_id)}</td><td class="{case.change.value}">{_h(_LABEL[case.change])}</td>'
+            f'<tr><td>{_h(case.eval_id)}</td><td class="{case.change.value}">{_h(LABEL[case.change])}</td>'
             f"<td>{_h(case.base_status.value if case.base_status else '-')}</td>"
             f"<td>{_h(case.new_status.value if case.new_status else '-')}</td>"
             f'<td class="num">{_h(runs)}</td><td>{_h(case.reason or "")}</td></tr>'
@@ -272,8 +247,8 @@ def render_html_section(comparison: Comparison, *, title: str = "Comparison", le
         for m in comparison.metrics:
             sign = "neg" if m.delta is not None and m.delta < 0 else "pos" if m.delta else ""
             out.append(
-                f'<tr><td>{_h(m.metric_name)}</td><td class="num">{_score(m.base_mean)}</td>'
-                f'<td class="num">{_score(m.new_mean)}</td><td class="num {sign}">{_delta(m.delta)}</td></tr>'
+                f'<tr><td>{_h(m.metric_name)}</td><td class="num">{score_text(m.base_mean)}</td>'
+                f'<td class="num">{score_text(m.new_mean)}</td><td class="num {sign}">{delta_text(m.delta)}</td></tr>'
             )
         out.append("</tbody></table>")
     if comparison.pass_at_k:
@@ -286,7 +261,12 @@ def render_html_section(comparison: Comparison, *, title: str = "Comparison", le
             for p in comparison.pass_at_k
         ]
         out.append("</tbody></table>")
-    extra = _significance_lines(comparison) + [f"Note: {n}" for n in comparison.notes]
+    estimates = estimate_lines(comparison)
+    if estimates:
+        out.append(f"<{sub}>{_h(estimates[0].rstrip(':'))}</{sub}><ul>")
+        out += [f'<li class="estimate">{_h(line.strip())}</li>' for line in estimates[1:]]
+        out.append("</ul>")
+    extra = significance_lines(comparison) + [f"Note: {n}" for n in comparison.notes]
     if extra:
         out.append(f"<{sub}>Significance and notes</{sub}><ul>")
         out += [f"<li>{_h(line.strip())}</li>" for line in extra]

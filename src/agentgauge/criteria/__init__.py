@@ -7,6 +7,18 @@ from typing import TYPE_CHECKING
 
 from .._util.lazy import lazy_exports
 from ._adk import AdkToolTrajectoryCriterion, MatchType, parse_match_type
+from ._adk_ts import adk_ts_args_equal, adk_ts_rouge1, js_json_stringify, match_adk_ts_tools
+from ._assertions import (
+    ASSERTION_KINDS,
+    AssertionOutcome,
+    BudgetAssertion,
+    NoLoopsAssertion,
+    StepCountAssertion,
+    ToolNotUsedAssertion,
+    ToolSequenceAssertion,
+    ToolUsedAssertion,
+    TrajectoryAssertion,
+)
 from ._base import CriterionError, MatchResult
 from ._compare import CompareRegistry, CompareResult, InvocationCompare, JSONCompare, RougeTokenizer, TextCompare
 from ._json import DEFAULT_NUMBER_TOLERANCE, JSONCriterion
@@ -21,9 +33,12 @@ if TYPE_CHECKING:
     from ._xml import XMLCriterion, check_xml
 
 __all__ = [
+    "ASSERTION_KINDS",
     "BUILTIN_STRATEGY",
     "DEFAULT_NUMBER_TOLERANCE",
     "AdkToolTrajectoryCriterion",
+    "AssertionOutcome",
+    "BudgetAssertion",
     "CompareRegistry",
     "CompareResult",
     "CriterionError",
@@ -36,18 +51,28 @@ __all__ = [
     "LengthBounds",
     "MatchResult",
     "MatchType",
+    "NoLoopsAssertion",
     "RougeCriterion",
     "RougeScore",
     "RougeThreshold",
     "RougeTokenizer",
     "Rubric",
+    "StepCountAssertion",
     "TextCompare",
     "TextCriterion",
+    "ToolNotUsedAssertion",
+    "ToolSequenceAssertion",
     "ToolTrajectoryCriterion",
     "ToolTrajectoryStrategy",
+    "ToolUsedAssertion",
+    "TrajectoryAssertion",
     "XMLCriterion",
     "adk_rouge1",
+    "adk_ts_args_equal",
+    "adk_ts_rouge1",
     "check_xml",
+    "js_json_stringify",
+    "match_adk_ts_tools",
     "parse_match_type",
     "unicode_tokens",
 ]

@@ -7,15 +7,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._util.lazy import lazy_exports
+from ._assertions import TrajectoryAssertionEvaluator
 from ._base import EvaluateResult, Evaluator, EvaluatorError, PerInvocationResult
+from ._dialects import ScoringDialect, scoring_dialect
 from ._registry import MetricInfo, Registry
 from ._response_match import ResponseMatchEvaluator
+from ._tool_parameter_match import ToolParameterMatchEvaluator
 from ._trajectory import ToolTrajectoryEvaluator
 
 if TYPE_CHECKING:
+    from ._agentevals_code import AgentevalsCodeEvaluator
     from ._final_response import FinalResponseEvaluator
 
 __all__ = [
+    "AgentevalsCodeEvaluator",
     "EvaluateResult",
     "Evaluator",
     "EvaluatorError",
@@ -24,9 +29,17 @@ __all__ = [
     "PerInvocationResult",
     "Registry",
     "ResponseMatchEvaluator",
+    "ScoringDialect",
+    "ToolParameterMatchEvaluator",
     "ToolTrajectoryEvaluator",
+    "TrajectoryAssertionEvaluator",
+    "scoring_dialect",
 ]
 
 
 # Loaded on first use, like the criteria it parses (see agentgauge.criteria).
-__getattr__, __dir__ = lazy_exports(__name__, {"FinalResponseEvaluator": "._final_response"}, __all__)
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {"AgentevalsCodeEvaluator": "._agentevals_code", "FinalResponseEvaluator": "._final_response"},
+    __all__,
+)

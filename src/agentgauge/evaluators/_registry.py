@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING, Any
 from ..criteria import CompareRegistry
 from ..errors import InputError, NotFoundError
 from ..model import EvalMetric, Invocation
+from ._assertions import assertion_evaluators
 from ._base import FINAL_RESPONSE_DESCRIPTION, FINAL_RESPONSE_METRIC, EvaluateResult, Evaluator, EvaluatorError
 from ._custom import CustomMetricEvaluator, custom_function_path, load_custom_function
 from ._efficiency import efficiency_evaluators
 from ._response_match import ResponseMatchEvaluator
+from ._tool_parameter_match import ToolParameterMatchEvaluator
 from ._trajectory import ToolTrajectoryEvaluator
 
 if TYPE_CHECKING:
@@ -89,6 +91,9 @@ class Registry:
                 evaluator,
                 info=MetricInfo(evaluator.name, evaluator.description, needs_expected=True, needs_judge=False),
             )
+        self.register(ToolParameterMatchEvaluator())
+        for assertion in assertion_evaluators():
+            self.register(assertion, info=MetricInfo(assertion.name, assertion.description, False, False))
         for efficiency in efficiency_evaluators():
             info = MetricInfo(efficiency.name, efficiency.description, False, False, 0.0, math.inf)
             self.register(efficiency, info=info)

@@ -1,16 +1,34 @@
-"""``tool_trajectory_avg_score``: 1/0 per invocation by tool calls, mean overall; trpc or ADK semantics."""
+"""``tool_trajectory_avg_score``: 1/0 per invocation by tool calls, mean overall; trpc, ADK or ADK-TS semantics."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from ..criteria import AdkToolTrajectoryCriterion, CompareRegistry, ToolTrajectoryCriterion
+from ..criteria import (
+    AdkToolTrajectoryCriterion,
+    CompareRegistry,
+    MatchResult,
+    ToolTrajectoryCriterion,
+    match_adk_ts_tools,
+)
 from ..model import EvalMetric, Invocation
 from ._base import EvaluateResult
 from ._common import InvocationMatcher, ParsedCache, score_matches
+from ._dialects import check_adk_ts_criterion, scoring_dialect
 
 __all__ = ["ToolTrajectoryEvaluator"]
+
+
+class _AdkTsTrajectory:
+    """ADK-TS's rule (EXACT, arguments under ``JSON.stringify``); see :mod:`agentgauge.criteria._adk_ts`."""
+
+    def match(self, actual: Invocation, expected: Invocation) -> MatchResult:
+        """Compare the tool calls of two invocations position by position."""
+        return match_adk_ts_tools(actual.tools, expected.tools)
+
+
+_ADK_TS = _AdkTsTrajectory()
 
 
 class ToolTrajectoryEvaluator:
@@ -18,7 +36,9 @@ class ToolTrajectoryEvaluator:
 
     Dialect: ``criterion.toolTrajectory`` → trpc semantics (:class:`ToolTrajectoryCriterion`); an ADK criterion
     (``criterion.adk``, from ``test_config.json``) → ADK semantics (:class:`AdkToolTrajectoryCriterion`,
-    ``match_type``/``ignore_args``); no criterion → trpc's built-in default (names, arguments and results exact).
+    ``match_type``/``ignore_args``), or ADK-TS's when that block says ``"dialect": "adk-ts"`` (EXACT only,
+    arguments compared as ``JSON.stringify`` does); no criterion → trpc's built-in default (names, arguments and
+    results exact).
     """
 
     name = "tool_trajectory_avg_score"
@@ -42,6 +62,9 @@ class ToolTrajectoryEvaluator:
         if crit is not None and crit.tool_trajectory is not None:
             return self._native.get(crit.tool_trajectory)
         if crit is not None and crit.adk is not None:
+            if scoring_dialect(metric) == "adk-ts":
+                check_adk_ts_criterion(crit.adk)
+                return _ADK_TS
             return self._adk.get(crit.adk)
         return self._default
 

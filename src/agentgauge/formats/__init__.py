@@ -7,6 +7,7 @@ ADK's legacy ``.test.json`` rows, ADK ``test_config.json`` criteria and ADK resu
 """
 
 from ._adk_write import to_adk_eval_set
+from ._agentevals_config import AgentevalsConfig, CodeEvaluatorSpec, load_agentevals_config
 from ._api import (
     DocumentKind,
     Format,
@@ -27,14 +28,19 @@ from ._api import (
 from ._legacy import session_input_from_initial
 from ._metrics import ADK_DEFAULT_CRITERIA, ADK_EFFICIENCY_METRICS, default_adk_metrics, expand_env, to_test_config
 from ._results import to_adk_result
+from ._scoring_dialect import SCORING_DIALECTS, ScoringDialectName, with_scoring_dialect
 from ._unknown import KeyReport, UnknownKey, check_keys
 
 __all__ = [
     "ADK_DEFAULT_CRITERIA",
     "ADK_EFFICIENCY_METRICS",
+    "SCORING_DIALECTS",
+    "AgentevalsConfig",
+    "CodeEvaluatorSpec",
     "DocumentKind",
     "Format",
     "KeyReport",
+    "ScoringDialectName",
     "UnknownKey",
     "check_keys",
     "default_adk_metrics",
@@ -43,6 +49,7 @@ __all__ = [
     "detect_kind",
     "dump_metrics",
     "expand_env",
+    "load_agentevals_config",
     "load_eval_set",
     "load_metrics",
     "load_result",
@@ -56,4 +63,5 @@ __all__ = [
     "to_adk_eval_set",
     "to_adk_result",
     "to_test_config",
+    "with_scoring_dialect",
 ]

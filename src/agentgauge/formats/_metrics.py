@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from ..errors import InputError
 from ..model import Criterion, EvalMetric, redact_secrets
 from ._jsonio import type_name, validation_error
+from ._scoring_dialect import check_dialect_name, common_dialect, with_scoring_dialect
 
 __all__ = [
     "ADK_DEFAULT_CRITERIA",
@@ -125,6 +126,9 @@ def metrics_from_test_config(doc: dict[str, Any], source: str) -> list[EvalMetri
     As ADK 2.x does, the informational efficiency metrics (:data:`ADK_EFFICIENCY_METRICS`) the criteria do not
     name are appended, without a criterion; they never pass or fail a case. (ADK refuses a threshold on them when
     they are named in ``criteria``; agentgauge accepts and ignores it.)
+
+    ``"dialect": "adk-ts"`` (an agentgauge key, ignored by ADK) scores the criteria with ADK-TS's rules instead, and
+    appends no efficiency metric (ADK-TS has none).
     """
     criteria = doc.get("criteria")
     if not isinstance(criteria, dict):
@@ -149,6 +153,10 @@ def metrics_from_test_config(doc: dict[str, Any], source: str) -> list[EvalMetri
         if name in custom:
             metric.extension = {"custom_metric": custom[name]}
         metrics.append(metric)
+    if "dialect" in doc:  # ADK-TS's rules (see _scoring_dialect); ADK-TS has no efficiency metrics to append
+        dialect = check_dialect_name(doc["dialect"], source, "dialect")
+        if dialect == "adk-ts":
+            return with_scoring_dialect(metrics, dialect, source)
     named = set(criteria)
     metrics.extend(EvalMetric(metric_name=name) for name in ADK_EFFICIENCY_METRICS if name not in named)
     return metrics
@@ -166,6 +174,7 @@ def to_test_config(metrics: list[EvalMetric], source: str = "<metrics>") -> dict
     """
     criteria: dict[str, Any] = {}
     custom: dict[str, Any] = {}
+    dialect = common_dialect(metrics)
     for i, metric in enumerate(metrics):
         if metric.criterion is None and metric.metric_name in ADK_EFFICIENCY_METRICS:
             continue  # appended by the reader, as ADK appends them; not part of the file
@@ -176,10 +185,14 @@ def to_test_config(metrics: list[EvalMetric], source: str = "<metrics>") -> dict
                 location=f"[{i}]",
             )
         adk = redact_secrets(dict(metric.criterion.adk))
+        if dialect is not None:  # written once, at the top of the file
+            adk.pop("dialect", None)
         criteria[metric.metric_name] = adk["threshold"] if list(adk) == ["threshold"] else adk
         if isinstance(metric.extension, dict) and "custom_metric" in metric.extension:
             custom[metric.metric_name] = redact_secrets(metric.extension["custom_metric"])
     out: dict[str, Any] = {"criteria": criteria}
+    if dialect is not None:
+        out["dialect"] = dialect
     if custom:
         out["custom_metrics"] = custom
     return out

@@ -23,7 +23,7 @@ from typing import Any, Generic, Self, TypeVar
 import orjson
 
 from .._util.fileio import AtomicFile
-from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResultSummary
+from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResultSummary, RunMetadata
 from ._jsonexact import dumps
 
 __all__ = ["ResultEncoder", "ResultEnding", "ResultWriter", "StreamingResultWriter", "case_json"]
@@ -57,6 +57,7 @@ class ResultEnding:
     creation_timestamp: float | None = None
     interrupted: bool = False
     cancelled: bool = False
+    run_metadata: RunMetadata | None = None
 
     @property
     def status(self) -> str:
@@ -105,6 +106,9 @@ class ResultEncoder:
             self._out(b",\n  " + _key("interrupted") + b": true")
         if ending.cancelled:
             self._out(b",\n  " + _key("cancelled") + b": true")
+        metadata = ending.run_metadata.model_dump(mode="json") if ending.run_metadata is not None else None
+        if metadata:  # after ``cancelled``, as EvalSetResult declares it, so the bytes equal save_result's
+            self._out(b",\n  " + _key("runMetadata") + b": " + _nested(metadata, 1))
         self._out(b"\n}\n")
 
     def _summary(
@@ -156,14 +160,18 @@ class StreamingResultWriter(ABC, Generic[CommitT]):
         creation_timestamp: float | None = None,
         interrupted: bool = False,
         cancelled: bool = False,
+        run_metadata: RunMetadata | None = None,
     ) -> CommitT:
         """Finish the result.
 
         ``summary`` is written with ``case_summaries`` (models, or their ``model_dump(mode="json")``) appended to its
         ``evalCaseSummaries`` one by one (so they need not exist together). ``interrupted`` marks a run stopped before
-        every case finished, ``cancelled`` one a user cancelled.
+        every case finished, ``cancelled`` one a user cancelled; ``run_metadata`` holds the run's labels and
+        provenance.
         """
-        return self._end(ResultEnding(summary, case_summaries, creation_timestamp, interrupted, cancelled))
+        return self._end(
+            ResultEnding(summary, case_summaries, creation_timestamp, interrupted, cancelled, run_metadata)
+        )
 
     @abstractmethod
     def _end(self, ending: ResultEnding) -> CommitT:

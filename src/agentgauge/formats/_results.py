@@ -183,7 +183,8 @@ def to_adk_result(result: EvalSetResult) -> dict[str, Any]:
 
     ADK has no place for a metric's ``reason``; it is not written. ADK has no ``error`` status either: it is
     written as ``FAILED`` (2), the case's ``error_message`` saying what went wrong. Keys ADK ignores
-    (``run_id``, ``error_message``, ``error_traceback``, ``summary``) are written so our own reader keeps them.
+    (``run_id``, ``error_message``, ``error_traceback``, ``summary``, ``run_metadata``) are written so our own
+    reader keeps them.
     """
     cases = []
     for case in result.eval_case_results:
@@ -223,4 +224,6 @@ def to_adk_result(result: EvalSetResult) -> dict[str, Any]:
     }
     if result.summary is not None:
         out["summary"] = result.summary.model_dump(mode="json")
+    if result.run_metadata is not None:  # ignored by ADK's reader like ``summary``; read back by ours
+        out["run_metadata"] = result.run_metadata.model_dump(mode="json", by_alias=False)
     return out

@@ -50,6 +50,7 @@ class _Input:
         self._read = read
         self._buf = b""
         self._pos = 0
+        self._dropped = 0  # bytes of the input already dropped from the front of the buffer
         self._eof = False
         self._window = _FIRST_WINDOW
 
@@ -61,9 +62,14 @@ class _Input:
         if not chunk:
             self._eof = True
             return False
+        self._dropped += self._pos
         self._buf = self._buf[self._pos :] + chunk  # drops what was consumed
         self._pos = 0
         return True
+
+    def offset(self) -> int:
+        """How many bytes of the input have been consumed (the offset of the next unread byte)."""
+        return self._dropped + self._pos
 
     def peek(self) -> int:
         """The next byte that is not whitespace (it is not consumed), or -1 at the end of the input."""

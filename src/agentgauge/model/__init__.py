@@ -18,6 +18,7 @@ from ._evalset import (
     Tool,
     new_tool_id,
 )
+from ._label import HumanLabel, LabelKey, LabelVerdict
 from ._metric import Criterion, EvalMetric, redact_secrets
 from ._result import (
     CaseMetricRunResult,
@@ -35,11 +36,13 @@ from ._result import (
     SimulationSummary,
     StatusCounts,
 )
+from ._run_metadata import LABEL_KEY_PATTERN, RunMetadata, check_label_key, parse_labels
 from ._status import EvalStatus, StatusField, parse_status, status_for_score, summarize_statuses
 from ._toolmock import LLMGenerator, ToolMock, ToolMockArguments, ToolMockRule
 from ._usage_totals import UsageTotals
 
 __all__ = [
+    "LABEL_KEY_PATTERN",
     "CaseMetricRunResult",
     "CaseRubric",
     "CaseRunSummary",
@@ -57,12 +60,16 @@ __all__ = [
     "EvalSetResultSummary",
     "EvalStatus",
     "GaugeModel",
+    "HumanLabel",
     "Invocation",
     "LLMGenerator",
+    "LabelKey",
+    "LabelVerdict",
     "Message",
     "MetricSummary",
     "RubricContent",
     "RubricScore",
+    "RunMetadata",
     "RunSummary",
     "SessionInput",
     "SimulationSummary",
@@ -74,9 +81,11 @@ __all__ = [
     "ToolMockArguments",
     "ToolMockRule",
     "UsageTotals",
+    "check_label_key",
     "is_empty",
     "new_tool_id",
     "omit_empty",
+    "parse_labels",
     "parse_status",
     "redact_secrets",
     "status_for_score",

@@ -67,7 +67,8 @@ class TokenUsage(GaugeModel):
     agent gave no total; ``cost`` is in the price table's currency (USD by default) and absent when no price is
     known for the model. The breakdown fields are ADK's (``token_usage_v1`` details): ``prompt_tokens`` and
     ``tool_use_tokens`` make up the input, ``candidates_tokens`` and ``reasoning_tokens`` the output,
-    ``cached_tokens`` is the part of the input served from a cache. Absent means "not reported", never zero.
+    ``cached_tokens`` is the part of the input served from a cache, ``cache_creation_tokens`` the part written to
+    one (GenAI ``gen_ai.usage.cache_creation.input_tokens``). Absent means "not reported", never zero.
     """
 
     input_tokens: int | None = omit_empty()
@@ -75,6 +76,7 @@ class TokenUsage(GaugeModel):
     total_tokens: int | None = omit_empty()
     prompt_tokens: int | None = omit_empty()
     cached_tokens: int | None = omit_empty()
+    cache_creation_tokens: int | None = omit_empty()
     tool_use_tokens: int | None = omit_empty()
     candidates_tokens: int | None = omit_empty()
     reasoning_tokens: int | None = omit_empty()

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ModelWrapValidatorHandler,
     PrivateAttr,
@@ -151,6 +152,12 @@ class Criterion(_Redacted):
         return self.adk is not None
 
 
+def _reducer_name(name: str | None) -> str | None:
+    from ..stats import check_reducer
+
+    return None if name is None else check_reducer(name)
+
+
 class EvalMetric(_Redacted):
     """One metric of a metrics file: ``metric_name``, optional ``evaluator_name``, ``threshold``, criterion.
 
@@ -163,6 +170,9 @@ class EvalMetric(_Redacted):
     threshold: float = 0.0
     criterion: Criterion | None = omit_empty()
     extension: Any = omit_empty()
+    reducer: Annotated[str | None, AfterValidator(_reducer_name)] = omit_empty()
+    """How a case's scores over several runs become one: mean (when absent), median, mode, max, min or at_least_K
+    (see :mod:`agentgauge.stats`)."""
 
     @property
     def evaluator_key(self) -> str:

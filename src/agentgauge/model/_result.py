@@ -9,6 +9,7 @@ from pydantic import BeforeValidator, Field
 from ._base import GaugeModel, empty_list, omit_empty
 from ._evalset import ConversationScenario, Invocation
 from ._metric import Criterion
+from ._run_metadata import RunMetadata
 from ._status import EvalStatus, StatusField
 
 __all__ = [
@@ -65,6 +66,8 @@ class EvalMetricResult(GaugeModel):
     threshold: float = 0.0
     criterion: Criterion | None = omit_empty()
     details: EvalMetricResultDetails | None = omit_empty()
+    reducer: str | None = omit_empty()
+    """The metric's reducer over runs (absent: mean), so a saved result is aggregated as its run was."""
 
 
 class EvalMetricResultPerInvocation(GaugeModel):
@@ -218,3 +221,6 @@ class EvalSetResult(GaugeModel):
     cancelled: bool = Field(False, exclude_if=_is_false)
     """True when a user cancelled the run (the web UI's *Cancel*, ``DELETE /api/runs/{id}``); ``interrupted`` is
     set too."""
+    run_metadata: RunMetadata | None = omit_empty()
+    """Labels and provenance of the run (``eval --label``, git state, agent source hash, models, version); absent
+    in results written before it existed and in files from other tools."""

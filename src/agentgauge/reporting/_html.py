@@ -30,8 +30,9 @@ from ..summary._reasons import case_label, format_score, format_tool_call, one_l
 from ..summary._usage import case_usage, format_cost, format_duration, format_tokens, usage_text
 from ._diff import RESPONSE, TOOLS, Part, Segment, failed_parts, response_strategy, strategy_phrase, word_diff
 from ._html_assets import CSS, JS
+from ._intervals import intervals_html
 from ._transcript import TRANSCRIPT_CSS, html_transcript
-from ._view import ResultView, build_view
+from ._view import ResultView, build_view, latency_cards
 
 __all__ = ["HTML_TAIL", "html_case", "html_head", "render_html", "rubric_texts"]
 
@@ -314,6 +315,7 @@ def _summary(view: ResultView) -> str:
         ("Not evaluated", str(view.count(EvalStatus.NOT_EVALUATED)), "not_evaluated"),
         ("Runs", str(view.num_runs), ""),
         *_usage_cards(view.usage),
+        *latency_cards(view),
     ]
     html = '<div class="cards">' + "".join(
         f'<div class="card"><span class="muted">{name}</span><b class="{css}">{escape(value)}</b></div>'
@@ -339,9 +341,7 @@ def _summary(view: ResultView) -> str:
             "<th class=num>Threshold</th><th>Status</th><th class=num>Passed</th><th class=num>Failed</th>"
             f"{'<th class=num>Error</th>' if errors else ''}<th class=num>Not evaluated</th></tr>{rows}</table>"
         )
-    if view.cases:
-        html += _cases_table(view)
-    return html
+    return html + intervals_html(view) + (_cases_table(view) if view.cases else "")
 
 
 def html_head(view: ResultView) -> str:

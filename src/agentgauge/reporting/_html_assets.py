@@ -126,5 +126,17 @@ JS = """
     });
   });
   apply();
+  // Framed by the web UI: tell it the page's height, so the frame grows with the report (no scroll inside a scroll).
+  if (window.parent !== window) {
+    var tell = function () {
+      // The body's own bottom, not the document's scroll height: that is at least the frame's, and would only grow.
+      var bottom = document.body.getBoundingClientRect().bottom + window.scrollY;
+      var margin = parseFloat(window.getComputedStyle(document.body).marginBottom) || 0;
+      window.parent.postMessage({ agentgaugeReportHeight: Math.ceil(bottom + margin) }, '*');
+    };
+    if (window.ResizeObserver) { new ResizeObserver(tell).observe(document.body); }
+    window.addEventListener('load', tell);
+    tell();
+  }
 })();
 """

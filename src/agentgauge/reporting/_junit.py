@@ -13,7 +13,7 @@ from ..model import EvalCaseResult, EvalSetResult, EvalStatus, UsageTotals
 from ..summary._reasons import case_label, case_mismatches, format_score, group_mismatches, mismatch_text
 from ..summary._usage import case_usage, format_cost
 from ._transcript import junit_simulation_properties
-from ._view import build_view
+from ._view import CaseOutcome, ResultView, build_view
 
 __all__ = ["JUnitWriter", "render_junit"]
 
@@ -48,7 +48,11 @@ def _usage_properties(usage: UsageTotals) -> list[tuple[str, str]]:
 
 
 def _testcase(
-    case: EvalCaseResult, classname: str, multi_run: bool, usage: UsageTotals | None = None
+    case: EvalCaseResult,
+    classname: str,
+    multi_run: bool,
+    usage: UsageTotals | None = None,
+    outcome: CaseOutcome | None = None,
 ) -> tuple[ET.Element, str]:
     usage = case_usage(case) if usage is None else usage
     attributes = {"classname": _clean(classname), "name": _clean(case_label(case, multi_run))}
@@ -56,6 +60,8 @@ def _testcase(
         attributes["time"] = _seconds(usage.duration)
     element = ET.Element("testcase", attributes)
     extra = _usage_properties(usage) + junit_simulation_properties(case.simulation)
+    if outcome is not None and 0 < outcome.runs_passed < outcome.runs:  # its runs disagree
+        extra += [("flaky", "true"), ("runs_passed", f"{outcome.runs_passed}/{outcome.runs}")]
     if case.overall_eval_metric_results or extra:
         properties = ET.SubElement(element, "properties")
         for metric in case.overall_eval_metric_results:
@@ -102,9 +108,10 @@ class JUnitWriter:
     spooled to a temporary file (not kept in memory) and :meth:`chunks` then yields the whole document.
     """
 
-    def __init__(self, result: EvalSetResult, multi_run: bool) -> None:
+    def __init__(self, result: EvalSetResult, multi_run: bool, view: ResultView | None = None) -> None:
         self.result = result
         self.multi_run = multi_run
+        self.view = view  # for each case's runs (flaky cases get properties saying so)
         self.counts = {"failure": 0, "error": 0, "skipped": 0, "passed": 0}
         self.tests = 0
         self.time: float | None = None  # sum of the known case durations
@@ -113,7 +120,8 @@ class JUnitWriter:
     def add(self, case: EvalCaseResult) -> None:
         """Add one ``<testcase>``."""
         usage = case_usage(case)
-        element, outcome = _testcase(case, self.result.eval_set_id, self.multi_run, usage)
+        runs = self.view.outcome(case.eval_id) if self.view is not None and self.multi_run else None
+        element, outcome = _testcase(case, self.result.eval_set_id, self.multi_run, usage, runs)
         if usage.duration is not None:
             self.time = usage.duration + (self.time or 0.0)
         self.counts[outcome] += 1
@@ -167,9 +175,11 @@ def render_junit(result: EvalSetResult) -> str:
     agent, the inference or a metric's evaluator failed and nothing failed) are ``<error>``, and cases that were
     not evaluated are ``<skipped>``: the suite's counts are the report's case counts. ``time`` (seconds) is
     set on a ``<testcase>`` whose invocations recorded durations, and on the suites as the sum of those; recorded
-    tokens, model calls and cost are ``usage.*`` properties.
+    tokens, model calls and cost are ``usage.*`` properties. A run of a flaky case (its runs disagree) has the
+    properties ``flaky`` (``true``) and ``runs_passed`` (``2/3``).
     """
-    writer = JUnitWriter(result, build_view(result).multi_run)
+    view = build_view(result)
+    writer = JUnitWriter(result, view.multi_run, view)
     for case in result.eval_case_results:
         writer.add(case)
     return "".join(writer.chunks())

@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus
+from ..summary._latency import latency_text
 from ..summary._reasons import case_label, case_mismatches, format_score, group_mismatches, mismatch_text, one_line
 from ..summary._usage import case_usage, format_cost, format_duration, format_tokens, usage_text
+from ._intervals import estimate_text, view_intervals
 from ._transcript import markdown_transcript
-from ._view import ResultView, build_view
+from ._view import ResultView, build_view, view_latency
 
 __all__ = ["markdown_case", "markdown_head", "markdown_tail", "render_markdown"]
 
@@ -56,6 +58,9 @@ def markdown_head(view: ResultView) -> str:
     usage = usage_text(view.usage)
     if usage:
         lines += [f"**Usage:** {_text(usage)}", ""]
+        latency = view_latency(view)
+        if latency is not None:
+            lines += [f"**Latency per case:** {_text(latency_text(latency))}", ""]
     if view.metrics:
         errors = any(row.error for row in view.metrics)  # the column shows only when a metric could not be scored
         lines += [f"| Metric | Mean score | Threshold | Status | Passed | Failed |{' Error |' if errors else ''} "
@@ -72,9 +77,36 @@ def markdown_head(view: ResultView) -> str:
         lines += ["| k | pass@k | pass^k |", "|---:|---:|---:|"]
         lines += [f"| {p.k} | {format_score(p.pass_at_k)} | {format_score(p.pass_hat_k)} |" for p in view.pass_k]
         lines.append("")
+    lines += _interval_lines(view)
+    if view.flaky:
+        lines += ["### Flaky cases (runs disagree)", "", "| Case | Runs passed | Pass rate |", "|---|---:|---:|"]
+        lines += [
+            f"| {_code(c.eval_id).replace('|', chr(92) + '|')} | {c.runs_passed}/{c.runs} | "
+            f"{c.runs_passed / c.runs:.2f} |"
+            for c in view.flaky
+        ]
+        lines.append("")
     if view.not_passing:
         lines += ["### Cases that did not pass", "", *_not_passing_table(view), ""]
     return "\n".join(lines) + "\n"
+
+
+def _interval_lines(view: ResultView) -> list[str]:
+    """The estimates with their bootstrap intervals, as a table (none when no interval was computed)."""
+    found = view_intervals(view)
+    if not found.shown:
+        return []
+    lines = [
+        f"| Estimate | Value [{found.settings.level:.0%} interval] |",
+        "|---|---:|",
+        f"| pass rate (runs) | {estimate_text(found.pass_rate, found.pass_rate_interval)} |",
+    ]
+    lines += [f"| {_text(name)} | {estimate_text(mean, i)} |" for name, (mean, i) in found.metrics.items()]
+    note = (
+        f"*Percentile bootstrap over {found.cases} cases (a case's runs resampled with it), {found.resamples} "
+        f"resamples, seed {found.settings.seed}.*"
+    )
+    return [*lines, "", note, ""]
 
 
 def _not_passing_table(view: ResultView) -> list[str]:

@@ -24,7 +24,7 @@ def render(result: EvalSetResult, fmt: ReportFormat) -> str:
     """
     # Each renderer is imported when asked for: most runs write no report file (~10 ms of imports saved).
     if fmt == "json":
-        return result.model_dump_json(indent=2) + "\n"
+        return _json_report(result)
     if fmt == "junit":
         from ._junit import render_junit
 
@@ -38,6 +38,23 @@ def render(result: EvalSetResult, fmt: ReportFormat) -> str:
 
         return render_html(result)
     raise InputError(f"unknown report format {fmt!r}: expected one of {', '.join(FORMATS)}")
+
+
+def _json_report(result: EvalSetResult) -> str:
+    """The result as JSON, its summary extended with ``statistics`` (intervals and flaky cases)."""
+    import json
+
+    from ._intervals import intervals_document
+    from ._view import build_view
+
+    document = result.model_dump(mode="json")
+    summary = document.get("summary")
+    if summary is not None and result.eval_case_results:
+        # Before the per-case entries, where the streamed JSON of a large result puts it too (stream_json).
+        cases = summary.pop("evalCaseSummaries", [])
+        summary["statistics"] = intervals_document(build_view(result))
+        summary["evalCaseSummaries"] = cases
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
 def write_report(result: EvalSetResult, path: str | os.PathLike[str], fmt: ReportFormat) -> None:

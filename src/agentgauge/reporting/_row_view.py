@@ -122,7 +122,7 @@ def _metric_rows(summary: RowSummary) -> list[MetricOverview]:
                 row = metrics.get(name)
                 if row is None:
                     row = metrics[name] = MetricOverview(name, threshold, scores=array("d"))
-                row.add(score, status)
+                row.add(score, status, group)
     return list(metrics.values())
 
 

@@ -108,7 +108,7 @@ class _HtmlSink(_Sink):
 class _JUnitSink(_Sink):
     def __init__(self, target: _TextTarget, view: ResultView) -> None:
         self.target = target
-        self.writer = JUnitWriter(view.result, view.multi_run)
+        self.writer = JUnitWriter(view.result, view.multi_run, view)
 
     def add(self, case: EvalCaseResult) -> None:
         self.writer.add(case)
@@ -193,9 +193,11 @@ def stream_json(
     cases: Iterable[EvalCaseResult],
     out: BinaryIO,
     case_summaries: Iterable[EvalCaseSummary] = (),
+    view: ResultView | None = None,
 ) -> None:
     """Write the result as JSON to ``out`` case by case (the layout of a saved result file); ``case_summaries``
-    are appended to the header summary's own per-case entries."""
+    are appended to the header summary's own per-case entries. With the result's ``view`` the summary gets
+    ``statistics`` (intervals, flaky cases), as :func:`~agentgauge.reporting.render` gives it."""
     from ..formats._result_writer import ResultEncoder, ResultEnding
 
     encoder = ResultEncoder(
@@ -206,9 +208,15 @@ def stream_json(
     )
     for case in cases:
         encoder.add(case)
+    summary = header.summary
+    if summary is not None and view is not None and len(view.cases):
+        from ._intervals import intervals_document
+
+        summary = summary.model_copy()
+        setattr(summary, "statistics", intervals_document(view))  # noqa: B010 - an extra key, before per-case entries
     encoder.finish(
         ResultEnding(
-            summary=header.summary,
+            summary=summary,
             case_summaries=case_summaries,
             creation_timestamp=header.creation_timestamp,
             interrupted=header.interrupted,

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus, UsageTotals
+from ..summary._latency import latency_text
 from ..summary._reasons import (
     Mismatch,
     case_label,
@@ -23,8 +24,9 @@ from ..summary._reasons import (
 from ..summary._usage import case_usage, usage_text
 from ._diff import RESPONSE, TOOLS, Segment, calls_diff, failed_parts, response_strategy, strategy_phrase, word_diff
 from ._escape import escaping_console
+from ._intervals import estimate_text, view_intervals
 from ._transcript import print_transcript
-from ._view import ResultView, build_view
+from ._view import ResultView, build_view, view_latency
 
 __all__ = ["print_case", "print_overview", "print_summary"]
 
@@ -100,14 +102,48 @@ def print_overview(view: ResultView, console: Console, duration: float | None = 
                 f"   (n={view.num_runs}, mean over {total} cases)"
             )
         )
+    _print_intervals(view, console)
+    _print_flaky(view, console)
     _print_not_passing(view, console)
     usage = usage_text(view.usage)
     if usage:
         console.print(Text(f"  Summed over invocations: {usage}"), soft_wrap=True)
+        latency = view_latency(view)
+        if latency is not None and view.usage.duration is not None:
+            console.print(Text(f"  Latency per case: {latency_text(latency)}"), soft_wrap=True)
     if duration is not None:
         # Plain text, like the lines above: as a string, rich's number highlighting would compile its patterns for this
         # one line (~3 ms).
         console.print(Text(f"  Duration: {duration:.2f} s"))
+
+
+def _print_intervals(view: ResultView, console: Console) -> None:
+    """The pass rate and each metric mean with its bootstrap interval (see :mod:`._intervals`)."""
+    found = view_intervals(view)
+    if not found.shown:
+        return
+    console.print(
+        Text(
+            f"  {found.settings.level:.0%} intervals (bootstrap over {found.cases} cases, {found.resamples} "
+            f"resamples, seed {found.settings.seed}):"
+        )
+    )
+    rows = [("pass rate (runs)", estimate_text(found.pass_rate, found.pass_rate_interval))]
+    rows += [(name, estimate_text(mean, interval)) for name, (mean, interval) in found.metrics.items()]
+    width = max(len(name) for name, _ in rows)
+    console.print(Text("\n".join(f"    {name.ljust(width)}  {text}" for name, text in rows)), soft_wrap=True)
+
+
+def _print_flaky(view: ResultView, console: Console) -> None:
+    """Cases whose runs disagree (some passed, some did not), with how many passed."""
+    flaky = view.flaky
+    if not flaky:
+        return
+    console.print(Text(f"  Flaky ({len(flaky)}: runs disagree):", style="bold yellow"))
+    shown = [f"    {c.eval_id}  {c.runs_passed}/{c.runs} runs passed" for c in flaky[:NOT_PASSING_SHOWN]]
+    if len(flaky) > NOT_PASSING_SHOWN:
+        shown.append(f"    ... and {len(flaky) - NOT_PASSING_SHOWN} more")
+    console.print(Text("\n".join(shown)), soft_wrap=True)
 
 
 NOT_PASSING_SHOWN = 200

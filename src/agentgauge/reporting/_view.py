@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import statistics
+from array import array
 from collections.abc import Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, field
 
@@ -19,8 +20,9 @@ from ..model import (
     summarize_statuses,
 )
 from ..stats import pass_at_k, pass_hat_k
+from ..summary._latency import LatencyPercentiles, latency_percentiles
 from ..summary._reasons import first_reason
-from ..summary._usage import case_usage
+from ..summary._usage import case_usage, format_duration
 
 __all__ = [
     "CaseOutcome",
@@ -29,7 +31,9 @@ __all__ = [
     "ResultView",
     "ViewBuilder",
     "build_view",
+    "latency_cards",
     "pass_k_rows",
+    "view_latency",
 ]
 
 
@@ -47,9 +51,14 @@ class MetricOverview:
     not_evaluated: int = 0
     informational: int = 0
     error: int = 0
+    case_totals: MutableSequence[float] = field(default_factory=lambda: array("d"))
+    """Per case (by :attr:`CaseOutcome.index`): the sum of its scores, over its runs (for confidence intervals)."""
+    case_scored: MutableSequence[int] = field(default_factory=lambda: array("q"))
+    """Per case: how many of its runs produced a score."""
 
-    def add(self, score: float | None, status: EvalStatus) -> None:
-        """Count one result of this metric (its score goes into the mean unless it was not evaluated)."""
+    def add(self, score: float | None, status: EvalStatus, case: int | None = None) -> None:
+        """Count one result of this metric (its score goes into the mean unless it was not evaluated); ``case`` is
+        the index of the case it belongs to, for the per-case totals."""
         if status is EvalStatus.INFORMATIONAL:
             self.informational += 1
         elif status is EvalStatus.PASSED:
@@ -63,6 +72,13 @@ class MetricOverview:
             self.not_evaluated += 1
         if score is not None and status is not EvalStatus.NOT_EVALUATED:
             self.scores.append(score)
+            if case is not None:
+                missing = case + 1 - len(self.case_totals)
+                if missing > 0:
+                    self.case_totals.extend([0.0] * missing)
+                    self.case_scored.extend([0] * missing)
+                self.case_totals[case] += score
+                self.case_scored[case] += 1
 
     @property
     def mean(self) -> float | None:
@@ -167,6 +183,11 @@ class ResultView:
         return self._stats().usage
 
     @property
+    def flaky(self) -> list[CaseOutcome]:
+        """Cases whose runs did not all end alike: some passed, some did not (only with several runs)."""
+        return [c for c in self.cases if 0 < c.runs_passed < c.runs]
+
+    @property
     def not_passing(self) -> list[CaseOutcome]:
         """Cases that failed or were not evaluated, and (with several runs) cases with a run that did not pass."""
         return [c for c in self.cases if _not_passing(c)]
@@ -259,7 +280,7 @@ class ViewBuilder:
             row = self._rows.get(metric.metric_name)
             if row is None:
                 row = self._rows[metric.metric_name] = MetricOverview(metric.metric_name, metric.threshold)
-            row.add(metric.score, metric.eval_status)
+            row.add(metric.score, metric.eval_status, tally.index)
 
     def finish(self, result: EvalSetResult, *, case_status: Mapping[str, EvalStatus] | None = None) -> ResultView:
         """The view; ``result`` supplies the summary and the header fields (its case results are not read).
@@ -323,3 +344,19 @@ def build_view(result: EvalSetResult) -> ResultView:
     for case in result.eval_case_results:
         builder.add(case)
     return builder.finish(result)
+
+
+def latency_cards(view: ResultView) -> list[tuple[str, str, str]]:
+    """The HTML summary's latency card ``(label, value, css class)``, when any case recorded a duration."""
+    latency = view_latency(view) if view.usage.duration is not None else None
+    if latency is None:
+        return []
+    return [("Latency p50 / p95 / p99", " / ".join(format_duration(v) for v in latency.values), "")]
+
+
+def view_latency(view: ResultView) -> LatencyPercentiles | None:
+    """p50 / p95 / p99 of the cases' agent time (a case's recorded turn durations summed, averaged over its runs),
+    as agentevals reports latency per result; ``None`` when no case recorded a duration."""
+    return latency_percentiles(
+        None if c.usage.duration is None else c.usage.duration / max(c.runs, 1) for c in view.cases
+    )

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from ..errors import InputError, NotFoundError
-from ..model import EvalCase, EvalMetric, EvalSet
+from ..model import EvalCase, EvalMetric, EvalSet, RunMetadata
 from ..service._options import RunOptionsView
 from ._collector import _Collector, _collector_ignores_loaded_data, _prepare_scorers
 from ._finish import ResultSink, ResultTarget, open_writer
+from ._metadata import checked_labels
 from ._result import EvaluationCaseResult, EvaluationResult
 from ._resume import close_progress as _close_progress
 from ._resume import open_progress as _open_progress
@@ -59,6 +60,9 @@ class AgentEvaluator(RunOptionsView):
       ``Registry(judge_settings=judge_settings)``.
     - ``num_runs`` repeats every case; ``parallelism`` bounds how many (case, run) pipelines are in flight at
       once, across cases and runs alike. Each pipeline scores its case as soon as the case's inference is done.
+    - ``agent`` (and ``expected_agent``) may be an agent object or a string naming one as the command line does:
+      ``path/to/agent.py``, ``module:attribute`` or a remote agent URL (``a2a+http://...``, ``adk+http://...``,
+      ``agui+http://...``); for headers or timeouts pass ``load_agent(url, remote=RemoteAgentSettings(...))``.
     - ``timeout`` bounds each case's inference (seconds); ``case_ids`` restricts the cases.
     - ``prices`` (a price table, ``agentgauge.model._prices.PriceTable``) sets the cost of the
       token usage that live runs record; default: the built-in table.
@@ -83,6 +87,9 @@ class AgentEvaluator(RunOptionsView):
       up to ``parallelism`` calls at once.
     - ``store`` (a URL such as ``sqlite:///results.db``) saves results in that SQL store when no
       ``result_manager`` is given; each case result is committed as it finishes (see ``docs/store.md``).
+    - ``labels`` (``{"env": "prod"}`` or ``["env=prod"]``) are saved in the result's ``run_metadata`` with the git
+      state, the agent's source hash (of ``agent_source``, default: ``agent``), models and version
+      (see ``docs/running.md``); ``record_metadata=False`` records none of it.
 
     ``parallelism``, ``timeout``, ``prices``, the simulation settings and ``agent_cache`` are checked once, into
     :attr:`options` (a :class:`~agentgauge.service.RunOptions`, also what the executor receives); a bad value raises
@@ -118,6 +125,9 @@ class AgentEvaluator(RunOptionsView):
         agent_cache: AgentResponseCache | None = None,
         store: str | None = None,
         metric_selection: MetricSelection | None = None,
+        labels: Mapping[str, str] | Sequence[str] | None = None,
+        agent_source: object | None = None,
+        record_metadata: bool = True,
     ) -> None:
         from ..service import Callbacks, RunOptions
 
@@ -143,7 +153,7 @@ class AgentEvaluator(RunOptionsView):
 
             registry = Registry(judge_settings=judge_settings)
         self.app_name = app_name
-        self.agent = agent
+        self.agent = _agent_object(agent)
         self.eval_set_manager = eval_set_manager
         self.metric_manager = metric_manager
         self.result_manager = result_manager
@@ -158,6 +168,9 @@ class AgentEvaluator(RunOptionsView):
         )
         self.executor = _executor(executor)
         self.metric_selection = metric_selection
+        self.labels = checked_labels(labels)
+        self.agent_source = agent if agent_source is None else agent_source
+        self.record_metadata = record_metadata
         self._stop: Interruption | None = None  # the running evaluation's; a new one per evaluate()
 
     def _metrics(self, eval_set_id: str) -> list[EvalMetric]:
@@ -261,8 +274,9 @@ class AgentEvaluator(RunOptionsView):
         writer = open_writer(self.result_manager, app_name, eval_set_id, result_id)
         chosen = selected_ids(eval_set, runs)
         target = ResultTarget(
-            app_name, eval_set, result_id, self.num_runs, chosen, self.result_manager, writer, started
-        )
+            app_name, eval_set, result_id, self.num_runs, chosen, self.result_manager, writer, started,
+            self._start_metadata(metrics),
+        )  # fmt: skip
         total = sum(len(run.cases) for run in runs)
         collector = _Collector(
             writer,
@@ -315,6 +329,13 @@ class AgentEvaluator(RunOptionsView):
         _close_progress(progress_log, saved=True)  # the result file now holds every finished case
         return outcome
 
+    def _start_metadata(self, metrics: Sequence[EvalMetric]) -> RunMetadata | None:
+        if not self.record_metadata:
+            return None
+        from ._metadata import start_metadata
+
+        return start_metadata(self.labels, self.agent_source, metrics, self.registry)
+
     def evaluate_sync(self, eval_set_id: str) -> EvaluationResult:
         """:meth:`evaluate` for synchronous code (starts an event loop; not usable inside a running loop)."""
         try:
@@ -354,7 +375,17 @@ def _simulation_settings(
     if user_simulator is not None:
         out.user_simulator = as_user_simulator(user_simulator)
     if expected_agent is not None:
-        out.expected_agent = as_agent(expected_agent)
+        out.expected_agent = as_agent(_agent_object(expected_agent))
     elif out.expected_agent is not None:
-        out.expected_agent = as_agent(out.expected_agent)
+        out.expected_agent = as_agent(_agent_object(out.expected_agent))
     return out
+
+
+def _agent_object(agent: object) -> object:
+    """``agent`` itself, or the agent a string names (a file, ``module:attribute`` or a remote agent URL such as
+    ``a2a+http://host:8000``, with default connection settings; see :func:`agentgauge.agents.load_agent`)."""
+    if not isinstance(agent, str):
+        return agent
+    from ..agents import load_agent
+
+    return load_agent(agent)

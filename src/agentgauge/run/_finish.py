@@ -12,9 +12,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ..model import EvalSet, EvalSetResult, EvalSetResultSummary, EvalStatus
+from ..model import EvalSet, EvalSetResult, EvalSetResultSummary, EvalStatus, RunMetadata
 from ..summary import RowSummary, summarize_rows
 from ._result import EvaluationResult
 from ._resume import close_progress
@@ -60,6 +60,8 @@ class ResultTarget:
     result_manager: ResultSink
     writer: ResultWriter | None
     started: float
+    run_metadata: RunMetadata | None = None
+    """The run's labels and provenance as known at its start; completed (models seen, end time) by :meth:`finish`."""
 
     def finish(self, collector: _Collector, *, interrupted: bool, cancelled: bool) -> EvaluationResult:
         """Save the result of the collected cases and return it (``cancelled`` counts only when ``interrupted``)."""
@@ -67,6 +69,7 @@ class ResultTarget:
         rows = self._rows(collector, case_ids, interrupted=interrupted)
         created = time.time()
         cancelled = interrupted and cancelled
+        metadata = self._metadata(collector, created)
         eval_set_result: EvalSetResult | None = None
         full_summary: EvalSetResultSummary | None = None
         if collector.keep_full:
@@ -80,8 +83,11 @@ class ResultTarget:
                 creation_timestamp=created,
                 interrupted=interrupted,
                 cancelled=cancelled,
+                run_metadata=metadata,
             )
-        result_id, result_path = self._save(rows, full_summary, eval_set_result, created, interrupted, cancelled)
+        result_id, result_path = self._save(
+            rows, full_summary, eval_set_result, created, (interrupted, cancelled), metadata
+        )
         head = rows.head
         return EvaluationResult(
             app_name=self.app_name,
@@ -103,8 +109,16 @@ class ResultTarget:
                 creation_timestamp=created,
                 interrupted=interrupted,
                 cancelled=cancelled,
+                run_metadata=metadata,
             ),
         )
+
+    def _metadata(self, collector: _Collector, finished_at: float) -> RunMetadata | None:
+        if self.run_metadata is None:
+            return None
+        from ._metadata import finish_metadata
+
+        return finish_metadata(self.run_metadata, collector.rows.models_seen(), finished_at)
 
     def abandon(
         self, collector: _Collector, progress_log: ProgressLog | None, *, cancelled: bool, discard_log: bool
@@ -135,18 +149,22 @@ class ResultTarget:
         full_summary: EvalSetResultSummary | None,
         eval_set_result: EvalSetResult | None,
         created: float,
-        interrupted: bool,
-        cancelled: bool,
+        state: tuple[bool, bool],
+        metadata: RunMetadata | None,
     ) -> tuple[str, Path | None]:
         """Commit the streamed file or save through the result manager: the result's id and path (when known)."""
+        interrupted, cancelled = state
         if self.writer is not None:
+            # Only when set: a result manager's own writer need not know these keywords.
+            optional: dict[str, Any] = {"cancelled": True} if cancelled else {}
+            if metadata is not None:
+                optional["run_metadata"] = metadata
             self.writer.commit(
                 summary=full_summary or rows.head,
                 case_summaries=() if full_summary is not None else rows.case_summary_documents(),
                 creation_timestamp=created,
                 interrupted=interrupted,
-                # Only when set: a result manager's own writer need not know the flag.
-                **({"cancelled": True} if cancelled else {}),
+                **optional,
             )
             return self.result_id, self.writer.path
         assert eval_set_result is not None

@@ -65,7 +65,9 @@ def adk_result(result: EvalSetResult) -> dict[str, Any]:
     """A stored result as ADK's ``EvalSetResult`` (integer statuses)."""
     from ..formats import to_adk_result
 
-    return _drop_none(camelize(to_adk_result(result)))  # type: ignore[no-any-return]
+    document = to_adk_result(result)
+    document.pop("run_metadata", None)  # not part of ADK's EvalSetResult: the ADK routes answer exactly as ADK does
+    return _drop_none(camelize(document))  # type: ignore[no-any-return]
 
 
 def run_eval_result(result: EvalSetResult, case_result: EvalCaseResult, index: int) -> dict[str, Any]:

@@ -4,20 +4,25 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 
 from ..errors import InputError, NotFoundError
 from . import _adk_root as adk_root
+from . import _adk_trace as adk_trace
 from . import _chat as chat
+from . import _live as live_routes
+from . import _otlp as otlp
 from ._adk_eval import PREFIXES, adk_eval_router
 from ._adk_root import package_version
 from ._config import ServerConfig
 from ._headers import UI_POLICY, docs_policy, new_nonce, nonce_inline, page_headers
+from ._live_hub import LiveHub
 from ._native import native_router
 from ._requests import path_id_check, validation_error_answer
 from ._safety import SafetyMiddleware
@@ -68,7 +73,9 @@ def create_app(config: ServerConfig) -> FastAPI:
     """The application: ADK-compatible routes, agentgauge's ``/api``, the web UI at ``/`` and (with
     ``config.adk_web``) ADK Web at ``/dev-ui/``. Guards: see :class:`~agentgauge.server.SafetyMiddleware`."""
     state = ServerState(config)
+    live = _live_hub(config)
     app = FastAPI(
+        lifespan=_otlp_grpc_lifespan(live, config),
         generate_unique_id_function=_operation_id,
         title="agentgauge",
         version=package_version(),
@@ -80,6 +87,7 @@ def create_app(config: ServerConfig) -> FastAPI:
         dependencies=[Depends(path_id_check(state))],
     )
     app.state.agentgauge = state  # what the routes' StateDep reads
+    app.state.agentgauge_live = live  # what the live routes' LiveDep reads (None without --otlp)
     # Routes that only read or write files are plain functions: FastAPI runs them in its thread pool, so a large eval
     # set or report never stalls the event loop that runs evaluations and streams their progress.
     _answer_errors(app)
@@ -89,11 +97,34 @@ def create_app(config: ServerConfig) -> FastAPI:
     for prefix in PREFIXES:
         app.include_router(adk_eval_router(prefix))
     app.include_router(native_router())
+    app.include_router(live_routes.router, prefix="/api")
+    app.include_router(adk_trace.router)
+    if live is not None:
+        app.include_router(otlp.router)
     _mount_ui(app)
     if config.adk_web:
         _mount_adk_web(app)
     _add_guards(app, config)
     return app
+
+
+def _live_hub(config: ServerConfig) -> LiveHub | None:
+    """The store of received OTLP data under ``<data_dir>/otlp`` (``serve --otlp``), else ``None``."""
+    if not config.otlp:
+        return None
+    from ..traces import LiveStore
+    from ._live_hub import OTLP_DIR, LiveHub
+
+    return LiveHub(LiveStore(config.data_dir / OTLP_DIR))
+
+
+def _otlp_grpc_lifespan(live: LiveHub | None, config: ServerConfig) -> Any:
+    """The OTLP/gRPC receiver, running while the app runs (``serve --otlp-grpc-port``), else ``None``."""
+    if live is None or config.otlp_grpc_port is None:
+        return None
+    from ._otlp_grpc import grpc_lifespan
+
+    return grpc_lifespan(live, config, config.otlp_grpc_port)
 
 
 def _answer_errors(app: FastAPI) -> None:
@@ -166,9 +197,5 @@ def _mount_adk_web(app: FastAPI) -> None:
     @app.get("/dev-ui", include_in_schema=False)
     async def dev_ui() -> RedirectResponse:
         return RedirectResponse("/dev-ui/")
-
-    @app.get("/dev/apps/{app_name}/debug/trace/session/{session_id}", include_in_schema=False)
-    async def no_trace(app_name: str, session_id: str) -> Response:
-        return _error(404, "Trace not found")
 
     app.mount("/dev-ui/", StaticFiles(directory=assets, html=True), name="adk-web")

@@ -83,10 +83,13 @@ async def run_turn(state: ServerState, app: str, session: StoredSession, text: s
         state=session.state,
         history=list(session.invocations),
     )
-    started = time.time()
-    output = await _call_agent(agent, request, state.config.timeout)
+    from ._adk_trace import turn_span
+
+    started, invocation_id = time.time(), f"e-{uuid4()}"
+    with turn_span(app, session.id, session.user_id, invocation_id):  # ADK Web's Trace tab shows its spans
+        output = await _call_agent(agent, request, state.config.timeout)
     invocation = Invocation(
-        invocation_id=f"e-{uuid4()}",
+        invocation_id=invocation_id,
         user_content=request.user_content,
         final_response=output.final_message(),
         tools=output.tools,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError
 
@@ -48,8 +49,9 @@ class ServerConfig:
       ``agentgauge eval``'s default, ``.agentgauge/results``, when ``data_dir`` is elsewhere).
     - ``timeout``: seconds one agent call may take (a chat turn, a case's inference in a run); default
       :data:`DEFAULT_SERVE_TIMEOUT` (300 s), ``None``: no limit (the Python API only).
-    - ``agents``: app name → agent spec (``path/to/agent.py``, an agent directory or ``package.module:attr``); the
-      agents are imported on first use.
+    - ``agents``: app name → agent spec (``path/to/agent.py``, an agent directory, ``package.module:attr`` or a
+      remote agent URL); the agents are imported on first use. ``remote``: the
+      :class:`~agentgauge.agents.remote.RemoteAgentSettings` of remote agents (headers, timeouts, ...).
     - ``token``: when set, every request needs ``Authorization: Bearer <token>`` (or the cookie the UI sets).
     - ``allow_remote_writes``: let non-loopback clients call the routes that change files or run agents (as ADK's
       ``ADK_ALLOW_REMOTE_AGENT_BUILDER``); refused with 403 otherwise.
@@ -59,6 +61,8 @@ class ServerConfig:
     - ``allowed_hosts``: more names requests may give in ``Host`` (and ``Origin``) besides loopback names and
       addresses and ``host``; anything else is refused with 403 (DNS rebinding). ``"*"`` turns the check off.
     - ``debug``: keep agents' tracebacks in results and reports served over HTTP (dropped otherwise).
+    - ``otlp``: receive OTLP/HTTP at ``/v1/traces`` and ``/v1/logs`` into ``<data_dir>/otlp/`` (live sessions);
+      ``otlp_grpc_port``: also OTLP/gRPC on that port (the ``otlp`` extra).
     """
 
     data_dir: Path
@@ -77,6 +81,9 @@ class ServerConfig:
     store: str | None = None
     timeout: float | None = DEFAULT_SERVE_TIMEOUT
     result_dirs: list[Path] = field(default_factory=list)
+    otlp: bool = False
+    otlp_grpc_port: int | None = None
+    remote: Any = None  # RemoteAgentSettings of the remote agents (serve --agent-header / --agent-config)
 
     @property
     def eval_root(self) -> Path:
@@ -108,6 +115,25 @@ def _module_app_name(spec: str) -> str:
     return parts[-2] if parts[-1] == "agent" and len(parts) > 1 else parts[-1]
 
 
+def _remote_app(spec: str) -> tuple[str, str] | None:
+    """``(app name, URL)`` of a remote agent given as ``URL`` or ``NAME=URL``, else ``None``. Without a name, an
+    ``adk+http`` URL's app is the app, else the URL's last path segment, else its host."""
+    from urllib.parse import urlsplit
+
+    from ..agents.remote import is_remote_agent_spec
+
+    name, equals, url = spec.partition("=")
+    if not (equals and is_remote_agent_spec(url)):
+        if not is_remote_agent_spec(spec):
+            return None
+        name, url = "", spec
+    if not name:
+        parts = urlsplit(url.partition("+")[2] if "+" in url.split("://")[0] else url)
+        segments = [s for s in parts.path.split("/") if s]
+        name = segments[-1] if segments else (parts.hostname or "remote")
+    return name, url
+
+
 def discover_apps(specs: list[str]) -> dict[str, str]:
     """App name → agent spec for the ``AGENT_OR_DIR`` arguments.
 
@@ -115,7 +141,9 @@ def discover_apps(specs: list[str]) -> dict[str, str]:
     - another directory is a folder of apps (as ``adk web AGENTS_DIR``): every subdirectory with an agent;
     - ``path/agent.py`` is named after its directory, ``path/other.py`` after the file;
     - ``package.module:attr`` is named after the attribute, or after the module when the attribute is
-      ``root_agent`` / ``agent`` (``pkg.calculator.agent:root_agent`` → ``calculator``).
+      ``root_agent`` / ``agent`` (``pkg.calculator.agent:root_agent`` → ``calculator``);
+    - a remote agent URL (``a2a+http://...``, ``adk+http://.../apps/APP``, ...) is named ``NAME`` when given as
+      ``NAME=URL``, else after an ``adk+http`` URL's app, the URL's last path segment or its host.
     """
     apps: dict[str, str] = {}
 
@@ -143,6 +171,10 @@ def discover_apps(specs: list[str]) -> dict[str, str]:
                 raise InputError("agent file not found", file=spec)
             resolved = path.resolve()
             add(resolved.parent.name if resolved.stem == "agent" else resolved.stem, spec)
+            continue
+        remote = _remote_app(spec)
+        if remote is not None:
+            add(*remote)
             continue
         if ":" in spec:
             add(_module_app_name(spec), spec)

@@ -139,6 +139,13 @@ class ResultHistory:
                 return source
         return None
 
+    def source_of(self, app: str, result_id: str) -> ResultSource:
+        """The first source holding the result (where its labels are kept); :class:`NotFoundError` when none does."""
+        source = self._find(app, result_id)
+        if source is None:
+            raise NotFoundError(f"eval set result {result_id!r} of app {app!r} not found")
+        return source
+
     def get(self, app: str, result_id: str) -> EvalSetResult:
         """The result (from the first source holding it); :class:`NotFoundError` when none does."""
         source = self._find(app, result_id)

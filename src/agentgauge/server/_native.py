@@ -12,7 +12,17 @@ import math
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from . import _native_results, _native_runs, _native_sets, _native_validate
+from . import (
+    _labels,
+    _native_results,
+    _native_runs,
+    _native_sets,
+    _native_validate,
+    _picker,
+    _replay,
+    _timeline,
+    _trends,
+)
 from ._deps import StateDep
 
 __all__ = ["native_router"]
@@ -62,7 +72,18 @@ async def health() -> dict[str, str]:
 def native_router() -> APIRouter:
     """The ``/api`` routes."""
     router = APIRouter(prefix="/api", tags=["agentgauge"])
-    parts = (_catalog, _native_sets.router, _native_runs.router, _native_results.router, _native_validate.router)
+    parts = (
+        _catalog,
+        _native_sets.router,
+        _native_runs.router,
+        _native_results.router,
+        _labels.router,
+        _replay.router,
+        _timeline.router,
+        _trends.router,
+        _picker.router,
+        _native_validate.router,
+    )
     for part in (*parts, _service):  # in this order: it is the order of the API reference
         router.include_router(part)
     return router

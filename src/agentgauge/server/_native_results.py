@@ -21,20 +21,43 @@ router = APIRouter()
 
 @router.get("/apps/{app}/results")
 def list_results(
-    app: str, state: StateDep, eval_set_id: Annotated[str | None, Query(alias="evalSetId")] = None
+    app: str,
+    state: StateDep,
+    eval_set_id: Annotated[str | None, Query(alias="evalSetId")] = None,
+    label: Annotated[list[str] | None, Query()] = None,
 ) -> JSONResponse:
-    """The app's results, newest first: id, eval set, time, status, counts and where it was found
-    (``source``): the server's runs, ``agentgauge eval``'s results, the store, ADK's eval history."""
+    """The app's results, newest first: id, eval set, time, status, counts, run labels and metadata, and where it
+    was found (``source``): the server's runs, ``agentgauge eval``'s results, the store, ADK's eval history.
+    ``label=KEY=VALUE`` (repeatable) keeps the results whose run has every one of those labels."""
+    from ..model import parse_labels
+
     state.check_app(app)
-    rows = [r for r in state.results.rows(app) if eval_set_id is None or r["evalSetId"] == eval_set_id]
+    try:
+        wanted = parse_labels(label or ())
+    except ValueError as exc:
+        raise InputError(f"query parameter 'label': {exc}") from None
+    rows = [
+        r
+        for r in state.results.rows(app)
+        if (eval_set_id is None or r["evalSetId"] == eval_set_id)
+        and all(r["labels"].get(key) == value for key, value in wanted.items())
+    ]
     return JSONResponse(rows)
 
 
 @router.get("/apps/{app}/results/{result_id}")
 def get_result(app: str, result_id: str, state: StateDep) -> JSONResponse:
-    """A stored result (native JSON)."""
+    """A stored result (native JSON); its ``summary.statistics`` holds the pass rate's and metric means' bootstrap
+    intervals and the flaky cases (as the JSON report)."""
+    from ..reporting import build_view
+    from ..reporting._intervals import intervals_document
+
     state.check_app(app)
-    return JSONResponse(as_json(public_result(state.results.get(app, result_id), state.config.debug)))
+    result = public_result(state.results.get(app, result_id), state.config.debug)
+    document = as_json(result)
+    if document.get("summary") is not None and result.eval_case_results:
+        document["summary"]["statistics"] = intervals_document(build_view(result))
+    return JSONResponse(document)
 
 
 @router.get("/apps/{app}/results/{result_id}/report.html", response_class=HTMLResponse)

@@ -1,4 +1,4 @@
-"""One line of the web UI's result list: id, eval set, time, overall status and case counts."""
+"""One line of the web UI's result list: id, eval set, time, overall status, case counts and run metadata."""
 
 from __future__ import annotations
 
@@ -19,8 +19,9 @@ def _counts(result: EvalSetResult) -> dict[str, int]:
 
 
 def result_row(result: EvalSetResult) -> dict[str, Any]:
-    """One line of a result list: id, eval set, creation time, overall status and case counts."""
-    summary = result.summary
+    """One line of a result list: id, eval set, creation time, overall status, case counts, the run's labels and
+    its whole ``runMetadata`` (git state, agent source hash, models, version; ``{}`` when none was recorded)."""
+    summary, metadata = result.summary, result.run_metadata
     if summary is not None:
         status: str | None = summary.overall_status.value
     elif result.eval_case_results:  # ADK's result files have no summary: the cases decide
@@ -36,4 +37,6 @@ def result_row(result: EvalSetResult) -> dict[str, Any]:
         "counts": _counts(result),
         "interrupted": result.interrupted,
         "cancelled": result.cancelled,
+        "labels": dict(metadata.labels) if metadata is not None else {},
+        "runMetadata": metadata.model_dump(mode="json") if metadata is not None else {},
     }

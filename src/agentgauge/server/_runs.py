@@ -174,6 +174,9 @@ class RunManager:
         agent = None
         if any(not c.is_trace for c in cases):
             agent = await state.agent(request.app)
+            from ._adk_trace import install_tracing
+
+            install_tracing()  # the agent's spans of each case run show in ADK Web's Trace tab
         run = Run(id=uuid4().hex, request=request, total=len(cases) * request.num_runs)
         run.cases = {c.eval_id: "pending" for c in cases}
         self.runs[run.id] = run

@@ -120,5 +120,5 @@ class ServerState:
             if app not in self._agents:
                 from ..agents import load_agent
 
-                self._agents[app] = await asyncio.to_thread(load_agent, spec)
+                self._agents[app] = await asyncio.to_thread(load_agent, spec, remote=self.config.remote)
         return self._agents[app]

@@ -49,7 +49,7 @@ from ._pool import bounded_each, bounded_map
 from ._rubrics import RubricError, merge_case_rubrics
 from ._selection import MetricSelection, metric_needs_judge
 from ._source import STREAM_MIN_BYTES, CaseStream, LoadedEvalSet, StreamedEvalSet, open_eval_set
-from ._turns import expected_invocations, trace_invocations, user_only
+from ._turns import expected_invocations, trace_invocations, turn_mismatches, user_only
 from ._types import EvalSetRunResult, EvaluateConfig, EvaluateRequest, InferenceRequest, InferenceResult
 
 if TYPE_CHECKING:
@@ -125,6 +125,7 @@ __all__ = [
     "summarize_runs",
     "tally_metrics",
     "trace_invocations",
+    "turn_mismatches",
     "user_only",
 ]
 

@@ -22,7 +22,7 @@ from ..model import (
     summarize_statuses,
 )
 from ._rubrics import RubricError, merge_case_rubrics
-from ._turns import expected_invocations
+from ._turns import expected_invocations, turn_mismatches
 from ._types import InferenceResult
 
 __all__ = ["EvaluatorSource", "evaluate_case", "metric_results"]
@@ -92,6 +92,7 @@ def metric_results(metric: EvalMetric, result: EvaluateResult) -> tuple[EvalMetr
         threshold=metric.threshold,
         criterion=criterion,
         details=_details(reason, result.overall_score, rubric_scores, result),
+        reducer=metric.reducer,  # how runs of the case combine (summary), kept with the result
     )
     return overall, per_invocation
 
@@ -139,6 +140,7 @@ def _errored(metric: EvalMetric, message: str, invocations: int) -> tuple[EvalMe
         threshold=metric.threshold,
         criterion=metric.criterion,
         details=EvalMetricResultDetails(reason=message),
+        reducer=metric.reducer,
     )
     per_invocation = EvalMetricResult(
         metric_name=metric.metric_name, eval_status=EvalStatus.ERROR, threshold=metric.threshold
@@ -162,6 +164,21 @@ def _failed_inference(result: EvalCaseResult, case: EvalCase, inference: Inferen
     )
 
 
+def _verdict(
+    case: EvalCase, overall: list[EvalMetricResult], errors: list[str]
+) -> tuple[EvalStatus, list[str], list[Invocation]]:
+    """The case status and error messages from its metrics, and the recorded turns beyond the expected ones.
+
+    A recording longer or shorter than the expected conversation: the turns that line up were scored, the others
+    fail the case by name (and recorded extra turns are kept, unscored, for the reports).
+    """
+    status = summarize_statuses(m.eval_status for m in overall)
+    mismatches, extra = turn_mismatches(case)
+    if mismatches:
+        return EvalStatus.FAILED, [*mismatches, *errors], extra
+    return status, errors, extra
+
+
 async def evaluate_case(
     case: EvalCase,
     inference: InferenceResult,
@@ -178,8 +195,10 @@ async def evaluate_case(
     fails (a judge that cannot be reached or answers in a bad format, a plug-in that raises) gets status ``error``
     with the message as its reason, the case's ``error_message`` names it, and the other metrics keep their
     results. The case status summarises the metric statuses (failed > error > passed; no metrics:
-    ``not_evaluated``). ``run_id`` tags the result with the run it belongs to; metrics named in ``skipped`` were
-    left out of the run on purpose, so case rubrics naming them are ignored.
+    ``not_evaluated``). A trace-mode case whose recording has fewer or more turns than its expected conversation
+    is scored on the turns that line up and fails with one ``missing turn N`` / ``unexpected turn N`` reason per
+    other turn (first in ``error_message``). ``run_id`` tags the result with the run it belongs to; metrics named in
+    ``skipped`` were left out of the run on purpose, so case rubrics naming them are ignored.
     """
     base = EvalCaseResult(
         eval_set_id=inference.eval_set_id,
@@ -225,14 +244,16 @@ async def evaluate_case(
                 bucket.append(item)
     finally:
         CURRENT_CASE.reset(token)
+    status, errors, extra = _verdict(case, overall, errors)
     return base.model_copy(
         update={
-            "final_eval_status": summarize_statuses(m.eval_status for m in overall),
+            "final_eval_status": status,
             "error_message": "; ".join(errors) if errors else None,
             "overall_eval_metric_results": overall,
             "eval_metric_result_per_invocation": [
                 EvalMetricResultPerInvocation(actual_invocation=a, expected_invocation=e, eval_metric_results=r)
                 for a, e, r in zip(actuals, expecteds, per_invocation, strict=True)
-            ],
+            ]
+            + [EvalMetricResultPerInvocation(actual_invocation=a) for a in extra],
         }
     )

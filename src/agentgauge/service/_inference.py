@@ -119,6 +119,19 @@ def _usage(output: AgentOutput, prices: PriceTable | None) -> TokenUsage | None:
     return prices.with_cost(usage)
 
 
+def _priced(invocation: Invocation, prices: PriceTable | None) -> Invocation:
+    """A recorded invocation whose usage (read from trace spans) gets its cost, as a live run's does."""
+    usage = invocation.usage
+    if usage is None or usage.cost is not None or usage.model is None:
+        return invocation
+    if prices is None:
+        from ..model._prices import DEFAULT_PRICES
+
+        prices = DEFAULT_PRICES
+    priced = prices.with_cost(usage)
+    return invocation if priced is usage else invocation.model_copy(update={"usage": priced})
+
+
 def _record(
     expected: Invocation,
     context: list[Message],
@@ -233,7 +246,7 @@ async def infer_case(
         return result.fail(problem)
     simulated = case.conversation_scenario is not None or case.expected_runner_enabled
     if case.is_trace and not simulated:
-        result.inferences = trace_invocations(case)[0]
+        result.inferences = [_priced(inv, prices) for inv in trace_invocations(case)[0]]
         return result
     budget = arm(timeout)
     finished: list[Invocation] = []

@@ -10,7 +10,15 @@ from typing import Protocol
 from ..mocks import ActiveMocks, MockResultGenerator, mocks_for
 from ..model import EvalCase, Invocation
 
-__all__ = ["CaseError", "StaticTurns", "TurnSource", "expected_invocations", "trace_invocations", "user_only"]
+__all__ = [
+    "CaseError",
+    "StaticTurns",
+    "TurnSource",
+    "expected_invocations",
+    "trace_invocations",
+    "turn_mismatches",
+    "user_only",
+]
 
 
 class TurnSource(Protocol):
@@ -86,23 +94,50 @@ def trace_invocations(case: EvalCase) -> tuple[list[Invocation], list[Invocation
     ========================  ==================  =====================================  ==================
     set                       –                   conversation                           user-input-only
     –                         set                 actualConversation                     user-input-only
-    set                       set (same length)   actualConversation                     conversation
+    set                       set                 actualConversation (turns that line    conversation (same)
+                                                  up: the shorter length)
     ========================  ==================  =====================================  ==================
+
+    When the two conversations differ in length only the turns that line up are scored; the rest are named by
+    :func:`turn_mismatches`, and fail the case.
     """
     expected, actual = case.conversation or [], case.actual_conversation or []
     if case.conversation_scenario is not None:
         raise CaseError("conversationScenario is not allowed in trace mode")
     if expected and actual:
-        if len(expected) != len(actual):
-            raise CaseError(
-                f"actualConversation has {len(actual)} invocations but conversation has {len(expected)}; "
-                "trace mode needs the same length"
-            )
-        return list(actual), list(expected)
+        common = min(len(expected), len(actual))
+        return list(actual[:common]), list(expected[:common])
     recorded = actual or expected
     if not recorded:
         raise CaseError("trace-mode case has neither conversation nor actualConversation")
     return list(recorded), [user_only(inv) for inv in recorded]
+
+
+def _quoted(invocation: Invocation) -> str:
+    text = " ".join(invocation.user_content.content.split())
+    return repr(text if len(text) <= 60 else text[:59] + "…")
+
+
+def turn_mismatches(case: EvalCase) -> tuple[list[str], list[Invocation]]:
+    """Why a trace-mode case's recorded and expected conversations do not line up, and the recorded turns beyond
+    the expected ones.
+
+    One reason per turn: ``missing turn N`` (expected, not in the recording) or ``unexpected turn N`` (recorded,
+    not expected), each with both lengths and the turn's user message. Empty for other cases and equal lengths.
+    """
+    expected, actual = case.conversation or [], case.actual_conversation or []
+    if not case.is_trace or not expected or not actual or len(expected) == len(actual):
+        return [], []
+    lengths = f"the recording has {len(actual)} turn(s), the expected conversation {len(expected)}"
+    reasons = [
+        f"missing turn {n + 1}: expected user message {_quoted(expected[n])} has no recorded turn ({lengths})"
+        for n in range(len(actual), len(expected))
+    ]
+    reasons += [
+        f"unexpected turn {n + 1}: recorded user message {_quoted(actual[n])} has no expected turn ({lengths})"
+        for n in range(len(expected), len(actual))
+    ]
+    return reasons, list(actual[len(expected) :])
 
 
 def expected_invocations(case: EvalCase) -> list[Invocation]:

@@ -9,6 +9,7 @@ package is free.
     from agentgauge.sqlstore import open_store
     store = open_store("sqlite:///results.db")
     results = store.results()          # SqlEvalResultManager: save / get / list / open_writer / find
+    labels = store.labels()            # SqlLabelStore: people's labels on judge verdicts
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ._url import STORE_ENV, normalize_url, redact_url, resolve_store_url
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._engine import Store, StoreError
+    from ._labels import SqlLabelStore
     from ._result_rows import DEFAULT_ARRAY_MAX_CASES
     from ._result_writer import SqlResultWriter
     from ._results import ResultInfo, SqlEvalResultManager
@@ -35,6 +37,7 @@ __all__ = [
     "SchemaTooNewError",
     "SqlEvalResultManager",
     "SqlEvalSetManager",
+    "SqlLabelStore",
     "SqlMetricManager",
     "SqlResultWriter",
     "Store",
@@ -55,6 +58,7 @@ _LAZY = {
     "SCHEMA_VERSION": "._schema",
     "SchemaTooNewError": "._schema",
     "SqlEvalSetManager": "._sets",
+    "SqlLabelStore": "._labels",
     "SqlMetricManager": "._sets",
 }
 
@@ -112,6 +116,12 @@ class OpenedStore:
 
             self._metrics = SqlMetricManager(self.store)
         return self._metrics
+
+    def labels(self) -> SqlLabelStore:
+        """People's labels on judge metrics of the store's results."""
+        from ._labels import SqlLabelStore
+
+        return SqlLabelStore(self.store)
 
     def __repr__(self) -> str:
         return f"OpenedStore({self.store.shown_url!r})"

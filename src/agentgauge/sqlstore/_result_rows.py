@@ -120,6 +120,7 @@ class ResultTables:
             "num_cases": len(result.eval_case_results),
             "creation_timestamp": result.creation_timestamp,
             "extra": dict(result.model_extra) if result.model_extra else None,
+            "run_metadata": result.run_metadata.model_dump(mode="json") if result.run_metadata is not None else None,
             "created_at": from_timestamp(result.creation_timestamp),
             "updated_at": from_timestamp(None),
         }
@@ -127,6 +128,33 @@ class ResultTables:
     def upsert_header(self, conn: sa.Connection, row: dict[str, Any]) -> None:
         """Insert or replace a header row (keyed by app and result id)."""
         self.store.upsert(conn, self._t.eval_set_results, [row], ("app_name", "eval_set_result_id"))
+
+    def write_run_labels(self, conn: sa.Connection, app: str, result_id: str, labels: dict[str, str]) -> None:
+        """Replace the label rows of a result with ``labels`` (what results are filtered by)."""
+        rl = self._t.run_labels
+        conn.execute(sa.delete(rl).where(self._key(rl, app, result_id)))
+        if labels:
+            rows = [
+                {"app_name": app, "eval_set_result_id": result_id, "label_key": key, "label_value": value}
+                for key, value in labels.items()
+            ]
+            conn.execute(sa.insert(rl), rows)
+
+    def labelled(self, wanted: dict[str, str]) -> Any:
+        """A condition on ``evaluation_eval_set_results`` rows: the result has every label of ``wanted``."""
+        t, rl = self._t.eval_set_results, self._t.run_labels
+        return sa.and_(
+            sa.true(),
+            *(
+                sa.exists().where(
+                    rl.c.app_name == t.c.app_name,
+                    rl.c.eval_set_result_id == t.c.eval_set_result_id,
+                    rl.c.label_key == key,
+                    rl.c.label_value == value,
+                )
+                for key, value in wanted.items()
+            ),
+        )
 
     def _count_cases(self, conn: sa.Connection, app: str, result_id: str) -> int:
         """How many case runs of a result are stored."""

@@ -82,11 +82,14 @@ class SqlResultWriter(StreamingResultWriter[None]):
             summary=summary,
             creation_timestamp=ending.creation_timestamp,
             interrupted=ending.interrupted,
+            run_metadata=ending.run_metadata,
         )
         row = manager._header(self.app, result, status=ending.status, cases=array)
         row["num_cases"] = int(stored)
+        labels = ending.run_metadata.labels if ending.run_metadata is not None else {}
         with manager.store.begin() as conn:
             manager.upsert_header(conn, row)
+            manager.write_run_labels(conn, self.app, self.result_id, labels)
         self._closed = True
 
     def abort(self) -> None:

@@ -13,7 +13,7 @@ For trpc-agent-go readers the header's ``eval_case_results`` column holds the wh
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
@@ -39,6 +39,8 @@ class ResultInfo:
     status: str
     num_cases: int
     creation_timestamp: float | None
+    labels: dict[str, str] = field(default_factory=dict)
+    """The run's labels (``eval --label``)."""
 
 
 class SqlEvalResultManager(ResultTables, EvalResultManager):
@@ -60,6 +62,8 @@ class SqlEvalResultManager(ResultTables, EvalResultManager):
             conn.execute(sa.delete(t.metric_results).where(self._key(t.metric_results, app, result.eval_set_result_id)))
             conn.execute(sa.delete(t.case_results).where(self._key(t.case_results, app, result.eval_set_result_id)))
             self.upsert_header(conn, self._header(app, result, status="completed", cases=array))
+            labels = result.run_metadata.labels if result.run_metadata is not None else {}
+            self.write_run_labels(conn, app, result.eval_set_result_id, labels)
             self.write_cases(conn, app, result.eval_set_result_id, enumerate(cases))
 
     def _read(self, app: str, result_id: str) -> EvalSetResult | None:
@@ -88,6 +92,8 @@ class SqlEvalResultManager(ResultTables, EvalResultManager):
         }
         if header["summary"] is not None:
             doc["summary"] = header["summary"]
+        if header.get("run_metadata") is not None:
+            doc["runMetadata"] = header["run_metadata"]
         stamp = header["creation_timestamp"]
         # trpc-agent-go rebuilds the timestamp from created_at; agentgauge keeps the exact float too.
         doc["creationTimestamp"] = stamp if stamp is not None else to_timestamp(header["created_at"])
@@ -129,8 +135,10 @@ class SqlEvalResultManager(ResultTables, EvalResultManager):
         app: str | None = None,
         eval_set_id: str | None = None,
         limit: int | None = None,
+        labels: dict[str, str] | None = None,
     ) -> builtins.list[ResultInfo]:
-        """Stored results, newest first, optionally of one app, eval set or result id (any app)."""
+        """Stored results, newest first, optionally of one app, eval set or result id (any app), or having every
+        label of ``labels``."""
         t, cr = self._t.eval_set_results, self._t.case_results
         # A run that has not ended (or was killed) has no count in its header yet: count its stored case runs.
         stored = (
@@ -147,6 +155,7 @@ class SqlEvalResultManager(ResultTables, EvalResultManager):
             num_cases.label("num_cases"),
             t.c.creation_timestamp,
             t.c.created_at,
+            t.c.run_metadata,
         )
         if result_id is not None:
             query = query.where(t.c.eval_set_result_id == result_id)
@@ -154,6 +163,8 @@ class SqlEvalResultManager(ResultTables, EvalResultManager):
             query = query.where(t.c.app_name == app)
         if eval_set_id is not None:
             query = query.where(t.c.eval_set_id == eval_set_id)
+        if labels:
+            query = query.where(self.labelled(labels))
         query = query.order_by(t.c.created_at.desc(), t.c.id.desc())
         if limit is not None:
             query = query.limit(limit)
@@ -167,6 +178,7 @@ class SqlEvalResultManager(ResultTables, EvalResultManager):
                 r.status,
                 int(r.num_cases),
                 r.creation_timestamp if r.creation_timestamp is not None else to_timestamp(r.created_at),
+                _labels(r.run_metadata),
             )
             for r in rows
         ]
@@ -178,3 +190,9 @@ class SqlEvalResultManager(ResultTables, EvalResultManager):
             raise InputError("cannot save a result without an evalSetId")
         check_segment(result_id, "eval set result id")
         return SqlResultWriter(self, app, eval_set_id, result_id)
+
+
+def _labels(metadata: Any) -> dict[str, str]:
+    """The labels of a ``run_metadata`` column value (none when it is empty or not an object)."""
+    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    return {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}

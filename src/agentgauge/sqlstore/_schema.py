@@ -8,7 +8,10 @@ normalised tables, one row per case run and one per metric of a case run, keyed 
 Versions (``schema_version`` table, one row):
 
 - 0: no ``schema_version`` table -- an empty database, or one trpc-agent-go created;
-- 1: the trpc tables with agentgauge's columns, ``evaluation_case_results``, ``evaluation_metric_results``.
+- 1: the trpc tables with agentgauge's columns, ``evaluation_case_results``, ``evaluation_metric_results``;
+- 2: ``evaluation_labels``, people's verdicts on judge metrics (``agentgauge calibrate``);
+- 3: the results' ``run_metadata`` column (labels and provenance of a run) and ``evaluation_run_labels``, one row per
+  label of a result, to find results by label.
 
 :func:`ensure_schema` upgrades step by step inside one transaction and refuses a database of a newer version.
 """
@@ -25,7 +28,7 @@ from ..errors import InputError
 
 __all__ = ["SCHEMA_VERSION", "SchemaTooNewError", "Tables", "build_tables", "ensure_schema", "read_version"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 3
 """The schema version this agentgauge writes and reads."""
 
 _ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")  # SQLite auto-increments only INTEGER PRIMARY KEY
@@ -53,6 +56,8 @@ class Tables:
     case_results: sa.Table
     metric_results: sa.Table
     schema_version: sa.Table
+    labels: sa.Table
+    run_labels: sa.Table
 
 
 def _stamps() -> list[sa.Column[object]]:
@@ -75,7 +80,20 @@ def build_tables(prefix: str = "") -> Tables:
         sa.Column("version", sa.Integer, nullable=False),
         sa.Column("updated_at", _TIME, nullable=False, server_default=_NOW),
     )
-    return Tables(md, eval_sets, eval_cases, metrics, eval_set_results, case_results, metric_results, schema_version)
+    labels = _labels_table(md, prefix)
+    run_labels = _run_labels_table(md, prefix)
+    return Tables(
+        md,
+        eval_sets,
+        eval_cases,
+        metrics,
+        eval_set_results,
+        case_results,
+        metric_results,
+        schema_version,
+        labels,
+        run_labels,
+    )
 
 
 def _eval_set_tables(md: sa.MetaData, p: str) -> tuple[sa.Table, sa.Table, sa.Table]:
@@ -141,6 +159,7 @@ def _eval_set_results_table(md: sa.MetaData, p: str) -> sa.Table:
         sa.Column("num_cases", sa.Integer, nullable=False, server_default="0"),
         sa.Column("creation_timestamp", sa.Float, nullable=True),
         sa.Column("extra", _JSON, nullable=True),  # unknown top-level keys of the result, kept as written
+        sa.Column("run_metadata", _JSON, nullable=True),  # labels and provenance of the run (schema 3)
         sa.UniqueConstraint("app_name", "eval_set_result_id", name=f"{p}uniq_results_app_result_id"),
         sa.Index(f"{p}idx_results_app_created", "app_name", "created_at"),
         sa.Index(f"{p}idx_results_app_set_created", "app_name", "eval_set_id", "created_at"),
@@ -197,6 +216,53 @@ def _case_run_tables(md: sa.MetaData, p: str) -> tuple[sa.Table, sa.Table]:
     return case_results, metric_results
 
 
+def _labels_table(md: sa.MetaData, p: str) -> sa.Table:
+    """People's verdicts on judge metrics of a stored result (one row per label key; ``label`` is the whole
+    ``HumanLabel`` JSON). ``run_id`` / ``invocation`` 0 stand for "unset" so the unique key holds no NULL."""
+    return sa.Table(
+        f"{p}evaluation_labels",
+        md,
+        sa.Column("id", _ID, primary_key=True, autoincrement=True),
+        sa.Column("app_name", _NAME, nullable=False),
+        sa.Column("eval_set_result_id", _NAME, nullable=False),
+        sa.Column("eval_set_id", _NAME, nullable=False, server_default=""),
+        sa.Column("eval_id", _NAME, nullable=False),
+        sa.Column("run_id", sa.Integer, nullable=False, server_default="0"),
+        sa.Column("invocation", sa.Integer, nullable=False, server_default="0"),
+        sa.Column("metric_name", _NAME, nullable=False),
+        sa.Column("verdict", sa.String(16), nullable=False),
+        sa.Column("label", _JSON, nullable=False),
+        *_stamps(),
+        sa.UniqueConstraint(
+            "app_name",
+            "eval_set_result_id",
+            "eval_set_id",
+            "eval_id",
+            "run_id",
+            "invocation",
+            "metric_name",
+            name=f"{p}uniq_labels_result_case_run_inv_metric",
+        ),
+        sa.Index(f"{p}idx_labels_result_case", "app_name", "eval_set_result_id", "eval_id"),
+    )
+
+
+def _run_labels_table(md: sa.MetaData, p: str) -> sa.Table:
+    """The labels of each result's run (``eval --label KEY=VALUE``), one row per key, to filter results by label
+    (the result's ``run_metadata`` column holds them too)."""
+    return sa.Table(
+        f"{p}evaluation_run_labels",
+        md,
+        sa.Column("id", _ID, primary_key=True, autoincrement=True),
+        sa.Column("app_name", _NAME, nullable=False),
+        sa.Column("eval_set_result_id", _NAME, nullable=False),
+        sa.Column("label_key", sa.String(64), nullable=False),
+        sa.Column("label_value", _NAME, nullable=False),
+        sa.UniqueConstraint("app_name", "eval_set_result_id", "label_key", name=f"{p}uniq_run_labels_result_key"),
+        sa.Index(f"{p}idx_run_labels_key_value", "label_key", "label_value"),
+    )
+
+
 def read_version(conn: sa.Connection, tables: Tables) -> int:
     """The schema version of the database (0 when it has no ``schema_version`` table or row)."""
     if not sa.inspect(conn).has_table(tables.schema_version.name):
@@ -240,7 +306,21 @@ def _quote(conn: sa.Connection, name: str) -> str:
     return conn.dialect.identifier_preparer.quote(name)
 
 
-_STEPS: dict[int, Callable[[sa.Connection, Tables], None]] = {1: _step_1}
+def _step_2(conn: sa.Connection, tables: Tables) -> None:
+    """1 -> 2: the labels table (a database upgraded from 0 got it in step 1 already)."""
+    tables.labels.create(conn, checkfirst=True)
+
+
+def _step_3(conn: sa.Connection, tables: Tables) -> None:
+    """2 -> 3: the results' ``run_metadata`` column and the run labels table (present already after step 1)."""
+    results = tables.eval_set_results
+    present = {c["name"] for c in sa.inspect(conn).get_columns(results.name)}
+    if "run_metadata" not in present:
+        _add_column(conn, results, results.c.run_metadata)
+    tables.run_labels.create(conn, checkfirst=True)
+
+
+_STEPS: dict[int, Callable[[sa.Connection, Tables], None]] = {1: _step_1, 2: _step_2, 3: _step_3}
 
 
 def ensure_schema(conn: sa.Connection, tables: Tables, where: str) -> int:

@@ -10,6 +10,7 @@ devices, sockets and directories are refused as targets (:func:`check_output_tar
 from .._util.fileio import NotARegularFileError, atomic_write, check_output_target
 from ._evalset import EvalSetManager, InMemoryEvalSetManager, LocalEvalSetManager
 from ._ids import check_segment
+from ._labels import LABELS_SUFFIX, LabelFile, dump_labels, labels_path_for, parse_labels, read_labels
 from ._locator import (
     EVALSET_SUFFIX,
     METRICS_SUFFIX,
@@ -25,6 +26,7 @@ from ._result import EvalResultManager, InMemoryEvalResultManager, LocalEvalResu
 
 __all__ = [
     "EVALSET_SUFFIX",
+    "LABELS_SUFFIX",
     "METRICS_SUFFIX",
     "RESULT_SUFFIX",
     "EvalResultManager",
@@ -32,6 +34,7 @@ __all__ = [
     "InMemoryEvalResultManager",
     "InMemoryEvalSetManager",
     "InMemoryMetricManager",
+    "LabelFile",
     "LocalEvalResultManager",
     "LocalEvalSetManager",
     "LocalMetricManager",
@@ -45,4 +48,8 @@ __all__ = [
     "default_evalset_locator",
     "default_metrics_locator",
     "default_result_locator",
+    "dump_labels",
+    "labels_path_for",
+    "parse_labels",
+    "read_labels",
 ]

@@ -9,6 +9,7 @@ held column by column), ``_row_summary`` (the summary of rows), ``_aggregate`` (
 
 from ._aggregate import CaseAggregate, aggregate_case, summarize_runs
 from ._case_row import CaseRow, MetricRow, case_row
+from ._latency import LatencyPercentiles, latency_percentiles, latency_text
 from ._row_summary import CaseGroups, RowSummary, case_order, summarize_rows
 from ._row_table import RowTable, SparseText
 from ._tally import MetricTally, metric_summaries, tally_metrics
@@ -18,6 +19,7 @@ __all__ = [
     "CaseAggregate",
     "CaseGroups",
     "CaseRow",
+    "LatencyPercentiles",
     "MetricRow",
     "MetricTally",
     "RowSummary",
@@ -30,6 +32,8 @@ __all__ = [
     "format_cost",
     "format_duration",
     "format_tokens",
+    "latency_percentiles",
+    "latency_text",
     "metric_summaries",
     "summarize_rows",
     "summarize_runs",

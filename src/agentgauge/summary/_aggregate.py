@@ -10,11 +10,11 @@ from ..model import (
     EvalMetricResult,
     EvalSetResultSummary,
     EvalStatus,
-    status_for_score,
     summarize_statuses,
 )
 from ._case_row import case_row
 from ._row_summary import case_order, summarize_rows
+from ._tally import MetricTally
 
 __all__ = ["CaseAggregate", "aggregate_case", "summarize_runs"]
 
@@ -36,29 +36,20 @@ def _group(results: Iterable[EvalMetricResult]) -> dict[str, list[EvalMetricResu
     return groups
 
 
-def _average(results: Sequence[EvalMetricResult]) -> float | None:
-    skipped = (EvalStatus.NOT_EVALUATED, EvalStatus.ERROR)
-    scores = [r.score for r in results if r.eval_status not in skipped and r.score is not None]
-    return sum(scores) / len(scores) if scores else None
-
-
-def _status(results: Sequence[EvalMetricResult], average: float | None) -> EvalStatus:
-    if all(r.eval_status is EvalStatus.INFORMATIONAL for r in results):
-        return EvalStatus.INFORMATIONAL
-    if average is None and any(r.eval_status is EvalStatus.ERROR for r in results):
-        return EvalStatus.ERROR  # no run scored it, and one could not
-    return status_for_score(average, results[0].threshold)
-
-
 def _averaged(results: Sequence[EvalMetricResult]) -> EvalMetricResult:
-    # Threshold of the first run, criterion of the last (as the reference aggregator does).
-    average = _average(results)
+    # Threshold of the first run, criterion of the last (as the reference aggregator does); the same mean (or
+    # reducer) and status as the summary of compact rows, through the same tally.
+    reducer = next((r.reducer for r in results if r.reducer), None)
+    tally = MetricTally(results[0].metric_name, results[0].threshold, reducer)
+    for result in results:
+        tally.add(result.score, result.eval_status)
     return EvalMetricResult(
         metric_name=results[0].metric_name,
-        score=average,
-        eval_status=_status(results, average),
+        score=tally.average,
+        eval_status=tally.status,
         threshold=results[0].threshold,
         criterion=results[-1].criterion,
+        reducer=reducer,
     )
 
 
@@ -66,17 +57,30 @@ def aggregate_case(eval_id: str, runs: Sequence[EvalCaseResult]) -> CaseAggregat
     """Combine one case's runs.
 
     Metric averages skip ``not_evaluated`` and ``error`` results. With one run the case status is that run's
-    status; with several it summarises the averaged metric statuses. A ``not_evaluated`` outcome becomes ``error``
-    when any run has an error message.
+    status; with several it summarises the averaged metric statuses, failed when a run failed although none of its
+    metrics did (the case itself failed it, e.g. a recording missing a turn). A ``not_evaluated`` outcome becomes
+    ``error`` when any run has an error message.
     """
     metrics = [_averaged(group) for group in _group(m for r in runs for m in r.overall_eval_metric_results).values()]
     if len(runs) <= 1:
         status = summarize_statuses(r.final_eval_status for r in runs)
     else:
         status = summarize_statuses(m.eval_status for m in metrics)
+        if status is not EvalStatus.FAILED and any(_failed_by_case(r) for r in runs):
+            status = EvalStatus.FAILED  # the case itself failed a run (a recording missing a turn), not a metric
     if status is EvalStatus.NOT_EVALUATED and any(r.error_message for r in runs):
         status = EvalStatus.ERROR
     return CaseAggregate(eval_id, status, metrics, list(runs))
+
+
+def _failed_by_case(run: EvalCaseResult) -> bool:
+    """A run scored and failed although none of its metrics did: no average of metric scores can pass it."""
+    metrics = run.overall_eval_metric_results
+    return (
+        run.final_eval_status is EvalStatus.FAILED
+        and bool(metrics)
+        and not any(m.eval_status is EvalStatus.FAILED for m in metrics)
+    )
 
 
 def summarize_runs(

@@ -23,6 +23,8 @@ class MetricRow:
     score: float | None
     eval_status: EvalStatus
     threshold: float
+    reducer: str | None = None
+    """How the case's runs combine for this metric (``None``: mean)."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -47,18 +49,20 @@ class CaseRow:
         return self.metrics
 
 
-_SHARED_ROWS: dict[tuple[str, float | None, EvalStatus, float], MetricRow] = {}
+_SHARED_ROWS: dict[tuple[str, float | None, EvalStatus, float, str | None], MetricRow] = {}
 _SHARED_ROWS_MAX = 4096
 
 
-def metric_row(name: str, score: float | None, status: EvalStatus, threshold: float) -> MetricRow:
+def metric_row(
+    name: str, score: float | None, status: EvalStatus, threshold: float, reducer: str | None = None
+) -> MetricRow:
     """The :class:`MetricRow` of these values, shared with earlier equal rows where one is remembered."""
     # Rows are immutable, and many repeat (a trajectory score is mostly 0.0 or 1.0): a million-case run shares them
     # instead of holding a million equal objects. Only the first few thousand distinct rows are remembered.
-    key = (name, score, status, threshold)
+    key = (name, score, status, threshold, reducer)
     row = _SHARED_ROWS.get(key)
     if row is None:
-        row = MetricRow(name, score, status, threshold)
+        row = MetricRow(name, score, status, threshold, reducer)
         if len(_SHARED_ROWS) < _SHARED_ROWS_MAX:
             _SHARED_ROWS[key] = row
     return row
@@ -73,7 +77,8 @@ def case_row(result: EvalCaseResult) -> CaseRow:
         result.final_eval_status,
         result.error_message,
         tuple(
-            metric_row(m.metric_name, m.score, m.eval_status, m.threshold) for m in result.overall_eval_metric_results
+            metric_row(m.metric_name, m.score, m.eval_status, m.threshold, m.reducer)
+            for m in result.overall_eval_metric_results
         ),
         usage if usage.known else None,
         first_reason(result),

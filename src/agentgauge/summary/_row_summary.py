@@ -124,6 +124,11 @@ def group_rows(table: RowTable, case_ids: Sequence[str]) -> CaseGroups:
     return CaseGroups(order, members, bounds, 0)
 
 
+def _scored_not_failed(table: RowTable, index: int) -> bool:
+    statuses = [status for _, _, status, _ in table.metrics(index)]
+    return bool(statuses) and EvalStatus.FAILED not in statuses
+
+
 def _case_status(table: RowTable, rows: Sequence[int]) -> EvalStatus:
     # The rule of aggregate_case, on compact rows: one run gives its status; several, their averaged metrics'.
     if len(rows) <= 1:
@@ -131,8 +136,11 @@ def _case_status(table: RowTable, rows: Sequence[int]) -> EvalStatus:
     else:
         tallies: dict[str, MetricTally] = {}
         for i in rows:
-            tally_metrics(table.metrics(i), tallies)
+            tally_metrics(table.metrics(i), tallies, table.reducers(i))
         status = summarize_statuses(t.status for t in tallies.values())
+        failed_by_case = any(table.status(i) is EvalStatus.FAILED and _scored_not_failed(table, i) for i in rows)
+        if status is not EvalStatus.FAILED and failed_by_case:
+            status = EvalStatus.FAILED  # the case itself failed a run (a recording missing a turn), not a metric
     if status is EvalStatus.NOT_EVALUATED and any(table.error_message(i) for i in rows):
         status = EvalStatus.ERROR  # no run decided it, and one could not be scored
     return status
@@ -146,7 +154,7 @@ def _case_summary(eval_id: str, status: EvalStatus, runs: Sequence[CaseRow]) -> 
         eval_id=eval_id,
         overall_status=status,
         run_status_counts=counts,
-        metric_summaries=metric_summaries(m for r in runs for m in r.metrics),  # type: ignore[misc]
+        metric_summaries=metric_summaries((m for r in runs for m in r.metrics), one_case=True),  # type: ignore[misc]
         run_summaries=[
             CaseRunSummary(
                 run_id=run.run_id,
@@ -185,11 +193,12 @@ def _one_row_document(table: RowTable, index: int, eval_id: str, status: EvalSta
     metrics = list(table.metrics(index))
     if len({name for name, _, _, _ in metrics}) != len(metrics):
         return None
+    reducers = table.reducers(index) or {}
     run_status = table.status(index)
     summaries = []
     results = []
     for name, score, metric_status, threshold in metrics:
-        tally = MetricTally(name, threshold)  # the same mean and status the general path computes
+        tally = MetricTally(name, threshold, reducers.get(name))  # the mean and status the general path computes
         tally.add(score, metric_status)
         summaries.append(
             {

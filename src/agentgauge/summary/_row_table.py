@@ -65,7 +65,8 @@ class RowTable:
         self._status = bytearray()
         self._layout = array("I")  # per row: index into _layouts
         self._layouts: list[tuple[tuple[str, float], ...]] = []  # (metric name, threshold) of each metric
-        self._layout_index: dict[tuple[tuple[str, float], ...], int] = {}
+        self._layout_reducers: list[dict[str, str] | None] = []  # metric name -> reducer, per layout (None: none)
+        self._layout_index: dict[tuple[tuple[str, float, str | None], ...], int] = {}
         self._start = array("q")  # per row: its first entry in _scores / _metric_status
         self._scores = array("d")
         self._metric_status = bytearray()
@@ -100,11 +101,13 @@ class RowTable:
         self._ids.append(row.eval_id if eval_id is None else eval_id)
         self._runs.append(row.run_id)
         self._status.append(_CODES[row.final_eval_status])
-        shape = tuple((m.metric_name, m.threshold) for m in row.metrics)
+        shape = tuple((m.metric_name, m.threshold, m.reducer) for m in row.metrics)
         layout = self._layout_index.get(shape)
         if layout is None:
             layout = self._layout_index[shape] = len(self._layouts)
-            self._layouts.append(shape)
+            self._layouts.append(tuple((name, threshold) for name, threshold, _ in shape))
+            reducers = {name: reducer for name, _, reducer in shape if reducer}
+            self._layout_reducers.append(reducers or None)
         self._layout.append(layout)
         self._start.append(len(self._scores))
         for metric in row.metrics:
@@ -144,6 +147,10 @@ class RowTable:
             code = self._model_index[models] = len(self._models)
             self._models.append(models)
         ints["models"].append(code)
+
+    def models_seen(self) -> list[str]:
+        """The model names of every row's usage, in order of first appearance."""
+        return list(dict.fromkeys(name for models in self._models for name in models))
 
     def eval_id(self, index: int) -> str:
         """The case id of row ``index``."""
@@ -195,14 +202,19 @@ class RowTable:
             score = None if code & _NO_SCORE else self._scores[start + offset]
             yield name, score, _STATUSES[code & ~_NO_SCORE], threshold
 
+    def reducers(self, index: int) -> dict[str, str] | None:
+        """The reducer of each metric of row ``index`` that has one, by metric name (``None``: none has)."""
+        return self._layout_reducers[self._layout[index]]
+
     def row(self, index: int) -> CaseRow:
         """Row ``index`` as a :class:`~agentgauge.summary.CaseRow`."""
+        reducers = self.reducers(index) or {}
         return CaseRow(
             self._ids[index],
             self._runs[index],
             _STATUSES[self._status[index]],
             self.error_message(index),
-            tuple(metric_row(*metric) for metric in self.metrics(index)),
+            tuple(metric_row(*metric, reducers.get(metric[0])) for metric in self.metrics(index)),
             self.usage(index),
             self.reason(index),
         )

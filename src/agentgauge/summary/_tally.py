@@ -6,9 +6,10 @@ Imports only :mod:`agentgauge.model`.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from ..model import EvalMetricResult, EvalStatus, MetricSummary, StatusCounts, status_for_score
+from ..stats import at_least_k, reduce_scores
 
 __all__ = ["MetricTally", "metric_summaries", "tally_metrics"]
 
@@ -16,13 +17,15 @@ __all__ = ["MetricTally", "metric_summaries", "tally_metrics"]
 class MetricTally:
     """One metric's results added one at a time: status counts, the evaluated scores (for the mean), the first
     threshold, and whether every result was informational. What :func:`metric_summaries` and the summaries of
-    compact rows compute from."""
+    compact rows compute from. With a ``reducer`` (one case's runs: see :mod:`agentgauge.stats`) the scores are
+    reduced by it instead of averaged."""
 
-    __slots__ = ("counts", "errors", "informational_only", "name", "scores", "threshold")
+    __slots__ = ("counts", "errors", "informational_only", "name", "reducer", "scores", "threshold")
 
-    def __init__(self, name: str, threshold: float) -> None:
+    def __init__(self, name: str, threshold: float, reducer: str | None = None) -> None:
         self.name = name
         self.threshold = threshold
+        self.reducer = reducer
         self.counts = StatusCounts()
         self.scores = array("d")
         self.informational_only = True
@@ -40,8 +43,10 @@ class MetricTally:
 
     @property
     def average(self) -> float | None:
-        """The mean of the evaluated scores (``None`` without any)."""
-        return sum(self.scores) / len(self.scores) if self.scores else None
+        """The mean of the evaluated scores, or what the reducer makes of them (``None`` without any)."""
+        if self.reducer is None:
+            return sum(self.scores) / len(self.scores) if self.scores else None
+        return reduce_scores(self.reducer, self.scores, self.threshold)
 
     @property
     def status(self) -> EvalStatus:
@@ -52,6 +57,8 @@ class MetricTally:
         average = self.average
         if average is None and self.errors:
             return EvalStatus.ERROR
+        if average is not None and at_least_k(self.reducer) is not None:  # 1: enough runs reached the threshold
+            return EvalStatus.PASSED if average == 1.0 else EvalStatus.FAILED
         return status_for_score(average, self.threshold)
 
     def summary(self) -> MetricSummary:
@@ -66,20 +73,25 @@ class MetricTally:
 
 
 def tally_metrics(
-    results: Iterable[tuple[str, float | None, EvalStatus, float]], tallies: dict[str, MetricTally] | None = None
+    results: Iterable[tuple[str, float | None, EvalStatus, float]],
+    tallies: dict[str, MetricTally] | None = None,
+    reducers: Mapping[str, str] | None = None,
 ) -> dict[str, MetricTally]:
     """Add (name, score, status, threshold) results to per-metric tallies (new ones unless ``tallies`` is given),
-    in order of first appearance."""
+    in order of first appearance; ``reducers`` (metric name -> reducer) when the results are one case's runs."""
     out: dict[str, MetricTally] = {} if tallies is None else tallies
     for name, score, status, threshold in results:
         tally = out.get(name)
         if tally is None:
-            tally = out[name] = MetricTally(name, threshold)
+            tally = out[name] = MetricTally(name, threshold, reducers.get(name) if reducers else None)
         tally.add(score, status)
     return out
 
 
-def metric_summaries(results: Iterable[EvalMetricResult]) -> list[MetricSummary]:
-    """Per metric: the mean over results that were evaluated, its status, and counts over every result."""
-    tallies = tally_metrics((r.metric_name, r.score, r.eval_status, r.threshold) for r in results)
+def metric_summaries(results: Iterable[EvalMetricResult], *, one_case: bool = False) -> list[MetricSummary]:
+    """Per metric: the mean over results that were evaluated, its status, and counts over every result. With
+    ``one_case`` (the results are one case's runs) each metric's reducer applies instead of the mean."""
+    items = list(results)
+    reducers = {r.metric_name: r.reducer for r in items if r.reducer} if one_case else None
+    tallies = tally_metrics(((r.metric_name, r.score, r.eval_status, r.threshold) for r in items), None, reducers)
     return [tally.summary() for tally in tallies.values()]

@@ -21,6 +21,7 @@ Example::
 """
 
 from ._cases import (
+    ONLY_CASE,
     Conversations,
     TraceMatch,
     TraceMatching,
@@ -31,9 +32,19 @@ from ._cases import (
     trace_eval_set,
 )
 from ._export import TRACE_ID_KEY, export_result, result_to_otlp, traces_endpoint
-from ._extract import CAPTURE_HINT, EVAL_ID_ATTRIBUTE, TraceConversation, extract_conversation, is_genai_trace
+from ._extract import (
+    AGENTEVALS_CASE_ATTRIBUTE,
+    CAPTURE_HINT,
+    EVAL_ID_ATTRIBUTE,
+    TraceConversation,
+    extract_conversation,
+    is_genai_trace,
+)
+from ._live_files import ReceivedFiles
+from ._live_store import SESSION_ATTRIBUTES, LiveSession, LiveStore
 from ._messages import ChatMessage, MessageToolCall, ToolResponse, input_messages, output_messages
-from ._read import load_traces, merge_log_records, parse_spans, parse_traces, trace_files
+from ._otlp_payload import OTLP_PROTO_HINT, Signal, export_document, payload_spans, proto_request_document
+from ._read import iter_trace_groups, load_traces, merge_log_records, parse_spans, parse_traces, trace_files
 from ._spans import Span, SpanEvent, Trace, build_traces
 
 # The old name of MessageToolCall, kept for callers of the public API; agentgauge.agents.ToolCall is a different
@@ -41,12 +52,20 @@ from ._spans import Span, SpanEvent, Trace, build_traces
 ToolCall = MessageToolCall
 
 __all__ = [
+    "AGENTEVALS_CASE_ATTRIBUTE",
     "CAPTURE_HINT",
     "EVAL_ID_ATTRIBUTE",
+    "ONLY_CASE",
+    "OTLP_PROTO_HINT",
+    "SESSION_ATTRIBUTES",
     "TRACE_ID_KEY",
     "ChatMessage",
     "Conversations",
+    "LiveSession",
+    "LiveStore",
     "MessageToolCall",
+    "ReceivedFiles",
+    "Signal",
     "Span",
     "SpanEvent",
     "ToolCall",
@@ -56,11 +75,13 @@ __all__ = [
     "TraceMatch",
     "TraceMatching",
     "build_traces",
+    "export_document",
     "export_result",
     "extract_conversation",
     "golden_eval_set",
     "input_messages",
     "is_genai_trace",
+    "iter_trace_groups",
     "load_traces",
     "match_traces",
     "merge_by_session",
@@ -68,6 +89,8 @@ __all__ = [
     "output_messages",
     "parse_spans",
     "parse_traces",
+    "payload_spans",
+    "proto_request_document",
     "read_conversations",
     "result_to_otlp",
     "trace_eval_set",

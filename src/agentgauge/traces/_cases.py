@@ -70,7 +70,8 @@ def merge_by_session(conversations: list[TraceConversation]) -> list[TraceConver
         first.invocations.extend(conversation.invocations)
         first.trace_ids.extend(conversation.trace_ids)
         first.warnings.extend(conversation.warnings)
-        first.eval_id = first.eval_id or conversation.eval_id
+        if not first.eval_id:
+            first.eval_id, first.eval_id_attribute = conversation.eval_id, conversation.eval_id_attribute
         first.app_name = first.app_name or conversation.app_name
         first.user_id = first.user_id or conversation.user_id
     for conversation in merged:
@@ -121,8 +122,8 @@ def golden_eval_set(conversations: list[TraceConversation], eval_set_id: str) ->
 
 @dataclass(slots=True)
 class TraceMatch:
-    """A trace paired with an eval case, and how (``"eval id attribute"``, ``"session id"``, ``"user text"``,
-    ``"selected case"``)."""
+    """A trace paired with an eval case, and how (``"eval id attribute"`` / ``"agentevals.eval.case.id
+    attribute"``, ``"session id"``, ``"user text"``, ``"selected case"``, :data:`ONLY_CASE`)."""
 
     conversation: TraceConversation
     case: EvalCase
@@ -135,6 +136,11 @@ class TraceMatching:
 
     matches: list[TraceMatch] = field(default_factory=list)
     unmatched: list[tuple[TraceConversation, str]] = field(default_factory=list)
+
+
+ONLY_CASE = "the set's only case and the only trace, as agentevals pairs them"
+"""How a trace is paired when the eval set has one case and the input one trace (or session) that matches it by
+nothing else: agentevals 0.11 pairs them (its ``single_case``), and so does agentgauge, saying so."""
 
 
 def _normalise(text: str) -> str:
@@ -150,7 +156,9 @@ def match_traces(
     (``gen_ai.conversation.id``) equals a case id; else its first user message equals exactly one case's first
     user message (whitespace and case ignored). ``selected`` restricts the candidate cases (the ``SET:case``
     filter); when exactly one case is selected, a trace that matches nothing else is paired with it — the user
-    named the case. A trace that still has no case is ``unmatched``, with the reason.
+    named the case. An eval set of one case with a single trace (or session) is paired the same way, as
+    agentevals pairs them (:data:`ONLY_CASE`). A trace that still has no case is ``unmatched``, with the reason.
+    The eval id is ``agentgauge.eval_id``, else agentevals' ``agentevals.eval.case.id``.
     """
     cases = eval_set.eval_cases
     if selected:
@@ -164,12 +172,12 @@ def match_traces(
     result = TraceMatching()
     for conversation in conversations:
         if conversation.eval_id:
+            attribute = conversation.eval_id_attribute or EVAL_ID_ATTRIBUTE
+            how = "eval id attribute" if attribute == EVAL_ID_ATTRIBUTE else f"{attribute} attribute"
             if conversation.eval_id in by_id:
-                result.matches.append(TraceMatch(conversation, by_id[conversation.eval_id], "eval id attribute"))
+                result.matches.append(TraceMatch(conversation, by_id[conversation.eval_id], how))
             else:
-                result.unmatched.append(
-                    (conversation, f"{EVAL_ID_ATTRIBUTE}={conversation.eval_id!r} names no selected case")
-                )
+                result.unmatched.append((conversation, f"{attribute}={conversation.eval_id!r} names no selected case"))
             continue
         if conversation.session_id in by_id:
             result.matches.append(TraceMatch(conversation, by_id[conversation.session_id], "session id"))
@@ -179,6 +187,8 @@ def match_traces(
             result.matches.append(TraceMatch(conversation, candidates[0], "user text"))
         elif len(cases) == 1 and selected:
             result.matches.append(TraceMatch(conversation, cases[0], "selected case"))
+        elif len(cases) == 1 and len(conversations) == 1:
+            result.matches.append(TraceMatch(conversation, cases[0], ONLY_CASE))
         elif len(candidates) > 1:
             ids = ", ".join(c.eval_id for c in candidates)
             result.unmatched.append((conversation, f"its first user message matches several cases ({ids})"))

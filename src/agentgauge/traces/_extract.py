@@ -26,8 +26,16 @@ from ..errors import InputError
 from ..model import Invocation, Message, Tool
 from ._messages import ChatMessage, MessageToolCall, ToolResponse, input_messages, output_messages, parse_json_value
 from ._spans import Span, Trace
+from ._usage import turn_cost
 
-__all__ = ["CAPTURE_HINT", "EVAL_ID_ATTRIBUTE", "TraceConversation", "extract_conversation", "is_genai_trace"]
+__all__ = [
+    "AGENTEVALS_CASE_ATTRIBUTE",
+    "CAPTURE_HINT",
+    "EVAL_ID_ATTRIBUTE",
+    "TraceConversation",
+    "extract_conversation",
+    "is_genai_trace",
+]
 
 CAPTURE_HINT = (
     "the spans carry no message content. Google ADK 2.x records content only when "
@@ -39,13 +47,15 @@ CAPTURE_HINT = (
 )
 
 EVAL_ID_ATTRIBUTE = "agentgauge.eval_id"
+AGENTEVALS_CASE_ATTRIBUTE = "agentevals.eval.case.id"  # agentevals' explicit case attribute, read beside ours
 
 
 @dataclass(slots=True)
 class TraceConversation:
     """The conversation recorded in one trace: its invocations and what identifies it.
 
-    ``eval_id`` is the ``agentgauge.eval_id`` attribute when a span (or resource) carries one; ``session_id`` the
+    ``eval_id`` is the ``agentgauge.eval_id`` (else agentevals' ``agentevals.eval.case.id``) attribute when a span
+    (or resource) carries one, ``eval_id_attribute`` the one it came from; ``session_id`` the
     ``gen_ai.conversation.id`` / ADK session id; ``app_name`` the agent or service name; ``warnings`` what was
     guessed or left out.
     """
@@ -60,6 +70,7 @@ class TraceConversation:
     warnings: list[str] = field(default_factory=list)
     trace_ids: list[str] = field(default_factory=list)
     """The trace each invocation came from (several when traces were merged by session)."""
+    eval_id_attribute: str = ""
 
     @property
     def first_user_text(self) -> str:
@@ -227,6 +238,7 @@ def _invocation(
     final = Message(role="assistant", content=answers[-1][1]) if answers else None
     intermediate = [Message(role="assistant", content=text) for _, text in answers[:-1]]
     first = anchor if anchor is not None else (llms[0] if llms else tool_spans[0])
+    cost = turn_cost(anchor, llms, tool_spans, spans)
     return Invocation(
         invocation_id=_invocation_id(first, spans),
         user_content=Message(role="user", content=user_text),
@@ -234,6 +246,10 @@ def _invocation(
         tools=tools,
         intermediate_responses=intermediate,
         creation_timestamp=first.start_ns / 1e9 if first.start_ns else None,
+        duration=cost.duration,
+        model_duration=cost.model_duration,
+        tool_duration=cost.tool_duration,
+        usage=cost.usage,
     )
 
 
@@ -349,11 +365,15 @@ def _tool(call_id: str, name: str, arguments: Any, result: Any) -> Tool:
 
 
 def _identify(trace: Trace, conversation: TraceConversation) -> None:
+    agentevals_id = ""
     for span in trace.walk():
         if not conversation.eval_id:
             value = span.attr(EVAL_ID_ATTRIBUTE)
             if isinstance(value, str | int) and str(value):
-                conversation.eval_id = str(value)
+                conversation.eval_id, conversation.eval_id_attribute = str(value), EVAL_ID_ATTRIBUTE
+        if not agentevals_id:
+            value = span.attr(AGENTEVALS_CASE_ATTRIBUTE)
+            agentevals_id = str(value) if isinstance(value, str | int) else ""
         if not conversation.session_id:
             for key in ("gen_ai.conversation.id", "gcp.vertex.agent.session_id", "session.id"):
                 value = span.attr(key)
@@ -370,6 +390,8 @@ def _identify(trace: Trace, conversation: TraceConversation) -> None:
                 if isinstance(value, str) and value:
                     conversation.user_id = value
                     break
+    if not conversation.eval_id and agentevals_id:  # ours wins when a trace carries both
+        conversation.eval_id, conversation.eval_id_attribute = agentevals_id, AGENTEVALS_CASE_ATTRIBUTE
     if not conversation.app_name:
         for span in trace.walk():
             value = span.attr("service.name")

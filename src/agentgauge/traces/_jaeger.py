@@ -12,18 +12,22 @@ from ._spans import Span, SpanEvent
 from ._values import attributes, is_number, items, to_int
 from ._where import Where
 
-__all__ = ["read_jaeger_trace", "read_jaeger_traces"]
+__all__ = ["read_jaeger_item", "read_jaeger_trace", "read_jaeger_traces"]
 
 
 def read_jaeger_traces(traces: list[Any], where: Where) -> list[Span]:
     """The spans of Jaeger's ``data`` array of traces."""
     spans: list[Span] = []
     for index, trace in enumerate(traces):
-        t_where = where.at(index)
-        if not isinstance(trace, dict):
-            raise t_where.error("expected a trace object with 'spans'")
-        spans.extend(read_jaeger_trace(trace, t_where))
+        spans.extend(read_jaeger_item(trace, where.at(index)))
     return spans
+
+
+def read_jaeger_item(trace: Any, where: Where) -> list[Span]:
+    """The spans of one item of Jaeger's ``data`` array (found at ``where``), which must be a trace object."""
+    if not isinstance(trace, dict):
+        raise where.error("expected a trace object with 'spans'")
+    return read_jaeger_trace(trace, where)
 
 
 def read_jaeger_trace(trace: dict[str, Any], where: Where) -> list[Span]:

@@ -7,7 +7,7 @@ from ._otlp import is_span, otlp_root, otlp_span
 from ._spans import Span
 from ._where import Where
 
-__all__ = ["looks_like_jsonl", "read_jsonl"]
+__all__ = ["looks_like_jsonl", "read_jsonl", "read_line"]
 
 
 def looks_like_jsonl(data: bytes) -> bool:
@@ -18,21 +18,23 @@ def looks_like_jsonl(data: bytes) -> bool:
 
 def read_jsonl(data: bytes, source: str) -> list[Span]:
     """The spans of every line of ``data`` (a bare span, or any document :func:`read_spans` reads)."""
+    spans: list[Span] = []
+    for number, line in enumerate(data.splitlines(), start=1):
+        if line.strip():
+            spans.extend(read_line(line, Where(source, f"line {number}")))
+    return spans
+
+
+def read_line(line: bytes, where: Where) -> list[Span]:
+    """The spans of one non-blank JSONL line found at ``where`` (``line N``)."""
     import orjson
 
     from ..formats._jsonexact import loads  # integers beyond 64 bits stay exact
 
-    spans: list[Span] = []
-    for number, line in enumerate(data.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = Where(source, f"line {number}")
-        try:
-            doc = loads(line)
-        except orjson.JSONDecodeError as exc:
-            raise where.error(f"invalid JSON: {exc.msg}") from None
-        if isinstance(doc, dict) and otlp_root(doc) is None and is_span(doc):
-            spans.append(otlp_span(doc, {}, "", where))
-        else:
-            spans.extend(read_spans(doc, where))
-    return spans
+    try:
+        doc = loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise where.error(f"invalid JSON: {exc.msg}") from None
+    if isinstance(doc, dict) and otlp_root(doc) is None and is_span(doc):
+        return [otlp_span(doc, {}, "", where)]
+    return read_spans(doc, where)

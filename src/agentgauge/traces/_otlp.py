@@ -9,7 +9,7 @@ from ._spans import Span, SpanEvent
 from ._values import attributes, hex_id, items, to_int
 from ._where import Where
 
-__all__ = ["is_span", "otlp_root", "otlp_span", "read_otlp"]
+__all__ = ["is_span", "otlp_root", "otlp_span", "read_otlp", "read_otlp_batch"]
 
 _SCOPE_KEYS = ("scopeSpans", "scope_spans", "instrumentationLibrarySpans", "instrumentation_library_spans")
 
@@ -36,21 +36,27 @@ def read_otlp(batches: list[Any], where: Where) -> list[Span]:
     """The spans of an OTLP export's resource batches (``where`` is the path of the batch array)."""
     spans: list[Span] = []
     for b_index, batch in enumerate(batches):
-        b_where = where.at(b_index)
-        if not isinstance(batch, dict):
-            raise b_where.error(f"expected an object, found {type(batch).__name__}")
-        resource_doc = batch.get("resource") or {}
-        resource = attributes(
-            resource_doc.get("attributes") if isinstance(resource_doc, dict) else None, b_where.key("resource")
-        )
-        for s_key in _SCOPE_KEYS:
-            scope_groups = batch.get(s_key)
-            if scope_groups is None:
-                continue
-            if not isinstance(scope_groups, list):
-                raise b_where.key(s_key).error("expected an array")
-            for g_index, group in enumerate(scope_groups):
-                spans.extend(_scope_spans(group, resource, b_where.key(s_key).at(g_index)))
+        spans.extend(read_otlp_batch(batch, where.at(b_index)))
+    return spans
+
+
+def read_otlp_batch(batch: Any, b_where: Where) -> list[Span]:
+    """The spans of one resource batch (an item of ``resourceSpans`` found at ``b_where``)."""
+    if not isinstance(batch, dict):
+        raise b_where.error(f"expected an object, found {type(batch).__name__}")
+    resource_doc = batch.get("resource") or {}
+    resource = attributes(
+        resource_doc.get("attributes") if isinstance(resource_doc, dict) else None, b_where.key("resource")
+    )
+    spans: list[Span] = []
+    for s_key in _SCOPE_KEYS:
+        scope_groups = batch.get(s_key)
+        if scope_groups is None:
+            continue
+        if not isinstance(scope_groups, list):
+            raise b_where.key(s_key).error("expected an array")
+        for g_index, group in enumerate(scope_groups):
+            spans.extend(_scope_spans(group, resource, b_where.key(s_key).at(g_index)))
     return spans
 
 

@@ -10,7 +10,7 @@ from ._spans import Span, SpanEvent
 from ._values import any_value, attributes, hex_id, items, to_int
 from ._where import Where
 
-__all__ = ["LOG_RECORD", "merge_log_records", "read_otlp_logs"]
+__all__ = ["LOG_RECORD", "merge_log_records", "read_otlp_log_batch", "read_otlp_logs"]
 
 LOG_RECORD = "\x00log-record"
 """The name of a marker span carrying one log record (see :func:`merge_log_records`)."""
@@ -38,17 +38,25 @@ def read_otlp_logs(batches: list[Any], where: Where) -> list[Span]:
     attribute), the record's attributes and its body (a key/value body is merged into the attributes)."""
     records: list[Span] = []
     for b_index, batch in enumerate(items(batches)):
-        if not isinstance(batch, dict):
-            continue
-        for s_key in ("scopeLogs", "scope_logs", "instrumentationLibraryLogs"):
-            for g_index, group in enumerate(items(batch.get(s_key))):
-                if not isinstance(group, dict):
-                    continue
-                g_where = where.at(b_index).key(s_key).at(g_index)
-                for r_index, raw in enumerate(items(group.get("logRecords") or group.get("log_records"))):
-                    if not isinstance(raw, dict) or not raw.get("traceId") or not raw.get("spanId"):
-                        continue  # a log record outside any span cannot be placed
-                    records.append(_log_record(raw, g_where.key("logRecords").at(r_index)))
+        records.extend(read_otlp_log_batch(batch, where.at(b_index)))
+    return records
+
+
+def read_otlp_log_batch(batch: Any, b_where: Where) -> list[Span]:
+    """The log records of one resource batch (an item of ``resourceLogs`` found at ``b_where``) as marker spans;
+    anything that is not an object is skipped."""
+    records: list[Span] = []
+    if not isinstance(batch, dict):
+        return records
+    for s_key in ("scopeLogs", "scope_logs", "instrumentationLibraryLogs"):
+        for g_index, group in enumerate(items(batch.get(s_key))):
+            if not isinstance(group, dict):
+                continue
+            g_where = b_where.key(s_key).at(g_index)
+            for r_index, raw in enumerate(items(group.get("logRecords") or group.get("log_records"))):
+                if not isinstance(raw, dict) or not raw.get("traceId") or not raw.get("spanId"):
+                    continue  # a log record outside any span cannot be placed
+                records.append(_log_record(raw, g_where.key("logRecords").at(r_index)))
     return records
 
 

@@ -10,18 +10,18 @@ input raises :class:`~agentgauge.errors.InputError` naming the file and the JSON
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import InputError
-from ._document import read_spans
-from ._jsonl import looks_like_jsonl, read_jsonl
 from ._otlp_logs import LOG_RECORD, merge_log_records
-from ._spans import Span, Trace, build_traces
-from ._where import Where
+from ._parse import parse_spans
+from ._spans import Trace, build_traces
 
 __all__ = [
     "LOG_RECORD",
     "SKIPPED_SUFFIXES",
+    "iter_trace_groups",
     "load_traces",
     "merge_log_records",
     "parse_spans",
@@ -52,39 +52,20 @@ def trace_files(path: str | os.PathLike[str]) -> list[Path]:
 
 
 def load_traces(path: str | os.PathLike[str]) -> list[Trace]:
-    """Read every trace in a trace file or directory (see :func:`trace_files`), in file order."""
-    from ..formats._jsonio import read_bytes
+    """Read every trace in a trace file or directory (see :func:`trace_files`), in file order (of each trace's
+    first span). :func:`iter_trace_groups` hands them on one at a time instead."""
+    return [trace for _, trace in sorted(iter_trace_groups(path), key=lambda item: item[0])]
 
-    spans: list[Span] = []
-    for file in trace_files(path):
-        spans.extend(parse_spans(read_bytes(file), source=str(file), jsonl=file.suffix == ".jsonl", merge_logs=False))
-    return build_traces(merge_log_records(spans, str(path)))
+
+def iter_trace_groups(path: str | os.PathLike[str]) -> Iterator[tuple[int, Trace]]:
+    """Every trace in a trace file or directory as ``(ordinal, trace)``, each handed on as soon as its last span
+    has been read, so memory holds only the traces still open (see :mod:`._stream`); ``ordinal`` is the trace's
+    place in :func:`load_traces`'s order."""
+    from ._stream import iter_traces
+
+    return iter_traces(trace_files(path), os.fspath(path))
 
 
 def parse_traces(data: bytes | str, *, source: str = "<input>", jsonl: bool | None = None) -> list[Trace]:
     """Parse trace file contents. ``jsonl=None`` detects JSON Lines (several JSON documents, one per line)."""
     return build_traces(parse_spans(data, source=source, jsonl=jsonl), source)
-
-
-def parse_spans(
-    data: bytes | str, *, source: str = "<input>", jsonl: bool | None = None, merge_logs: bool = True
-) -> list[Span]:
-    """The spans of one trace file's contents (see :func:`parse_traces`), each tagged with ``source``.
-
-    OTLP log records (``resourceLogs``) become events of the span they name; ``merge_logs=False`` returns them
-    as marker spans (name :data:`LOG_RECORD`) for :func:`merge_log_records` to attach later (logs and spans are
-    often exported to different files)."""
-    from ..formats._jsonio import parse_json
-
-    if isinstance(data, str):
-        data = data.encode("utf-8", "surrogatepass")
-    if not data.strip():
-        raise InputError("empty file, expected a trace export (Jaeger JSON, OTLP JSON or OTLP JSONL)", file=source)
-    if jsonl is None:
-        jsonl = looks_like_jsonl(data)
-    spans = read_jsonl(data, source) if jsonl else read_spans(parse_json(data, source), Where(source))
-    if not spans:
-        raise InputError("no spans found", file=source)
-    for span in spans:
-        span.source = source
-    return merge_log_records(spans, source) if merge_logs else spans

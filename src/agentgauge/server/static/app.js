@@ -116,6 +116,7 @@ async function createSet(event) {
 // ---- cases ----
 
 async function showSet() {
+  document.dispatchEvent(new CustomEvent("agentgauge:set-shown", { detail: { app: ui.app, set: ui.set } }));  // replay.js, history.js, picker.js
   $("no-set").hidden = !!ui.set;
   $("cases-view").hidden = !ui.set;
   if (!ui.set) return;
@@ -370,16 +371,19 @@ async function loadResults() {
       el("td", {}, String(r.counts.failed)),
       el("td", {}, String(r.counts.not_evaluated)),
       el("td", { class: "result-source" }, r.source || ""),
+      el("td", { class: "result-labels" }, ...Object.entries(r.labels || {}).map(([k, v]) => el("span", { class: "run-label" }, `${k}=${v}`))),  // runmeta.js filters by them
       el("td", {}, el("a", { class: "open-result", onclick: () => openResult(r.evalSetResultId) }, "open"))));
     base.append(el("option", { value: r.evalSetResultId, selected: index === 1 }, label));
     head.append(el("option", { value: r.evalSetResultId, selected: index === 0 }, label));
   });
+  document.dispatchEvent(new CustomEvent("agentgauge:results-listed"));  // runmeta.js
 }
 
 function closeResult() {
   const frame = $("result-frame");
   frame.hidden = true;
   frame.removeAttribute("src");
+  document.dispatchEvent(new CustomEvent("agentgauge:result-closed"));  // labels.js
 }
 
 function openResult(id) {
@@ -387,6 +391,7 @@ function openResult(id) {
   const frame = $("result-frame");
   frame.src = `/api/apps/${enc(ui.app)}/results/${enc(id)}/report.html`;
   frame.hidden = false;
+  document.dispatchEvent(new CustomEvent("agentgauge:result-opened", { detail: { app: ui.app, resultId: id } }));  // labels.js
   showTab("panel-runs");
 }
 
@@ -413,6 +418,23 @@ const CHANGE_LABEL = { broken: "broken", fixed: "fixed", still_failing: "still f
 const num = (v, sign) => (v === null || v === undefined ? "–" : (sign && v > 0 ? "+" : "") + Number(v).toFixed(3));
 const runs = (passed, total, present) => (present ? `${passed}/${total}` : "–");
 
+// -- bootstrap intervals, cases needed, flaky / broken runs (issue 28) --
+const runsStates = (c) => {
+  const states = [["base", c.baseRunsState], ["new", c.newRunsState]].filter(([, s]) => s)
+    .map(([side, s]) => `${s.split(" ")[0]} in ${side}`);
+  return states.length ? ` (${states.join(", ")})` : "";
+};
+function estimateText(e) {
+  let text = `${e.name}: ${num(e.base)} → ${num(e.new)}, change ${num(e.delta, true)}`;
+  if (e.low !== undefined && e.high !== undefined) {
+    text += ` [${num(e.low, true)}, ${num(e.high, true)}] (95%, paired bootstrap over ${e.cases} cases), ` +
+      (e.significant ? "significant" : "not significant");
+  }
+  if (e.casesNeeded) text += `; cases needed to detect a change of ${Math.abs(e.delta).toFixed(2)}: ${e.casesNeeded}`;
+  return text;
+}
+// -- end of issue 28 helpers --
+
 function renderComparison(data) {
   const count = (kind) => data.cases.filter((c) => c.change === kind).length;
   const parts = CHANGE_ORDER.filter((k) => count(k)).map((k) => `${count(k)} ${CHANGE_LABEL[k]}`);
@@ -433,7 +455,7 @@ function renderComparison(data) {
       el("td", {}, c.evalId),
       el("td", { class: `change ${c.change}` }, CHANGE_LABEL[c.change]),
       el("td", {}, status(c.baseStatus)), el("td", {}, status(c.newStatus)),
-      el("td", { class: "runs" }, `${runs(c.basePassedRuns, c.baseRuns, c.baseStatus)} → ${runs(c.newPassedRuns, c.newRuns, c.newStatus)}`),
+      el("td", { class: "runs" }, `${runs(c.basePassedRuns, c.baseRuns, c.baseStatus)} → ${runs(c.newPassedRuns, c.newRuns, c.newStatus)}${runsStates(c)}`),
       el("td", { class: "reason" }, c.reason || ""),
       el("td", { class: "scores" }, el("pre", {}, scores))));
   }
@@ -463,6 +485,9 @@ function renderComparison(data) {
       notes.append(el("li", { class: "not-run", dataset: { side } },
         `Not run in ${side} (${ids.length}, not compared): ${ids.join(", ")}`));
     }
+  }
+  for (const e of (data.estimates || []).filter((x) => x.delta !== null && x.delta !== undefined)) {
+    notes.append(el("li", { class: "estimate", dataset: { estimate: e.name } }, estimateText(e)));
   }
   if (data.significance) {
     const s = data.significance;

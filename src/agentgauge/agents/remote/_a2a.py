@@ -1,0 +1,239 @@
+"""``a2a+http(s)://HOST:PORT[/PATH]``: an agent reached over the A2A protocol with the official ``a2a-sdk`` client.
+
+The agent card is read once (``PATH/.well-known/agent-card.json``, else the older ``agent.json``; a URL ending in
+``.json`` is the card itself), the client streams when the card offers streaming, and every eval case keeps one A2A
+context so a multi-turn conversation continues. What the agent sends is folded by :class:`A2aTurn`.
+``a2a`` is imported only when such an agent is loaded (extra ``agentgauge[remote]``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+import weakref
+from collections import OrderedDict
+from typing import Any
+
+import httpx
+
+from ...errors import AgentError, InputError
+from .._types import AgentOutput, AgentRequest
+from ._a2a_convert import TERMINAL_STATES, A2aTurn
+from ._http import RETRYABLE_STATUS, RemoteEndpoint
+from ._settings import RemoteAgentSettings
+
+__all__ = ["A2aAgent", "plain_json"]
+
+_CARD_PATHS = (".well-known/agent-card.json", ".well-known/agent.json")
+_USER_ID_HEADER = "X-User-ID"  # where trpc-agent-go's A2A server reads the user (others ignore it)
+_INTERRUPTED = frozenset({"input_required", "auth_required"})
+_CONNECTION_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+# Contexts remembered: far more than the cases in flight at any --parallelism, so a long run stays bounded.
+_MAX_CONTEXTS = 65536
+
+
+def _require_a2a() -> None:
+    try:
+        import a2a.client  # noqa: F401
+    except ImportError:
+        raise InputError("an a2a+http agent needs a2a-sdk: pip install 'agentgauge[remote]'") from None
+
+
+def plain_json(value: Any) -> Any:
+    """``value`` with integral floats as ints, recursively: protobuf's ``Struct`` holds every number as a double,
+    so ``{"a": 2}`` comes back as ``{"a": 2.0}``."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    if isinstance(value, dict):
+        return {key: plain_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain_json(item) for item in value]
+    return value
+
+
+def _http_cause(error: BaseException) -> BaseException | None:
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, httpx.HTTPError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+class A2aAgent:
+    """An :class:`~agentgauge.agents.Agent` that sends each user turn to an A2A agent as one message.
+
+    ``spec`` is the ``a2a+http(s)://`` URL; ``settings`` the shared connection settings (headers, timeouts,
+    retries, TLS). The case's ``userId`` travels in the ``X-User-ID`` header (trpc-agent-go's A2A server reads
+    it); session state and context messages have no place in A2A and are not sent.
+    """
+
+    agentgauge_native = True
+    """Marks agents built by this package, which :func:`as_agent` returns unchanged."""
+
+    remote = True
+    """The agent runs elsewhere: eval-set tool mocks cannot reach its tools."""
+
+    def __init__(self, spec: str, settings: RemoteAgentSettings | None = None) -> None:
+        _require_a2a()
+        scheme, _, rest = spec.strip().partition("://")
+        self.spec = spec
+        self.url = f"{scheme.lower().partition('+')[2]}://{rest}".rstrip("/")
+        self.endpoint = RemoteEndpoint(scheme.lower(), self.url, settings)
+        self._card: Any = None
+        self._rpc_url = self.url
+        self._card_url = self.url
+        self._state: tuple[weakref.ref[asyncio.AbstractEventLoop], asyncio.Lock, list[Any]] | None = None
+        # eval session id -> (A2A context id, task id awaiting input), least recently used first
+        self._contexts: OrderedDict[str, tuple[str | None, str | None]] = OrderedDict()
+
+    def __repr__(self) -> str:
+        return f"A2aAgent({self.endpoint.scheme_label}://{self.url.partition('://')[2]!r})"
+
+    async def _client(self) -> Any:
+        """The SDK client of the running event loop (the card is read once, on first use)."""
+        loop = asyncio.get_running_loop()
+        if self._state is None or self._state[0]() is not loop:
+            self._state = (weakref.ref(loop), asyncio.Lock(), [])
+        _, lock, holder = self._state
+        async with lock:  # P cases starting together read the card once
+            if not holder:
+                if self._card is None:
+                    self._card = await self._read_card()
+                holder.append(self._create_client(self._card))
+        return holder[0]
+
+    async def _read_card(self) -> Any:
+        from a2a.client.card_resolver import parse_agent_card
+
+        paths = [self.url] if self.url.endswith(".json") else list(_CARD_PATHS)
+        for index, path in enumerate(paths):
+            last = index == len(paths) - 1
+            response = await self.endpoint.request("GET", path, accept=() if last else (404,))
+            if response.status_code == 404 and not last:
+                continue
+            self._card_url = path
+            try:
+                return parse_agent_card(response.json())
+            except Exception as exc:
+                raise self.endpoint.failure(
+                    "GET", path, status=response.status_code, body=response.content, error=f"not an agent card: {exc}"
+                ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _create_client(self, card: Any) -> Any:
+        from a2a.client import ClientConfig, ClientFactory
+        from a2a.utils.constants import TransportProtocol
+
+        bindings: list[str] = [TransportProtocol.JSONRPC, TransportProtocol.HTTP_JSON]
+        interfaces = [i for i in card.supported_interfaces if i.protocol_binding in bindings]
+        if not interfaces:
+            offered = ", ".join(i.protocol_binding for i in card.supported_interfaces) or "none"
+            raise self.endpoint.failure(
+                "GET", self._card_url, error=f"the agent card offers no JSON-RPC or HTTP+JSON interface ({offered})"
+            )
+        self._rpc_url = interfaces[0].url or self.url
+        config = ClientConfig(streaming=True, httpx_client=self.endpoint.client(), supported_protocol_bindings=bindings)
+        return ClientFactory(config).create(card)
+
+    def _failure(self, error: BaseException) -> AgentError:
+        """One message for whatever the SDK raised: status and body of an HTTP error, else the error itself."""
+        if isinstance(error, AgentError):
+            return error
+        cause = _http_cause(error)
+        if isinstance(cause, httpx.HTTPStatusError):
+            try:
+                body = cause.response.content
+            except httpx.ResponseNotRead:
+                body = b""
+            return self.endpoint.failure("POST", self._rpc_url, status=cause.response.status_code, body=body)
+        if cause is not None:
+            return self.endpoint.failure("POST", self._rpc_url, error=cause)
+        return self.endpoint.failure("POST", self._rpc_url, error=str(error) or type(error).__name__)
+
+    def _message(self, request: AgentRequest) -> Any:
+        from a2a.types import Message, Part, Role, SendMessageRequest
+
+        message = Message(
+            message_id=uuid.uuid4().hex, role=Role.ROLE_USER, parts=[Part(text=request.user_content.content)]
+        )
+        context_id, task_id = self._contexts.get(request.session_id, (None, None))
+        if context_id:
+            message.context_id = context_id
+        if task_id:
+            message.task_id = task_id
+        return SendMessageRequest(message=message)
+
+    async def run(self, request: AgentRequest) -> AgentOutput:
+        """Send the user turn as one A2A message and convert what the agent sends back."""
+        from a2a.client import ClientCallContext
+        from google.protobuf.json_format import MessageToDict
+
+        client = await self._client()
+        send = self._message(request)
+        headers = {}
+        if request.user_id and _USER_ID_HEADER.lower() not in {h.lower() for h in self.endpoint.headers}:
+            headers[_USER_ID_HEADER] = request.user_id
+        context = ClientCallContext(service_parameters=headers)
+        turn = A2aTurn()
+        received = False
+
+        async def exchange() -> None:
+            nonlocal turn, received
+            turn, received = A2aTurn(), False
+            async for response in client.send_message(send, context=context):
+                received = True
+                turn.add(plain_json(MessageToDict(response)))
+
+        def retryable(error: BaseException) -> bool:
+            # Once the agent has answered anything it has acted on the message: sending it again could run it twice.
+            cause = _http_cause(error)
+            if received or cause is None:
+                return False
+            if isinstance(cause, httpx.HTTPStatusError):
+                return cause.response.status_code in RETRYABLE_STATUS
+            return isinstance(cause, _CONNECTION_ERRORS)
+
+        try:
+            await self.endpoint.with_retries(exchange, retryable=retryable)
+            if not turn.ended:
+                await self._finish(client, turn, context)
+        except Exception as exc:
+            raise self._failure(exc) from None
+        if turn.state in TERMINAL_STATES - _INTERRUPTED - {"completed"}:
+            detail = f": {turn.error_text}" if turn.error_text else ""
+            raise self.endpoint.failure("POST", self._rpc_url, error=f"the A2A task ended {turn.state}{detail}")
+        task = turn.task_id if turn.state in _INTERRUPTED else None
+        self._contexts[request.session_id] = (turn.context_id, task)
+        self._contexts.move_to_end(request.session_id)
+        if len(self._contexts) > _MAX_CONTEXTS:
+            self._contexts.popitem(last=False)
+        return turn.output()
+
+    async def _finish(self, client: Any, turn: A2aTurn, context: Any) -> None:
+        """A task not finished when the answer ended: a broken stream fails; a non-streaming answer (a task still
+        working) is polled with ``GetTask`` until it finishes or the read timeout passes."""
+        from a2a.types import GetTaskRequest
+        from google.protobuf.json_format import MessageToDict
+
+        last = turn.state or "none"
+        if self._card.capabilities.streaming:
+            raise self.endpoint.failure(
+                "POST", self._rpc_url, error=f"the event stream ended before the task finished (last state: {last})"
+            )
+        if not turn.task_id:
+            raise self.endpoint.failure(
+                "POST", self._rpc_url, error=f"the answer ended unfinished without a task to follow (state: {last})"
+            )
+        deadline = time.monotonic() + self.endpoint.settings.read_timeout
+        delay = 0.1
+        while not turn.ended:
+            if time.monotonic() > deadline:
+                raise self.endpoint.failure(
+                    "POST", self._rpc_url, error=f"the task was still {turn.state} after the read timeout"
+                )
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 2.0)
+            task = await client.get_task(GetTaskRequest(id=turn.task_id), context=context)
+            turn.add({"task": plain_json(MessageToDict(task))})

@@ -1,0 +1,130 @@
+"""The answers of the review routes (case lists, replay, timeline, history, metric picker) as pydantic models, so
+that each is described in the OpenAPI schema and the API reference at ``/docs``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "Answer",
+    "CaseListAnswer",
+    "CaseListRow",
+    "DiffSegment",
+    "MetricVerdict",
+    "ReplayAnswer",
+    "ReplayEvent",
+    "ReplayExpected",
+    "ReplayTurn",
+]
+
+
+class Answer(BaseModel):
+    """A JSON answer: camelCase keys."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True)
+
+
+class CaseListRow(Answer):
+    """One case of a list: its last status (``passed``, ``failed``, ``error``, ``not_evaluated``; ``None``: not
+    run), why it did not pass (the first failure reason), its turns and its first user message (for search)."""
+
+    eval_id: str
+    status: str | None = None
+    reason: str | None = None
+    turns: int = 0
+    text: str = ""
+    runs: int = 0
+    result_id: str | None = None
+
+
+class CaseListAnswer(Answer):
+    """The cases of an eval set with their last status, or the cases of one result."""
+
+    app: str
+    eval_set_id: str | None = None
+    result_id: str | None = Field(None, description="the result the statuses come from (none: never run)")
+    cases: list[CaseListRow]
+
+
+Op = Literal["=", "-", "+"]
+
+
+class DiffSegment(Answer):
+    """A piece of text: ``=`` on both sides, ``-`` only expected, ``+`` only actual (as the HTML report marks)."""
+
+    op: Op
+    text: str
+
+
+class MetricVerdict(Answer):
+    """One metric's outcome: score, threshold, status and the reason (rubric verdicts included)."""
+
+    metric_name: str
+    score: float | None = None
+    threshold: float = 0.0
+    status: str
+    reason: str = ""
+    rubrics: list[str] = Field(default_factory=list)
+
+
+class ReplayEvent(Answer):
+    """One thing the agent did in a turn: ``tool_call`` (``name``, ``arguments`` as JSON text), ``tool_result``
+    (``name``, ``result`` as JSON text), ``handoff`` (to the agent ``name``) or ``text`` (an intermediate message,
+    ``author`` when recorded). ``diff`` marks a tool call against the expected call it replaces."""
+
+    kind: Literal["tool_call", "tool_result", "handoff", "text"]
+    name: str = ""
+    arguments: str | None = None
+    result: str | None = None
+    text: str | None = None
+    author: str | None = None
+    diff: list[DiffSegment] | None = None
+
+
+class ReplayExpected(Answer):
+    """The expected side of a turn: tool calls and final response, with differences marked where a failed metric
+    compared them (``responseStrategy``: ``must contain`` / ``must match`` when the response was not compared for
+    equality)."""
+
+    tool_calls: list[list[DiffSegment]]
+    final_response: list[DiffSegment] | None = None
+    response_strategy: str | None = None
+
+
+class ReplayTurn(Answer):
+    """One invocation: the user message, the agent's events, the final response (``diff``: marked against the
+    expected one), PASS/FAIL and every metric judging it, its timings and tokens."""
+
+    index: int
+    invocation_id: str = ""
+    status: str
+    user: str
+    events: list[ReplayEvent]
+    final_response: str | None = None
+    final_response_diff: list[DiffSegment] | None = None
+    expected: ReplayExpected | None = None
+    metrics: list[MetricVerdict]
+    duration: float | None = None
+    model_duration: float | None = None
+    tool_duration: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+class ReplayAnswer(Answer):
+    """A case run turn by turn, with its overall verdicts."""
+
+    app: str
+    result_id: str
+    eval_set_id: str
+    eval_id: str
+    run_id: int
+    run_ids: list[int]
+    status: str
+    reason: str | None = None
+    error_message: str | None = None
+    metrics: list[MetricVerdict]
+    turns: list[ReplayTurn]

@@ -1,0 +1,90 @@
+"""``/api/live``: the sessions received by the OTLP receiver (``serve --otlp``) as they arrive — list, one
+session's turns, a server-sent event stream of updates — and scoring or saving a session (:mod:`._live_score`)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Query
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from ._deps import StateDep
+from ._live_bodies import LiveSaveBody, LiveScoreBody
+from ._live_hub import LiveDep, LiveHub
+
+__all__ = ["LiveSaveBody", "LiveScoreBody", "router"]
+
+router = APIRouter(tags=["Live sessions"])
+"""The live-session routes (mounted under ``/api``)."""
+
+_KEEPALIVE_SECONDS = 15.0
+
+
+@router.get("/live/sessions")
+def list_live_sessions(hub: LiveDep, limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> JSONResponse:
+    """The received sessions, most recently updated first (``limit`` of them): key, session id, traces, turn,
+    tool-call and token counts, duration, whether every trace has ended."""
+    rows = [hub.summary(s.key) for s in hub.store.sessions()[:limit]]
+    return JSONResponse({"sessions": rows})
+
+
+@router.get("/live/sessions/{session_key}")
+def get_live_session(session_key: str, hub: LiveDep) -> JSONResponse:
+    """One session with its turns: user text, answer, tool calls (arguments, results), tokens and duration."""
+    return JSONResponse(hub.detail(session_key))
+
+
+@router.get("/live/events")
+async def live_events(hub: LiveDep) -> StreamingResponse:
+    """Server-sent events: ``session`` (a session's row, sent for every session on connect and again whenever
+    new spans or log records change it) and ``removed`` (``{"key"}``: a session no longer listed — a trace that
+    was its own session until a later span named its session id, or the oldest beyond the listing limit); a
+    comment line every 15 s keeps proxies from closing the stream."""
+
+    async def stream() -> AsyncIterator[str]:
+        sent: dict[str, int] = {}
+        while True:
+            for kind, event in await asyncio.to_thread(_changed_rows, hub, sent):
+                yield f"event: {kind}\ndata: {json.dumps(event)}\n\n"
+            yield ": keep-alive\n\n"
+            await hub.wait(_KEEPALIVE_SECONDS)
+
+    return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+def _changed_rows(hub: LiveHub, sent: dict[str, int]) -> list[tuple[str, dict[str, Any]]]:
+    """The events a stream that has sent the versions in ``sent`` has to send now (``sent`` is updated)."""
+    sessions = hub.store.sessions()
+    current = {s.key for s in sessions}
+    events: list[tuple[str, dict[str, Any]]] = []
+    for key in [k for k in sent if k not in current]:
+        del sent[key]
+        events.append(("removed", {"key": key}))
+    for session in reversed(sessions):  # oldest first: a client appending rows keeps their order
+        if sent.get(session.key) != session.version:
+            sent[session.key] = session.version
+            events.append(("session", hub.summary(session.key)))
+    return events
+
+
+@router.post("/live/sessions/{session_key}/score")
+async def score_live_session(
+    session_key: str, hub: LiveDep, state: StateDep, body: Annotated[LiveScoreBody | None, Body()] = None
+) -> JSONResponse:
+    """Score the session as ``eval --traces`` would: against an eval set (the session paired with a case by the
+    ``agentgauge.eval_id`` attribute, the session id, the first user message, or ``caseId``) or with reference-free
+    metrics. The result is saved with the server's results; the answer lists each case's metric scores."""
+    from ._live_score import score_session
+
+    return JSONResponse(await score_session(state, hub, session_key, body or LiveScoreBody()))
+
+
+@router.post("/live/sessions/{session_key}/save")
+async def save_live_session(session_key: str, hub: LiveDep, state: StateDep, body: LiveSaveBody) -> JSONResponse:
+    """Save the session's conversation as a golden case of an eval set, written in that set's own format."""
+    from ._live_score import save_session
+
+    return JSONResponse(await asyncio.to_thread(save_session, state, hub, session_key, body))

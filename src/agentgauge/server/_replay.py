@@ -1,0 +1,289 @@
+"""``/api`` routes of the review views: the case list of an eval set (last status, first failure reason), the cases
+of a result, and one case run replayed turn by turn with the expected side and the differences marked as the HTML
+report marks them (:mod:`agentgauge.reporting._diff`: only in the parts a failed metric compared)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from ..errors import InputError, NotFoundError
+from ..model import EvalCaseResult, EvalMetricResult, EvalMetricResultPerInvocation, EvalStatus, Invocation, Tool
+from ._answers import (
+    CaseListAnswer,
+    CaseListRow,
+    DiffSegment,
+    MetricVerdict,
+    ReplayAnswer,
+    ReplayEvent,
+    ReplayExpected,
+    ReplayTurn,
+)
+from ._deps import StateDep
+from ._result_views import case_runs, load_result
+
+__all__ = ["router"]
+
+router = APIRouter()
+"""``/apps/{app}/eval-sets/{set_id}/case-list``, ``/apps/{app}/results/{result_id}/cases[/{case_id}/replay]``
+(mounted under ``/api``)."""
+
+_TEXT_LIMIT = 200  # characters of a case's first user message kept for search
+_HANDOFF_TOOLS = frozenset({"transfer_to_agent"})  # ADK's hand-off to a sub-agent is a tool call
+_SEVERITY = {EvalStatus.ERROR: 3, EvalStatus.FAILED: 2, EvalStatus.NOT_EVALUATED: 1}
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _worst(cases: list[EvalCaseResult]) -> EvalCaseResult:
+    """The run that decides a case's status over runs: its worst (error, failed, not evaluated, passed)."""
+    return max(cases, key=lambda c: (_SEVERITY.get(c.final_eval_status, 0), -c.run_id))
+
+
+def _result_rows(cases: list[EvalCaseResult], result_id: str) -> dict[str, CaseListRow]:
+    from ..summary._reasons import first_reason
+
+    by_case: dict[str, list[EvalCaseResult]] = {}
+    for case in cases:
+        by_case.setdefault(case.eval_id, []).append(case)
+    rows: dict[str, CaseListRow] = {}
+    for eval_id, runs in by_case.items():
+        worst = _worst(runs)
+        turns = worst.eval_metric_result_per_invocation
+        first = turns[0].actual_invocation.user_content.content if turns else ""
+        rows[eval_id] = CaseListRow(
+            eval_id=eval_id,
+            status=worst.final_eval_status.value,
+            reason=first_reason(worst),
+            turns=len(turns),
+            text=first[:_TEXT_LIMIT],
+            runs=len(runs),
+            result_id=result_id,
+        )
+    return rows
+
+
+@router.get("/apps/{app}/eval-sets/{set_id}/case-list")
+def set_case_list(app: str, set_id: str, state: StateDep) -> CaseListAnswer:
+    """Every case of the eval set in its order, with the status and first failure reason of its latest result
+    (the newest result of the set; ``status`` is ``null`` for a case that result did not run)."""
+    state.check_app(app)
+    snapshot = state.eval_sets.snapshot(app, set_id)
+
+    def outline(eval_set: Any) -> list[tuple[str, int, str]]:
+        out = []
+        for case in eval_set.eval_cases:
+            turns = case.conversation or case.actual_conversation or []
+            text = turns[0].user_content.content if turns else ""
+            if not text and case.conversation_scenario is not None:
+                text = case.conversation_scenario.starting_prompt or ""
+            out.append((case.eval_id, len(turns), text[:_TEXT_LIMIT]))
+        return out
+
+    cases: list[tuple[str, int, str]] = snapshot.view("review-outline", outline)
+    rows = [r for r in state.results.rows(app) if r["evalSetId"] == set_id]
+    latest: dict[str, CaseListRow] = {}
+    result_id = None
+    for row in rows:  # newest first: the first readable result is the latest
+        try:
+            result = load_result(state, app, row["evalSetResultId"])
+        except (InputError, NotFoundError, OSError):
+            continue
+        result_id = row["evalSetResultId"]
+        latest = _result_rows(result.eval_case_results, result_id)
+        break
+    out = []
+    for eval_id, turns, text in cases:
+        found = latest.get(eval_id)
+        if found is not None:
+            out.append(found.model_copy(update={"turns": turns or found.turns, "text": text or found.text}))
+        else:
+            out.append(CaseListRow(eval_id=eval_id, turns=turns, text=text))
+    return CaseListAnswer(app=app, eval_set_id=set_id, result_id=result_id, cases=out)
+
+
+@router.get("/apps/{app}/results/{result_id}/cases")
+def result_case_list(app: str, result_id: str, state: StateDep) -> CaseListAnswer:
+    """The cases of a result in its order, each with its status over runs and first failure reason."""
+    state.check_app(app)
+    result = load_result(state, app, result_id)
+    rows = _result_rows(result.eval_case_results, result_id)
+    return CaseListAnswer(app=app, eval_set_id=result.eval_set_id, result_id=result_id, cases=list(rows.values()))
+
+
+def _verdict(metric: EvalMetricResult) -> MetricVerdict:
+    details = metric.details
+    scores = details.rubric_scores if details is not None else []
+    rubrics = [f"{r.id}: {'yes' if (r.score or 0) >= 1 else 'no'} ({r.reason})" for r in scores]
+    return MetricVerdict(
+        metric_name=metric.metric_name,
+        score=metric.score,
+        threshold=metric.threshold,
+        status=metric.eval_status.value,
+        reason=(details.reason or "") if details is not None else "",
+        rubrics=rubrics,
+    )
+
+
+def _segments(pairs: Any) -> list[DiffSegment]:
+    return [DiffSegment(op=op, text=text) for op, text in pairs]
+
+
+def _tool_sides(expected: list[str], actual: list[str], mark: bool) -> tuple[list[list[DiffSegment]], list[Any]]:
+    """The expected and actual calls aligned as the HTML report aligns them: a changed call word-diffed against the
+    expected call it replaces, a missing one all ``-``, an extra one all ``+``; nothing marked unless ``mark``."""
+    from ..reporting._diff import word_diff
+
+    left: list[list[DiffSegment]] = []
+    right: list[Any] = [None] * len(actual)
+    if not mark:
+        return [_segments([("=", c)]) for c in expected], right
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, expected, actual, autojunk=False).get_opcodes():
+        if op == "equal":
+            left += [_segments([("=", c)]) for c in expected[i1:i2]]
+            continue
+        paired = min(i2 - i1, j2 - j1) if op == "replace" else 0
+        for k in range(paired):
+            segments = word_diff(expected[i1 + k], actual[j1 + k])
+            left.append(_segments(s for s in segments if s[0] != "+"))
+            right[j1 + k] = _segments(s for s in segments if s[0] != "-")
+        left += [_segments([("-", c)]) for c in expected[i1 + paired : i2]]
+        for j in range(j1 + paired, j2):
+            right[j] = _segments([("+", actual[j])])
+    return left, right
+
+
+def _events(actual: Invocation, tool_marks: list[Any]) -> list[ReplayEvent]:
+    from ..summary._reasons import format_tool_call
+
+    events: list[ReplayEvent] = []
+    tool: Tool
+    for tool, mark in zip(actual.tools, tool_marks, strict=True):
+        if tool.name in _HANDOFF_TOOLS and isinstance(tool.arguments, dict):
+            target = str(tool.arguments.get("agent_name") or tool.arguments.get("agentName") or "")
+            events.append(ReplayEvent(kind="handoff", name=target, arguments=_json(tool.arguments)))
+            continue
+        events.append(
+            ReplayEvent(
+                kind="tool_call",
+                name=tool.name,
+                arguments=_json(tool.arguments),
+                text=format_tool_call(tool),
+                diff=mark,
+            )
+        )
+        if tool.result is not None:
+            events.append(ReplayEvent(kind="tool_result", name=tool.name, result=_json(tool.result)))
+    previous = None
+    for message in actual.intermediate_responses:
+        author = (message.model_extra or {}).get("author")
+        author = str(author) if author else None
+        if author and previous and author != previous:
+            events.append(ReplayEvent(kind="handoff", name=author, author=previous))
+        previous = author or previous
+        events.append(ReplayEvent(kind="text", text=message.content, author=author))
+    return events
+
+
+def _turn_status(statuses: set[EvalStatus]) -> EvalStatus:
+    """A turn fails when a metric judging it failed (or errored), passes when one passed and none failed."""
+    for status in (EvalStatus.FAILED, EvalStatus.ERROR, EvalStatus.PASSED):
+        if status in statuses:
+            return status
+    return EvalStatus.NOT_EVALUATED
+
+
+def _turn(index: int, per_inv: EvalMetricResultPerInvocation) -> ReplayTurn:
+    from ..reporting._diff import RESPONSE, TOOLS, failed_parts, response_strategy, strategy_phrase, word_diff
+    from ..summary._reasons import format_tool_call
+
+    actual, expected = per_inv.actual_invocation, per_inv.expected_invocation
+    failed = [(m.metric_name, m.criterion) for m in per_inv.eval_metric_results if m.eval_status is EvalStatus.FAILED]
+    parts = failed_parts(failed)
+    act_calls = [format_tool_call(t) for t in actual.tools]
+    act_text = actual.final_response.content if actual.final_response is not None else None
+    exp_side, act_diff, tool_marks = None, None, [None] * len(act_calls)
+    if expected is not None:
+        exp_calls = [format_tool_call(t) for t in expected.tools]
+        left, tool_marks = _tool_sides(exp_calls, act_calls, TOOLS in parts)
+        exp_text = expected.final_response.content if expected.final_response is not None else None
+        strategy = response_strategy(failed) if RESPONSE in parts else None
+        exp_diff = None if exp_text is None else _segments([("=", exp_text)])
+        if strategy is not None and exp_text is not None:
+            exp_diff = _segments([("-", exp_text)])  # what the answer lacked, not a version to diff against
+        elif RESPONSE in parts and exp_text is not None and act_text is not None and exp_text != act_text:
+            segments = word_diff(exp_text, act_text)
+            exp_diff = _segments(s for s in segments if s[0] != "+")
+            act_diff = _segments(s for s in segments if s[0] != "-")
+        exp_side = ReplayExpected(
+            tool_calls=left,
+            final_response=exp_diff,
+            response_strategy=strategy_phrase(strategy) if strategy is not None else None,
+        )
+    status = _turn_status({m.eval_status for m in per_inv.eval_metric_results})
+    usage = actual.usage
+    return ReplayTurn(
+        index=index,
+        invocation_id=actual.invocation_id,
+        status=status.value,
+        user=actual.user_content.content,
+        events=_events(actual, tool_marks),
+        final_response=act_text,
+        final_response_diff=act_diff,
+        expected=exp_side,
+        metrics=[_verdict(m) for m in per_inv.eval_metric_results],
+        duration=actual.duration,
+        model_duration=actual.model_duration,
+        tool_duration=actual.tool_duration,
+        input_tokens=usage.input_tokens if usage is not None else None,
+        output_tokens=usage.output_tokens if usage is not None else None,
+    )
+
+
+def pick_run(runs: list[EvalCaseResult], case_id: str, run_id: int | None) -> EvalCaseResult:
+    """The case run asked for (default: the worst run, the one a reader looks at first)."""
+    if not runs:
+        raise NotFoundError(f"case {case_id!r} is not in this result")
+    if run_id is None:
+        return _worst(runs)
+    for case in runs:
+        if case.run_id == run_id:
+            return case
+    raise InputError(f"runId: case {case_id!r} has no run {run_id} (runs: {[c.run_id for c in runs]})")
+
+
+@router.get("/apps/{app}/results/{result_id}/cases/{case_id}/replay")
+def replay_case(
+    app: str,
+    result_id: str,
+    case_id: str,
+    state: StateDep,
+    run_id: Annotated[int | None, Query(alias="runId", ge=1)] = None,
+) -> ReplayAnswer:
+    """One case run turn by turn: user message, tool calls and results, hand-offs, intermediate text, final
+    response; each turn's PASS/FAIL and metric verdicts, the expected side and the differences marked where a
+    failed metric compared them. ``runId`` picks a run (default: the worst one)."""
+    from ..summary._reasons import first_reason
+
+    state.check_app(app)
+    result = load_result(state, app, result_id)
+    runs = case_runs(result, case_id)
+    case = pick_run(runs, case_id, run_id)
+    return ReplayAnswer(
+        app=app,
+        result_id=result_id,
+        eval_set_id=result.eval_set_id,
+        eval_id=case.eval_id,
+        run_id=case.run_id,
+        run_ids=[c.run_id for c in runs],
+        status=case.final_eval_status.value,
+        reason=first_reason(case),
+        error_message=case.error_message,
+        metrics=[_verdict(m) for m in case.overall_eval_metric_results],
+        turns=[_turn(i, p) for i, p in enumerate(case.eval_metric_result_per_invocation, start=1)],
+    )

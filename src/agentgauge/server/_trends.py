@@ -1,0 +1,100 @@
+"""``/api`` route of an eval set's history: every run's pass rate and metric means over time (the trend chart) and
+the runs × cases matrix of statuses, from every result of the set the server can find (its one history)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from pydantic import Field
+
+from ..errors import InputError, NotFoundError
+from ._answers import Answer
+from ._deps import StateDep
+from ._result_views import result_digest
+
+__all__ = ["HistoryAnswer", "HistoryRun", "router"]
+
+router = APIRouter()
+"""``/apps/{app}/eval-sets/{set_id}/history`` (mounted under ``/api``)."""
+
+
+class HistoryRun(Answer):
+    """One run (result) of the set: when, its pass rate over case runs, each metric's mean, its status counts and
+    run metadata when the result file records any (labels, git commit, versions)."""
+
+    result_id: str
+    timestamp: float | None = None
+    pass_rate: float | None = None
+    passed: int
+    total: int
+    failed_cases: int
+    metric_means: dict[str, float]
+    cancelled: bool = False
+    source: str = ""
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+
+class HistoryAnswer(Answer):
+    """The runs of an eval set, oldest first, and the matrix of their case statuses: ``matrix[i]`` is run ``i``'s
+    statuses, one letter per case of ``cases`` (``P`` passed, ``F`` failed, ``E`` error, ``N`` not evaluated, ``-``
+    not run)."""
+
+    app: str
+    eval_set_id: str
+    metrics: list[str]
+    cases: list[str]
+    runs: list[HistoryRun]
+    matrix: list[str]
+    truncated: int = Field(0, description="older runs left out (see limit)")
+
+
+@router.get("/apps/{app}/eval-sets/{set_id}/history")
+def set_history(
+    app: str, set_id: str, state: StateDep, limit: Annotated[int, Query(ge=1, le=10000)] = 1000
+) -> HistoryAnswer:
+    """The set's runs, oldest first (at most ``limit``, the newest kept), each with its pass rate and metric means,
+    and the runs × cases status matrix; cases in the eval set's order, then cases only older runs had."""
+    state.check_app(app)
+    rows = [r for r in state.results.rows(app) if r["evalSetId"] == set_id]
+    truncated = max(0, len(rows) - limit)
+    rows = rows[:limit]
+    try:
+        cases = list(
+            state.eval_sets.snapshot(app, set_id).view("review-ids", lambda s: [c.eval_id for c in s.eval_cases])
+        )
+    except (NotFoundError, InputError):
+        cases = []  # a deleted or broken set still has a history
+    known = set(cases)
+    runs: list[HistoryRun] = []
+    digests = []
+    metrics: list[str] = []
+    for row in reversed(rows):  # oldest first
+        digest = result_digest(state, app, row)
+        if digest is None:
+            continue
+        digests.append(digest)
+        for eval_id in digest.statuses:
+            if eval_id not in known:
+                known.add(eval_id)
+                cases.append(eval_id)
+        metrics += [m for m in digest.metric_means if m not in metrics]
+        failed = sum(1 for s in digest.statuses.values() if s in ("F", "E"))
+        runs.append(
+            HistoryRun(
+                result_id=digest.result_id,
+                timestamp=digest.timestamp,
+                pass_rate=digest.passed_runs / digest.total_runs if digest.total_runs else None,
+                passed=digest.passed_runs,
+                total=digest.total_runs,
+                failed_cases=failed,
+                metric_means=digest.metric_means,
+                cancelled=digest.cancelled,
+                source=str(row.get("source") or ""),
+                metadata=digest.metadata,
+            )
+        )
+    matrix = ["".join(d.statuses.get(c, "-") for c in cases) for d in digests]
+    return HistoryAnswer(
+        app=app, eval_set_id=set_id, metrics=metrics, cases=cases, runs=runs, matrix=matrix, truncated=truncated
+    )

@@ -1,0 +1,121 @@
+// agentgauge web UI: the case list of the Replay tab — last status and first failure reason per case, filtered by
+// status and searched by id or text. Virtualised: only the rows in view (plus a few) are in the DOM, so a list of
+// thousands of cases renders and scrolls at once. Loaded after app.js, whose helpers (el, status) it uses.
+"use strict";
+
+window.AgentgaugeCaseList = (() => {
+  const ROW_HEIGHT = 46;  // px; every row has the same height (id and status on one line, the reason on the next)
+  const OVERSCAN = 6;     // rows kept beyond each edge of the view, so a fast scroll shows no gap
+  const FAILING = new Set(["failed", "error"]);
+
+  // A row matches the status filter ("" all, "failing" failed or error, "not_run" never run) and the words of the
+  // search, each found in the id, the first user message or the reason (case-insensitive).
+  function matches(row, filter, words) {
+    if (filter === "failing" && !FAILING.has(row.status)) return false;
+    if (filter === "not_run" && row.status) return false;
+    if (filter && filter !== "failing" && filter !== "not_run" && row.status !== filter) return false;
+    if (!words.length) return true;
+    const hay = `${row.evalId}\n${row.text || ""}\n${row.reason || ""}`.toLowerCase();
+    return words.every((w) => hay.includes(w));
+  }
+
+  class CaseList {
+    constructor(viewport, onPick) {
+      this.viewport = viewport;
+      this.onPick = onPick;
+      this.spacer = el("div", { class: "case-spacer" });
+      this.window = el("div", { class: "case-window" });
+      this.spacer.append(this.window);
+      viewport.replaceChildren(this.spacer);
+      this.all = [];
+      this.rows = [];
+      this.filter = "";
+      this.words = [];
+      this.selected = null;
+      this.drawn = [-1, -1];
+      viewport.addEventListener("scroll", () => this.render(false));
+      window.addEventListener("resize", () => this.render(true));
+    }
+
+    setRows(rows) {
+      this.all = rows;
+      this.apply();
+    }
+
+    setQuery(filter, text) {
+      this.filter = filter;
+      this.words = text.toLowerCase().split(/\s+/).filter(Boolean);
+      this.apply();
+    }
+
+    apply() {
+      this.rows = this.all.filter((row) => matches(row, this.filter, this.words));
+      this.spacer.style.height = `${this.rows.length * ROW_HEIGHT}px`;
+      this.render(true);
+    }
+
+    render(force) {
+      const top = this.viewport.scrollTop;
+      const height = this.viewport.clientHeight || 400;
+      const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
+      const last = Math.min(this.rows.length, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
+      if (!force && first === this.drawn[0] && last === this.drawn[1]) return;
+      this.drawn = [first, last];
+      const nodes = [];
+      for (let i = first; i < last; i += 1) nodes.push(this.rowNode(this.rows[i], i));
+      this.window.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
+      this.window.replaceChildren(...nodes);
+    }
+
+    rowNode(row, index) {
+      const item = el("div", {
+        class: `case-item${row.evalId === this.selected ? " selected" : ""}`,
+        dataset: { case: row.evalId, index: String(index), status: row.status || "not_run" },
+        title: row.reason || "",
+        onclick: () => this.pick(row.evalId),
+      },
+      el("div", { class: "case-line" }, status(row.status || "not run"),
+        el("span", { class: "case-id" }, row.evalId),
+        el("span", { class: "case-meta muted" }, `${row.turns} turn${row.turns === 1 ? "" : "s"}` +
+          (row.runs > 1 ? ` · ${row.runs} runs` : ""))),
+      el("div", { class: "case-reason" }, row.reason || (row.status ? "" : row.text || "")));
+      return item;
+    }
+
+    pick(evalId) {
+      this.selected = evalId;
+      this.reveal(evalId);
+      this.render(true);
+      const row = this.all.find((r) => r.evalId === evalId);
+      if (row) this.onPick(row);
+    }
+
+    // Scroll so the case's row is in view (the list holds only the rows near the view).
+    reveal(evalId) {
+      const index = this.rows.findIndex((r) => r.evalId === evalId);
+      if (index < 0) return;
+      const top = index * ROW_HEIGHT;
+      const view = this.viewport;
+      if (top < view.scrollTop || top + ROW_HEIGHT > view.scrollTop + view.clientHeight) {
+        view.scrollTop = Math.max(0, top - view.clientHeight / 2);
+      }
+    }
+
+    // The next (step 1) or previous (step -1) failing case in the filtered list after the selected one.
+    stepFailed(step) {
+      const failing = this.rows.filter((r) => FAILING.has(r.status));
+      if (!failing.length) return null;
+      const at = failing.findIndex((r) => r.evalId === this.selected);
+      const next = at < 0 ? (step > 0 ? 0 : failing.length - 1) : (at + step + failing.length) % failing.length;
+      this.pick(failing[next].evalId);
+      return failing[next].evalId;
+    }
+
+    counts() {
+      return { shown: this.rows.length, total: this.all.length,
+        failing: this.all.filter((r) => FAILING.has(r.status)).length };
+    }
+  }
+
+  return { CaseList, matches, ROW_HEIGHT };
+})();
