@@ -8,42 +8,15 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import importlib.util
 import json
-import threading
-import time
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
-from _servers import CALCULATOR, HERE, ROOT, free_port, require
+from _servers import CALCULATOR, HERE, ROOT, require
 
 SECRET_IN_BODY = "sk-a2a-fault-0123456789abcdef"
 """A value the failing routes echo in their bodies: registered as a secret, it must never show."""
-
-
-@contextlib.contextmanager
-def serving(make_app: Any) -> Iterator[str]:
-    """Serve ``make_app(url)`` with uvicorn on 127.0.0.1 and a free port in a thread (the app needs its own URL
-    for its agent card); yields ``HOST:PORT``."""
-    import uvicorn
-
-    port = free_port()
-    app = make_app(f"http://127.0.0.1:{port}/")
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.02)
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 def example_server_module() -> Any:

@@ -40,10 +40,19 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def running_server(app: Any) -> Iterator[str]:
-    """Serve the ASGI ``app`` with uvicorn on 127.0.0.1 and a free port in a thread; yields the base URL."""
+    """Serve the ASGI ``app`` with uvicorn on 127.0.0.1 and a free port in a thread; yields ``HOST:PORT``."""
+    with serving(lambda _url: app) as address:
+        yield address
+
+
+@contextlib.contextmanager
+def serving(make_app: Any) -> Iterator[str]:
+    """Serve ``make_app(url)`` (an app that needs its own URL, e.g. for an A2A agent card) with uvicorn on 127.0.0.1
+    and a free port in a thread; yields ``HOST:PORT``."""
     import uvicorn
 
     port = free_port()
+    app = make_app(f"http://127.0.0.1:{port}/")
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=1)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

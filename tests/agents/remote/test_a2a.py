@@ -8,15 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _a2a_servers import (
-    adk_a2a_app,
-    evaluate_calculator,
-    example_server_module,
-    fault_app,
-    per_invocation,
-    serving,
-)
-from _servers import CALCULATOR, require
+from _a2a_servers import adk_a2a_app, evaluate_calculator, example_server_module, fault_app, per_invocation
+from _servers import CALCULATOR, require, serving
 
 from agentgauge.agents import AgentRequest, load_agent
 from agentgauge.agents.remote import RemoteAgentSettings, load_remote_agent

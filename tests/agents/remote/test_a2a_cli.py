@@ -12,8 +12,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from _a2a_servers import SECRET_IN_BODY, fault_app, serving
-from _servers import require
+from _a2a_servers import SECRET_IN_BODY, fault_app
+from _servers import require, serving
 
 
 @pytest.fixture(scope="module")

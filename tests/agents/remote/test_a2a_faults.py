@@ -11,8 +11,8 @@ from typing import Any
 
 import httpx
 import pytest
-from _a2a_servers import SECRET_IN_BODY, fault_app, serving
-from _servers import free_port, require
+from _a2a_servers import SECRET_IN_BODY, fault_app
+from _servers import free_port, require, serving
 
 from agentgauge._util.redact import register_secret
 from agentgauge.agents import AgentRequest

@@ -10,9 +10,9 @@ from typing import Any
 
 import httpx
 import pytest
-from _a2a_servers import SECRET_IN_BODY, evaluate_calculator, per_invocation, serving
+from _a2a_servers import SECRET_IN_BODY, evaluate_calculator, per_invocation
 from _agui_servers import example_server_module, fault_app
-from _servers import CALCULATOR, require
+from _servers import CALCULATOR, require, serving
 
 from agentgauge._util.redact import register_secret
 from agentgauge.agents import AgentRequest, load_agent

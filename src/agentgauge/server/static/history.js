@@ -13,18 +13,7 @@ window.AgentgaugeHistory = (() => {
   const HEAD = 20;  // px of the run numbers above the matrix
   const STATUS = { P: "passed", F: "failed", E: "error", N: "not_evaluated", "-": "not_run" };
 
-  function svg(tag, attrs = {}, ...children) {
-    const node = document.createElementNS(SVG, tag);
-    for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
-    for (const child of children) node.append(child);
-    return node;
-  }
-
-  function title(text) {
-    const node = svg("title");
-    node.textContent = text;
-    return node;
-  }
+  const { svg, title } = window.AgentgaugeSvg;
 
   function runLabel(run, index) {
     const lines = [`run #${index + 1} · ${when(run.timestamp)}`, `pass rate ${fmt(run.passRate)} (${run.passed}/${run.total} case runs)`];

@@ -9,18 +9,7 @@ window.AgentgaugeTimeline = (() => {
   const LABEL = 230;     // px of the name column
   const AXIS = 22;       // px of the time axis on top
 
-  function svg(tag, attrs = {}, ...children) {
-    const node = document.createElementNS(SVG, tag);
-    for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
-    for (const child of children) node.append(child);
-    return node;
-  }
-
-  function title(text) {
-    const node = svg("title");
-    node.textContent = text;
-    return node;
-  }
+  const { svg, title } = window.AgentgaugeSvg;
 
   function describe(s) {
     const parts = [`${s.name} (${s.kind})`, `${s.duration.toFixed(3)} s from +${s.start.toFixed(3)} s`];
