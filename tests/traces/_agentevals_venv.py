@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV = ROOT / ".venv-agentevals"
@@ -38,7 +39,13 @@ def _unavailable(reason: str) -> None:
 
 def ensure_agentevals() -> Path:
     """The Python of a venv with agentevals installed (created or refreshed when needed); skips or fails the test
-    when it cannot be installed."""
+    when it cannot be installed. The test workers (pytest -n) take turns: one creates the venv, the others wait for it
+    and then reuse it."""
+    with FileLock(str(VENV) + ".lock", timeout=2400):
+        return _ensure_agentevals()
+
+
+def _ensure_agentevals() -> Path:
     marker = VENV / _MARKER
     if _python().is_file() and marker.is_file() and marker.read_text().strip() == _digest():
         return _python()
