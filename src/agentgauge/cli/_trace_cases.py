@@ -23,13 +23,13 @@ class TraceCases:
         self, index: ConversationIndex, planned: list[PlannedCase], eval_set_id: str, description: str | None = None
     ) -> None:
         from ..model import EvalCase, EvalSet, SessionInput
-        from ..service._source import _stub
+        from ..service import index_stub
 
         self._index = index
         self._planned = planned
         sessions: dict[str, SessionInput] = {}
         stubs = [
-            _stub(
+            index_stub(
                 EvalCase.model_construct(eval_id=p.eval_id, eval_mode="trace", session_input=p.session_input), sessions
             )
             for p in planned

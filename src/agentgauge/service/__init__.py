@@ -48,7 +48,7 @@ from ._options import RunOptions
 from ._pool import bounded_each, bounded_map
 from ._rubrics import RubricError, merge_case_rubrics
 from ._selection import MetricSelection, metric_needs_judge
-from ._source import STREAM_MIN_BYTES, CaseStream, LoadedEvalSet, StreamedEvalSet, open_eval_set
+from ._source import STREAM_MIN_BYTES, CaseStream, LoadedEvalSet, StreamedEvalSet, index_stub, open_eval_set
 from ._turns import expected_invocations, trace_invocations, turn_mismatches, user_only
 from ._types import EvalSetRunResult, EvaluateConfig, EvaluateRequest, InferenceRequest, InferenceResult
 
@@ -113,6 +113,7 @@ __all__ = [
     "case_row",
     "evaluate_case",
     "expected_invocations",
+    "index_stub",
     "infer_case",
     "infer_simulated",
     "merge_case_rubrics",

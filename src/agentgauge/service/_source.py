@@ -19,7 +19,15 @@ from typing import Any, Protocol
 from ..errors import InputError, NotFoundError
 from ..model import EvalCase, EvalSet, SessionInput
 
-__all__ = ["STREAM_MIN_BYTES", "CaseStream", "LoadedEvalSet", "StreamedEvalSet", "open_eval_set", "stream_min_bytes"]
+__all__ = [
+    "STREAM_MIN_BYTES",
+    "CaseStream",
+    "LoadedEvalSet",
+    "StreamedEvalSet",
+    "index_stub",
+    "open_eval_set",
+    "stream_min_bytes",
+]
 
 STREAM_MIN_BYTES = 32 * 1024 * 1024
 """Eval set and result files at least this large are read case by case; smaller ones are loaded whole.
@@ -102,7 +110,7 @@ class _IndexedCase(EvalCase):
         return field.get_default(call_default_factory=True)
 
 
-def _stub(case: EvalCase, sessions: dict[str, SessionInput]) -> EvalCase:
+def index_stub(case: EvalCase, sessions: dict[str, SessionInput]) -> EvalCase:
     """What selection, the agent check and the app name need; the conversation stays in the file.
 
     A stub holds only ``eval_id``, ``eval_mode`` and ``session_input`` (one shared object per app name): ~250 bytes
@@ -163,7 +171,7 @@ class StreamedEvalSet:
         try:
             for kind, item in _walk(target, pause_gc=True):
                 if kind == "case":
-                    stubs.append(_stub(item, sessions))
+                    stubs.append(index_stub(item, sessions))
                 else:
                     top = item
         except (_NotStreamable, OSError):
