@@ -31,6 +31,7 @@ _BIN = Path(sys.executable).with_name("agentgauge")
 # mode of remote_server.py -> (agent URL, a route answering once the server is up)
 PROTOCOLS = {
     "adk-lite": ("adk+http://127.0.0.1:{port}/apps/bench", "/list-apps"),
+    "a2a-lite": ("a2a+http://127.0.0.1:{port}", "/.well-known/agent-card.json"),
     "a2a": ("a2a+http://127.0.0.1:{port}", "/.well-known/agent-card.json"),
     "adk": ("adk+http://127.0.0.1:{port}/apps/bench", "/list-apps"),
 }
@@ -46,7 +47,7 @@ def _available(protocol: str) -> str | None:
     """Why ``protocol`` cannot be measured here (``None`` when it can)."""
     if importlib.util.find_spec("google.adk") is None:
         return "google-adk is not installed"
-    if protocol == "a2a":
+    if protocol.startswith("a2a"):
         if importlib.util.find_spec("a2a") is None:
             return "a2a-sdk is not installed"
         if importlib.util.find_spec("agentgauge.agents.remote._a2a") is None:
@@ -87,6 +88,22 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _client_floor(protocol: str, url: str, p: int, manifest: dict[str, Any], env: dict[str, str]) -> dict[str, float]:
+    """a2a-sdk's client alone sending the same turns to the same server (``a2a_client_floor.py``, median of 3)."""
+    base = "http://" + url.split("://", 1)[1]
+    turns = json.dumps(manifest["invocations_per_case"])
+    runs = []
+    for _ in range(3):
+        done = subprocess.run(
+            [sys.executable, str(BENCH_DIR / "a2a_client_floor.py"), base, str(p), turns],
+            env=env, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        if done.returncode != 0:
+            raise MeasureError(f"a2a_client_floor.py {protocol} P={p}: {done.stderr.strip()[-300:]}")
+        runs.append(json.loads(done.stdout))
+    return {key: median([run[key] for run in runs]) for key in ("wall_s", "cpu_s")}
+
+
 def _run_protocol(cfg: Config, setup: dict[str, Any], protocol: str, env: dict[str, str]) -> list[dict[str, Any]]:
     manifest = setup["manifest"]
     durations = [k * cfg.latency for k in manifest["invocations_per_case"]]
@@ -113,12 +130,15 @@ def _run_protocol(cfg: Config, setup: dict[str, Any], protocol: str, env: dict[s
                     helps.append(run_child([str(_BIN), "--help"]).wall_s)
                     evals.append(run.wall_s)
                     rss.append(run.peak_rss_mb)
+            floor = _client_floor(protocol, url, p, manifest, env) if protocol.startswith("a2a") else None
             ideal = fifo_ideal(durations, p)
             wall, startup = median(evals), median(helps)
             rows.append({
                 "parallelism": p, "ideal_s": ideal, "eval_wall_s": wall, "help_wall_s": startup,
                 "net_s": wall - startup, "net_over_ideal": (wall - startup) / ideal, "peak_rss_mb": median(rss),
                 "server_cpu_s": median(server_cpu), "eval_walls_s": evals,
+                **({"a2a_sdk_client_wall_s": floor["wall_s"], "a2a_sdk_client_cpu_s": floor["cpu_s"],
+                    "a2a_sdk_client_over_ideal": floor["wall_s"] / ideal} if floor else {}),
             })  # fmt: skip
     finally:
         server.terminate()

@@ -10,7 +10,10 @@ Every mode sleeps ``BENCH_LATENCY`` per turn, then replays the recorded turn (``
 - ``adk-lite``: the same events in ADK's JSON form from a minimal Starlette app speaking ADK's HTTP API (session
   creation, ``/run_sse``): what is left is agentgauge's own cost, not google-adk's server's;
 - ``a2a``: an ``a2a-sdk`` server (JSON-RPC, streaming) reporting tool calls and results as data parts the way
-  google-adk's A2A converter does, then the answer as an artifact.
+  google-adk's A2A converter does, then the answer as an artifact;
+- ``a2a-lite``: the same A2A 1.0 JSON-RPC events, byte for byte in shape (task, working status updates with the
+  data parts, the answer artifact, completed), from a minimal Starlette app: what is left is the client's cost
+  (a2a-sdk's client and agentgauge), not a2a-sdk's server's.
 """
 
 from __future__ import annotations
@@ -126,6 +129,62 @@ def _adk_lite_app() -> Any:
     )
 
 
+def _a2a_lite_events(rid: Any, text: str, context_id: str | None) -> list[str]:
+    """The SSE chunks of one streamed A2A 1.0 answer to ``text``, as a2a-sdk's server sends them."""
+    import uuid
+
+    task_id, context_id = uuid.uuid4().hex, context_id or uuid.uuid4().hex
+    ids = {"taskId": task_id, "contextId": context_id}
+    user = {"messageId": uuid.uuid4().hex, **ids, "role": "ROLE_USER", "parts": [{"text": text}]}
+    results: list[dict[str, Any]] = [
+        {"task": {"id": task_id, "contextId": context_id, "status": {"state": "TASK_STATE_SUBMITTED"},
+                  "history": [user]}},
+    ]  # fmt: skip
+    events = _turn_events(text)
+    for event in events[:-1]:
+        part = event["content"]["parts"][0]
+        kind, data = ("function_call", part["functionCall"]) if "functionCall" in part else (
+            "function_response", part["functionResponse"])  # fmt: skip
+        message = {"messageId": uuid.uuid4().hex, "role": "ROLE_AGENT",
+                   "parts": [{"data": data, "metadata": {"adk_type": kind}}]}  # fmt: skip
+        results.append({"statusUpdate": {**ids, "status": {"state": "TASK_STATE_WORKING", "message": message}}})
+    answer = {"artifactId": uuid.uuid4().hex, "parts": [{"text": events[-1]["content"]["parts"][0]["text"]}]}
+    results.append({"artifactUpdate": {**ids, "artifact": answer, "lastChunk": True}})
+    results.append({"statusUpdate": {**ids, "status": {"state": "TASK_STATE_COMPLETED"}}})
+    return [f"data: {json.dumps({'result': r, 'id': rid, 'jsonrpc': '2.0'})}\n\n" for r in results]
+
+
+def _a2a_lite_app(url: str) -> Any:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response, StreamingResponse
+    from starlette.routing import Route
+
+    card = {
+        "name": "bench", "description": "The remote benchmark's replaying agent.", "version": "1.0.0",
+        "supportedInterfaces": [{"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+    }  # fmt: skip
+
+    async def agent_card(request: Request) -> Response:
+        return JSONResponse(card)
+
+    async def rpc(request: Request) -> Response:
+        body = await request.json()
+        message = body["params"]["message"]
+        text = "".join(part.get("text", "") for part in message["parts"])
+        await asyncio.sleep(_LATENCY)
+        chunks = _a2a_lite_events(body["id"], text, message.get("contextId"))
+
+        async def stream() -> AsyncGenerator[str, None]:
+            for chunk in chunks:
+                yield chunk
+
+        return StreamingResponse(stream(), media_type="text/event-stream")
+
+    return Starlette(routes=[Route("/.well-known/agent-card.json", agent_card), Route("/", rpc, methods=["POST"])])
+
+
 def _a2a_app(url: str) -> Any:
     import uuid
 
@@ -183,6 +242,8 @@ def main() -> None:
         app = _adk_app(ReplayAdkAgent(name="bench"))
     elif mode == "adk-lite":
         app = _adk_lite_app()
+    elif mode == "a2a-lite":
+        app = _a2a_lite_app(f"http://127.0.0.1:{port}/")
     else:
         app = _a2a_app(f"http://127.0.0.1:{port}/")
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", backlog=4096)

@@ -115,6 +115,31 @@ def test_a_digit_run_inside_a_string_is_only_a_string() -> None:
     assert may_hold_wide_ints(b"[18446744073709551616]") and may_hold_wide_ints(b"[-9223372036854775809]")
 
 
+_integers = st.integers(-(2**70), 2**70) | st.sampled_from([2**64 - 1, 2**64, -(2**63), -(2**63) - 1, 10**19])
+_id_strings = st.text("0123456789abcdef", max_size=40)  # trace ids: digit runs inside strings
+_documents = st.recursive(
+    _integers | _id_strings | st.floats(allow_nan=False, allow_infinity=False),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_id_strings, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def _holds_wide_ints(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_holds_wide_ints(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_wide_ints(v) for v in value)
+    return type(value) is int and not -(2**63) <= value < 2**64
+
+
+@settings(max_examples=400, deadline=None)
+@given(_documents, st.booleans())
+def test_wide_integers_are_found_and_digit_runs_in_strings_are_not(doc: Any, indent: bool) -> None:
+    text = json.dumps(doc, indent=2 if indent else None).encode()
+    assert may_hold_wide_ints(text) is _holds_wide_ints(doc)
+    assert loads(text) == json.loads(text)
+
+
 def test_invalid_json_keeps_orjsons_message() -> None:
     for bad, message in (("[1,]", "invalid JSON"), ('["\\ud800"]', "invalid JSON"), ("[1e400", "invalid JSON")):
         with pytest.raises(InputError, match=message):

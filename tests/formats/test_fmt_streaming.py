@@ -308,3 +308,23 @@ def tracemalloc_peak(action: Any) -> int:
     tracemalloc.stop()
     del result
     return peak
+
+
+def test_values_far_larger_or_smaller_than_the_last_ones_stream_as_whole_reads() -> None:
+    # The window tried for a value follows the sizes of the values before it: a value many times larger must grow
+    # it (a window ending inside a value, or inside a character, is tried again larger), a small one after large
+    # ones is found at once.
+    sizes = [3, 40_000, 2, 250_000, 10, 10, 90_000, 1, 600_000, 5]
+    doc = {
+        "evalSetId": "s",
+        "evalCases": [
+            {"evalId": f"c{i}", "conversation": [{"userContent": {"content": "aé€😀"[: 1 + i % 4] * size}}]}
+            for i, size in enumerate(sizes)
+        ],
+    }
+    for ascii_only in (True, False):
+        data = _dumps(doc, indent=False, ascii_only=ascii_only)
+        for read_size in (1 << 20, 7_777):
+            streamed = stream_eval_set(reader(data, [read_size]), "<input>")
+            assert streamed is not None
+            assert streamed == validated_set(data)

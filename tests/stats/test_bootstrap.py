@@ -137,3 +137,18 @@ def test_every_path_agrees_with_the_weights_on_many_cases() -> None:
         assert sums[0][b] == sum(w[b] * v for w, v in zip(weights, whole, strict=True))
         assert sums[1][b] == pytest.approx(sum(w[b] * v for w, v in zip(weights, fractions, strict=True)), abs=1e-6)
         assert sums[2][b] == 2 * sum(w[b] for w in weights)
+
+
+def test_the_draws_do_not_depend_on_how_many_are_made_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Indices are drawn a block of resamples at a time (to bound memory): any block size gives the same sums, so
+    # an interval never changes with the memory setting. Constant columns (every case one run) are not drawn at
+    # all, and must equal what drawing would give.
+    from agentgauge.stats import _bootstrap
+
+    rng = random.Random(3)
+    columns = [[float(rng.randrange(0, 3)) for _ in range(301)], [1.0] * 301, [rng.random() for _ in range(301)]]
+    expected = bootstrap_weighted_sums(columns, resamples=777, seed=9)
+    for block in (1, 300, 302, 10_007, 1 << 22):
+        monkeypatch.setattr(_bootstrap, "_BLOCK_DRAWS", block)
+        assert bootstrap_weighted_sums(columns, resamples=777, seed=9) == expected
+    assert expected[1] == [301.0] * 777

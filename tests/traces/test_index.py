@@ -103,9 +103,40 @@ def test_the_first_unreadable_trace_in_input_order_is_the_error(tmp_path: Path) 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(["a", "a_2", "a_3", "b", "a_2_2"]), max_size=40))
 def test_case_ids_are_numbered_as_trace_eval_set_numbers_them(bases: list[str]) -> None:
-    from agentgauge.traces._cases import _unique
-    from agentgauge.traces._index import _UniqueIds
+    from agentgauge.traces._cases import _UniqueIds
+
+    def first_free(base: str, taken: set[str]) -> str:  # the definition: the first of base, base_2, ... not taken
+        candidate, number = base, 2
+        while candidate in taken:
+            candidate, number = f"{base}_{number}", number + 1
+        taken.add(candidate)
+        return candidate
 
     taken: set[str] = set()
     unique = _UniqueIds()
-    assert [unique(base) for base in bases] == [_unique(base, taken) for base in bases]
+    assert [unique(base) for base in bases] == [first_free(base, taken) for base in bases]
+
+
+def test_many_traces_of_one_case_are_numbered_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    # ``traces to-evalset`` and trace-mode runs number the cases of traces that share an id (here every trace:
+    # ids alike in their first 16 hex digits) base, base_2, base_3, ...; finding each number afresh from 2 would
+    # test n * n / 2 candidates.
+    from agentgauge.traces import TraceConversation, _cases, golden_eval_set
+
+    tested = 0
+
+    class CountingSet(set[str]):
+        def __contains__(self, item: object) -> bool:
+            nonlocal tested
+            tested += 1
+            return super().__contains__(item)
+
+    monkeypatch.setattr(_cases, "set", CountingSet, raising=False)
+    conversations = [TraceConversation(f"{n:032x}", "t.json", []) for n in range(3000)]
+    conversations[5].eval_id = "trace_0000000000000000_9"  # an explicit id the numbering has to step over
+    ids = [case.eval_id for case in golden_eval_set(conversations, "recorded").eval_cases]
+    base = "trace_0000000000000000"
+    assert ids[:5] == [base, f"{base}_2", f"{base}_3", f"{base}_4", f"{base}_5"]
+    assert ids[5] == f"{base}_9" and ids[6:9] == [f"{base}_6", f"{base}_7", f"{base}_8"]
+    assert ids[9] == f"{base}_10" and ids[-1] == f"{base}_3000" and len(set(ids)) == 3000
+    assert len(conversations) <= tested <= 3 * len(conversations)

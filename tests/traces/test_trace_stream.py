@@ -193,3 +193,26 @@ def test_any_spread_of_spans_reads_as_the_whole_file_reader(
             suffix = ".json" if base64_ids else ".jsonl"
             (folder / f"{number:02d}{suffix}").write_text("".join(json.dumps(d) + "\n" for d in part))
     assert _shape(load_traces(folder)) == _shape(_whole(folder))
+
+
+def _deep_jaeger_file(tmp_path: Path, levels: int) -> Path:
+    """Three traces; the second holds a tag value of arrays nested so that the document is ``levels`` deep."""
+    doc = {"data": [_jaeger_trace(0), _jaeger_trace(1), _jaeger_trace(2)]}
+    text = json.dumps(doc).replace('"value": 1}', '"value": ' + "[" * (levels - 7) + "]" * (levels - 7) + "}", 1)
+    path = tmp_path / "deep.json"
+    path.write_text(text)
+    return path
+
+
+def test_a_trace_nested_too_deep_is_named_as_the_whole_file_reader_names_it(tmp_path: Path) -> None:
+    from agentgauge.formats._jsonio import MAX_DEPTH
+
+    # data[1].spans[0].tags[0].value: seven levels of document around the value's own arrays.
+    assert len(list(iter_trace_groups(_deep_jaeger_file(tmp_path, MAX_DEPTH)))) == 3
+    path = _deep_jaeger_file(tmp_path, MAX_DEPTH + 1)
+    with pytest.raises(InputError) as caught:
+        list(iter_trace_groups(path))
+    with pytest.raises(InputError) as whole:
+        _whole(path)
+    assert str(caught.value) == str(whole.value)
+    assert f"nested deeper than {MAX_DEPTH} levels" in str(caught.value)

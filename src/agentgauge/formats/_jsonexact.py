@@ -26,10 +26,14 @@ __all__ = ["INT_DIGITS_LIMIT", "dumps", "exact_value", "loads", "may_hold_wide_i
 INT_DIGITS_LIMIT = 4300
 """The most digits an integer may have: Python's ``int`` conversion limit, which pydantic (ADK) applies too."""
 
-_DIGITS = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))  # every digit -> "0", the rest -> " "
-_RUN = b"0" * 19  # -2**63 has 19 digits and 2**64 - 1 has 20: a shorter integer is always within orjson's range
-_ZEROS = re.compile(rb"0+")
 _BEFORE_NUMBER = frozenset(b" \t\r\n:,[")  # what may precede a number token in JSON
+# Every digit -> "0"; what may precede a number token, and "-", -> ":"; the rest -> " ". A digit run that may be a
+# wide integer then shows as ":" and 19 zeros (or 19 zeros at the very start): one ``find`` passes over the digit
+# runs inside strings and names (ids, timestamps in text), which a ``"`` or a letter precedes.
+_CLASSES = bytes(0x30 if 0x30 <= b <= 0x39 else 0x3A if b in _BEFORE_NUMBER or b == 0x2D else 0x20 for b in range(256))
+_RUN = b"0" * 19  # -2**63 has 19 digits and 2**64 - 1 has 20: a shorter integer is always within orjson's range
+_CANDIDATE = b":" + _RUN
+_ZEROS = re.compile(rb"0+")
 _AFTER_INTEGER = frozenset(b".eE")  # a token continuing with one of these is a float, which orjson reads right
 _U64_MAX = b"18446744073709551615"
 _I64_MIN = b"9223372036854775808"  # without its sign
@@ -46,10 +50,10 @@ def may_hold_wide_ints(data: bytes) -> bool:
 
     False positives (a long digit run inside a string that looks like a number token) only cost a second parse.
     """
-    digits = data.translate(_DIGITS)
-    at = digits.find(_RUN)
+    classes = data.translate(_CLASSES)
+    at = 0 if classes.startswith(_RUN) else _next_run(classes, 0)
     while at >= 0:
-        run_end = _ZEROS.match(digits, at)
+        run_end = _ZEROS.match(classes, at)
         end = run_end.end() if run_end is not None else at + len(_RUN)
         negative = at > 0 and data[at - 1] == 0x2D  # "-"
         start = at - 1 if negative else at
@@ -58,8 +62,14 @@ def may_hold_wide_ints(data: bytes) -> bool:
         )
         if number_token and _beyond(_I64_MIN if negative else _U64_MAX, data[at:end]):
             return True
-        at = digits.find(_RUN, end)
+        at = _next_run(classes, end)
     return False
+
+
+def _next_run(classes: bytes, after: int) -> int:
+    # Where the next run of 19+ digits after a possible number start begins (-1: none).
+    found = classes.find(_CANDIDATE, after)
+    return found + 1 if found >= 0 else -1
 
 
 # ``parse_constant=float``: a new float for every NaN, as pydantic makes (the json module would hand out one shared

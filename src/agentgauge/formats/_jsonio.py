@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import stat
@@ -23,6 +24,7 @@ __all__ = [
     "dump_json",
     "gc_paused",
     "join_path",
+    "loads_within_depth",
     "nests_deeper",
     "open_input",
     "parse_json",
@@ -135,6 +137,50 @@ def nests_deeper(value: Any, limit: int) -> bool:
                     below.append(child)
         level = below
     return False
+
+
+@functools.cache
+def _orjson_depth_limit() -> int:
+    """How many levels of arrays orjson parses before it refuses a document (1024 so far), found once by trying."""
+
+    def parses(levels: int) -> bool:
+        try:
+            orjson.loads(b"[" * levels + b"]" * levels)
+        except orjson.JSONDecodeError:
+            return False
+        return True
+
+    low, high = 0, 4096
+    if parses(high):
+        return 0  # no limit found: :func:`loads_within_depth` checks the parsed value instead
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if parses(middle) else (low, middle - 1)
+    return low
+
+
+def loads_within_depth(data: bytes, limit: int) -> Any:
+    """``data`` parsed by orjson (no exact integers: see :mod:`._jsonexact`), refused with
+    :class:`orjson.JSONDecodeError` when it is not JSON or when it nests arrays/objects more than ``limit`` levels
+    (``data`` itself is level 1)."""
+    padding = _orjson_depth_limit() - limit
+    if padding <= 0 or padding > 4096:
+        value = orjson.loads(data)
+        if nests_deeper(value, limit):
+            raise orjson.JSONDecodeError(f"nested deeper than {limit} levels", "", 0)
+        return value
+    # orjson's own depth limit does the check at parsing speed: the value is parsed inside ``padding`` arrays, so
+    # it is refused exactly when it nests more than ``limit`` levels (walking the parsed value costs about as much
+    # as parsing it).
+    wrapped = bytearray(b"[" * padding)
+    wrapped += data
+    wrapped += b"]" * padding
+    value = orjson.loads(wrapped)
+    for _ in range(padding):
+        if len(value) != 1:  # ``data`` was not one value: nothing (blanks) or several (``1],[2``)
+            raise orjson.JSONDecodeError("expected one JSON value", "", 0)
+        value = value[0]
+    return value
 
 
 def _path_too_deep(value: Any, limit: int) -> list[int | str]:

@@ -27,7 +27,7 @@ from ..errors import InputError
 from ..model import EvalCase, EvalSet
 from ._evalset_read import case_from_raw, eval_set_top
 from ._jsonexact import exact_value
-from ._jsonio import BOM, MAX_DEPTH, gc_paused, nests_deeper
+from ._jsonio import BOM, MAX_DEPTH, gc_paused, loads_within_depth
 
 __all__ = ["stream_eval_set"]
 
@@ -53,6 +53,7 @@ class _Input:
         self._dropped = 0  # bytes of the input already dropped from the front of the buffer
         self._eof = False
         self._window = _FIRST_WINDOW
+        self._recent: list[int] = []
 
     def _more(self, wanted: int = 0) -> bool:
         # Read at least a chunk, or what a large value still needs in one go (repeated appends would be quadratic).
@@ -104,36 +105,97 @@ class _Input:
         while True:
             while len(self._buf) - self._pos < size and self._more(size - len(self._buf) + self._pos):
                 pass
-            window = self._buf[self._pos : self._pos + size]
-            at_end = self._eof and self._pos + size >= len(self._buf)
+            start, stop = self._pos, _char_boundary(self._buf, self._pos + size)
+            window = memoryview(self._buf)[start:stop]
+            at_end = self._eof and stop >= len(self._buf)
             try:
                 value, used = orjson.loads(window), len(window)
             except orjson.JSONDecodeError as exc:
-                value, used = _leading_value(window, exc)
+                # Content after a complete value: orjson stopped where the value (and the spaces after it) ends.
+                value, used = _UNPARSED, _error_offset(exc, len(window))
             else:
                 used = used if at_end else 0  # a cut-off window can still parse (``12`` of ``123``): look further
             if used:
-                start = self._pos
-                # orjson reads an integer beyond 64 bits as a float: such a value is parsed again, exactly.
-                value = exact_value(value, window if used == len(window) else window[:used])
-                # Counting brackets is nearly free; only a value with more containers than the limit can be too deep.
-                containers = self._buf.count(b"[", start, start + used) + self._buf.count(b"{", start, start + used)
-                if containers > max_depth and nests_deeper(value, max_depth):
-                    raise _NotStreamable
-                self._pos += used
-                self._window = max(_FIRST_WINDOW, 2 * used)
-                return value
+                value = self._checked(value, start, used, max_depth)
+                if value is not _INCOMPLETE:
+                    self._pos += used
+                    self._recent = [*self._recent[-(_RECENT_VALUES - 1) :], used]
+                    self._window = max(_FIRST_WINDOW, _next_window(self._recent))
+                    return value
             if at_end:
                 raise _NotStreamable  # a syntax error: the whole-document reader reports it
-            size *= 4
+            size *= 2
+
+    def _checked(self, value: Any, start: int, used: int, max_depth: int) -> Any:
+        """The value in the ``used`` bytes at ``start`` (``value``, unless :data:`_UNPARSED`, was parsed from them),
+        parsed with its depth limited to ``max_depth`` when it could nest that deep, and with exact integers;
+        :data:`_INCOMPLETE` when those bytes are not one whole value."""
+        data = self._buf[start : start + used]
+        # Only a value with more containers than the limit can be too deep; counting brackets costs about what
+        # parsing within the limit adds, so a large value is always parsed that way.
+        if used > _ALWAYS_LIMITED or data.count(b"[") + data.count(b"{") > max_depth:
+            try:
+                value = loads_within_depth(data, max_depth)
+            except orjson.JSONDecodeError:
+                if _parses(data):
+                    raise _NotStreamable from None  # nested too deep: the whole-document reader names where
+                return _INCOMPLETE
+        elif value is _UNPARSED:
+            try:
+                value = orjson.loads(data)
+            except orjson.JSONDecodeError:
+                return _INCOMPLETE
+        # orjson reads an integer beyond 64 bits as a float: such a value is parsed again, exactly.
+        return exact_value(value, data)
+
+
+_INCOMPLETE = object()
+_UNPARSED = object()
+_RECENT_VALUES = 8  # how many of the last values' sizes decide the next window
+_ALWAYS_LIMITED = 1 << 16  # bytes from which a value is parsed within the depth limit without counting brackets
+
+
+def _next_window(recent: list[int]) -> int:
+    # A quarter more than the largest of the last values: a window that ends far past the value costs orjson
+    # time too (it reads and decodes all of it), one too short a parse of the window and another twice as long.
+    return max(recent) * 5 // 4 + 64
+
+
+def _char_boundary(buf: bytes, end: int) -> int:
+    # ``end`` moved back to the start of a UTF-8 character, so a window never ends inside one (orjson would refuse
+    # the whole window as invalid UTF-8, and it would be parsed again twice as large).
+    low = max(end - 3, 0)
+    while end > low and end < len(buf) and buf[end] & 0xC0 == 0x80:
+        end -= 1
+    return end
+
+
+def _error_offset(exc: orjson.JSONDecodeError, window_size: int) -> int:
+    # The byte offset of orjson's error position (it reports characters of the document it was given), 0 when it
+    # stopped at the very start or at the end of what it was given (a value cut off by the end of the window).
+    text, stop = exc.doc, exc.pos
+    if not isinstance(text, str) or stop <= 0 or stop >= len(text):
+        return 0
+    if text.isascii():
+        return stop
+    # Encode the shorter side: the bytes before the stop, or the window less the bytes after it.
+    if stop <= len(text) // 2:
+        return len(text[:stop].encode("utf-8", "surrogatepass"))
+    return window_size - len(text[stop:].encode("utf-8", "surrogatepass"))
+
+
+def _parses(data: bytes) -> bool:
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def _leading_value(window: bytes, exc: orjson.JSONDecodeError) -> tuple[Any, int]:
-    # The value at the start of ``window`` and its length in bytes, when the error is content after a complete
-    # value; else (None, 0). orjson reports where it stopped in characters, not bytes.
-    stop = exc.pos
-    if not window.isascii():
-        stop = len(window.decode("utf-8", "ignore")[:stop].encode("utf-8"))
+    """The value at the start of ``window`` and its length in bytes, when ``exc`` (orjson's error for the whole
+    window) is content after a complete value; else ``(None, 0)``."""
+    stop = _error_offset(exc, len(window))
     if stop <= 0:
         return None, 0
     try:

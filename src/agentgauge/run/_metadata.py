@@ -74,16 +74,24 @@ def git_state(directory: str | os.PathLike[str] | None = None) -> dict[str, Any]
     root = _repository_root(Path(directory if directory is not None else Path.cwd()).absolute())
     if root is None:
         return {}
+    # One git process for all three (each costs ~15 ms of start-up before the run begins).
+    status = _git(root, "status", "--porcelain=v2", "--branch", "--untracked-files=no")
+    if status is None:
+        return {}
     out: dict[str, Any] = {}
-    commit = _git(root, "rev-parse", "--verify", "-q", "HEAD")
-    if commit:
-        out["git_commit"] = commit
-    branch = _git(root, "symbolic-ref", "--short", "-q", "HEAD")
-    if branch:
-        out["git_branch"] = branch
-    status = _git(root, "status", "--porcelain", "--untracked-files=no")
-    if status is not None:
-        out["git_dirty"] = bool(status)
+    dirty = False
+    for line in status.splitlines():
+        if line.startswith("# branch.oid "):
+            commit = line.removeprefix("# branch.oid ")
+            if commit != "(initial)":
+                out["git_commit"] = commit
+        elif line.startswith("# branch.head "):
+            branch = line.removeprefix("# branch.head ")
+            if branch != "(detached)":
+                out["git_branch"] = branch
+        elif line and not line.startswith("#"):
+            dirty = True
+    out["git_dirty"] = dirty
     return out
 
 

@@ -27,6 +27,7 @@ from ._native import native_router
 from ._requests import path_id_check, validation_error_answer
 from ._safety import SafetyMiddleware
 from ._state import ServerState
+from ._warmup import warm_up_lifespan
 
 __all__ = ["adk_web_assets", "create_app"]
 
@@ -75,7 +76,7 @@ def create_app(config: ServerConfig) -> FastAPI:
     state = ServerState(config)
     live = _live_hub(config)
     app = FastAPI(
-        lifespan=_otlp_grpc_lifespan(live, config),
+        lifespan=warm_up_lifespan(state, _otlp_grpc_lifespan(live, config)),
         generate_unique_id_function=_operation_id,
         title="agentgauge",
         version=package_version(),

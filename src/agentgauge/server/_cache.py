@@ -82,6 +82,20 @@ class FileMemo(Generic[T]):
             self._entries.move_to_end(name)
             return found
 
+    def seed(self, name: str, key: FileKey, value: T) -> bool:
+        """Keep ``value`` for the version ``key`` of the file ``name`` (made earlier, e.g. read from a saved index)
+        unless a value is kept already; whether it was kept."""
+        with self._lock:
+            if name in self._entries or len(self._entries) >= self.max_entries:
+                return False
+            self._entries[name] = (key, value)
+            return True
+
+    def items(self) -> list[tuple[str, FileKey, T]]:
+        """``(file name, version key, value)`` of every kept value, least recently used first."""
+        with self._lock:
+            return [(name, key, value) for name, (key, value) in self._entries.items()]
+
     def invalidate(self, path: Path) -> None:
         """Forget the file's value (the server has just written or removed it)."""
         with self._lock:
@@ -127,6 +141,11 @@ class ServerEvalSets(LocalEvalSetManager):
     def __init__(self, base_dir: Path, lock_dir: Path, *, max_cached: int = 32) -> None:
         super().__init__(base_dir, lock_dir=lock_dir)
         self._memo: FileMemo[CachedSet] = FileMemo(max_cached)
+
+    @property
+    def max_cached(self) -> int:
+        """How many parsed eval sets are kept at most (the least recently used are dropped first)."""
+        return self._memo.max_entries
 
     def snapshot(self, app: str, set_id: str) -> CachedSet:
         """The eval set as parsed from its file's current version (shared with other readers: never change it);

@@ -38,8 +38,9 @@ class ServerConfig:
     """Settings of one server.
 
     - ``data_dir``: the server's own files: ``sessions/<app>/<userId>/<sessionId>.json``, ``results/<app>/`` (the
-      results of its runs, unless ``output_dir`` or ``store`` is set) and ``locks/`` (the lock files of the eval set
-      and metrics files it edits). Nothing else is written outside it except the user's eval set and metrics files.
+      results of its runs, unless ``output_dir`` or ``store`` is set), ``locks/`` (the lock files of the eval set
+      and metrics files it edits) and ``cache/result-digests.json`` (what the result lists need of each result file,
+      kept for the next start). Nothing else is written outside it except the user's eval set and metrics files.
     - ``evals_dir``: where eval sets and their metrics files are read and edited,
       ``<evals_dir>/<app>/<id>.evalset.json`` (as ADK keeps them beside the agents); ``None``: ``data_dir``.
     - ``output_dir``: write results to ``<output_dir>/<app>/`` (as ``agentgauge eval --output-dir``); ``store``: to

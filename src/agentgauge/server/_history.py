@@ -18,6 +18,7 @@ from __future__ import annotations
 import builtins
 import os
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,7 +27,9 @@ from ..errors import InputError, NotFoundError
 from ..model import EvalSetResult
 from ..storage import RESULT_SUFFIX, EvalResultManager, LocalEvalResultManager, SuffixLocator, check_segment
 from ._cache import FileMemo
-from ._rows import result_row
+from ._digest import ResultDigest, digest_of_result
+from ._digest_index import INDEX_FILE, load_index, save_index
+from ._digest_read import read_digest
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._config import ServerConfig
@@ -76,14 +79,21 @@ class ResultSource:
 
 class ResultHistory:
     """Every result the server can show, from :attr:`sources` (the first one is where its runs save: :attr:`writer`).
-    Listing reads each result file once per version of the file (the rows are kept)."""
+    Each result file is read once per version of the file into one :class:`ResultDigest`, which the result list,
+    the case list and the history share."""
 
-    def __init__(self, sources: list[ResultSource]) -> None:
+    def __init__(self, sources: list[ResultSource], *, index: Path | None = None) -> None:
         if not sources:
             raise ValueError("a result history needs at least one source")
         self.sources = sources
-        self._rows: FileMemo[dict[str, Any]] = FileMemo(4096)
-        self._store_rows: dict[tuple[str, str, str], dict[str, Any]] = {}
+        self.index = index
+        """Where the digests are kept between two runs of the server (:mod:`._digest_index`); ``None``: nowhere."""
+        self.files_read = 0
+        """How many result files were read into a digest (the index and the memo spare the others)."""
+        self._saved_at = 0  # files_read when the index was last written or read
+        self._count_lock = threading.Lock()
+        self._digests: FileMemo[ResultDigest] = FileMemo(4096)
+        self._store_digests: dict[tuple[str, str, str], ResultDigest] = {}
         self._store_lock = threading.Lock()
 
     @classmethod
@@ -112,7 +122,37 @@ class ResultHistory:
             add_folder("output dir", config.output_dir)
         add_folder("eval sets folder", config.eval_root)
         add_folder("ADK eval history", config.eval_root, AdkHistoryLocator(app_dirs))
-        return cls(sources)
+        return cls(sources, index=config.data_dir / INDEX_FILE)
+
+    def load_index(self) -> int:
+        """Keep the digests of the saved index whose file has not changed since (see :mod:`._digest_index`);
+        returns how many."""
+        if self.index is None:
+            return 0
+        kept = sum(self._digests.seed(name, key, digest) for name, (key, digest) in load_index(self.index).items())
+        with self._count_lock:
+            self._saved_at = self.files_read
+        return kept
+
+    def save_index(self) -> bool:
+        """Write the index of the digests kept, when result files were read since it was last written or read;
+        whether it was written (an index that cannot be written is left out: it only saves time)."""
+        with self._count_lock:
+            read = self.files_read
+            if self.index is None or read == self._saved_at:
+                return False
+        try:
+            save_index(self.index, self._digests.items())
+        except (InputError, OSError):
+            return False
+        with self._count_lock:
+            self._saved_at = read
+        return True
+
+    @property
+    def digests_kept(self) -> int:
+        """How many digests of result files are kept at most (the least recently used are dropped first)."""
+        return self._digests.max_entries
 
     @property
     def writer(self) -> EvalResultManager:
@@ -153,46 +193,78 @@ class ResultHistory:
             raise NotFoundError(f"eval set result {result_id!r} of app {app!r} not found")
         return source.manager.get(app, result_id)
 
+    def digest(self, app: str, result_id: str) -> ResultDigest:
+        """The digest of the result (from the first source holding it); :class:`NotFoundError` when none does, the
+        file's :class:`InputError` when it is not a readable result."""
+        return self._digest(self.source_of(app, result_id), app, result_id)
+
     def rows(self, app: str) -> builtins.list[dict[str, Any]]:
-        """One row per result of the app (see :func:`result_row`, plus ``source``), newest first; unreadable files
+        """One row per result of the app (see :meth:`ResultDigest.row`), newest first; unreadable files are left
+        out."""
+        return [row for row, _ in self.listed(app)]
+
+    def listed(self, app: str) -> builtins.list[tuple[dict[str, Any], ResultDigest]]:
+        """Each result of the app as its row (see :meth:`rows`) and its digest, newest first; unreadable files
         are left out."""
+        found = [
+            # The id is the one the result is opened by (an ADK file's name), whatever the file holds.
+            (digest.row(result_id, source.label), digest)
+            for result_id, source, digest in self._each_digest(app)
+        ]
+        return sorted(found, key=lambda pair: pair[0]["creationTimestamp"] or 0.0, reverse=True)
+
+    def warm(self, app: str, *, limit: int, pause: Callable[[], bool]) -> int:
+        """Make the digests :meth:`listed` reads (in its order, into the same memo: a request listing meanwhile
+        waits for a file being read instead of reading it again), at most ``limit`` of them; ``pause()`` is called
+        after each and stops the warming when it answers ``True``. Returns how many digests were made or found."""
+        made = 0
+        for _ in self._each_digest(app):
+            made += 1
+            if made >= limit or pause():
+                break
+        return made
+
+    def _each_digest(self, app: str) -> Iterator[tuple[str, ResultSource, ResultDigest]]:
+        """``(result id, source, digest)`` of each readable result of the app, first source first, each id once."""
         check_segment(app, "app name")
-        rows: dict[str, dict[str, Any]] = {}
+        seen: set[str] = set()
         for source in self.sources:
             for result_id in source.manager.list(app):
-                if result_id in rows:
+                if result_id in seen:
                     continue
-                row = self._row(source, app, result_id)
-                if row is not None:
-                    rows[result_id] = row
-        return sorted(rows.values(), key=lambda r: r["creationTimestamp"] or 0.0, reverse=True)
+                try:
+                    digest = self._digest(source, app, result_id)
+                except (InputError, NotFoundError, OSError, ValueError):
+                    continue  # a damaged or vanished file hides one row (a later source's copy may show), not the list
+                seen.add(result_id)
+                yield result_id, source, digest
 
-    def _row(self, source: ResultSource, app: str, result_id: str) -> dict[str, Any] | None:
-        def make(_: Path | None = None) -> dict[str, Any]:
-            # The id is the one the result is opened by (an ADK file's name), whatever the file holds.
-            row = result_row(source.manager.get(app, result_id))
-            return {**row, "evalSetResultId": result_id, "source": source.label}
+    def _digest(self, source: ResultSource, app: str, result_id: str) -> ResultDigest:
+        path = source.path_for(app, result_id)
+        if path is None:
+            return self._store_digest(source, app, result_id)
+        found = self._digests.get(path, self._read_digest)
+        if found is None:
+            raise NotFoundError(f"eval set result {result_id!r} of app {app!r} not found")
+        return found
 
-        try:
-            path = source.path_for(app, result_id)
-            if path is not None:
-                return self._rows.get(path, make)
-            return self._store_row(source, app, result_id, make)
-        except (InputError, NotFoundError, OSError, ValueError):
-            return None  # a damaged or vanished file hides one row, not the list
+    def _read_digest(self, path: Path) -> ResultDigest:
+        with self._count_lock:
+            self.files_read += 1
+        return read_digest(path)
 
-    def _store_row(self, source: ResultSource, app: str, result_id: str, make: Any) -> dict[str, Any]:
-        # A store result that has ended never changes: its row is kept; a running one is read each time.
+    def _store_digest(self, source: ResultSource, app: str, result_id: str) -> ResultDigest:
+        # A store result that has ended never changes: its digest is kept; a running one is read each time.
         find = getattr(source.manager, "find", None)
         infos = find(result_id, app=app) if find is not None else []
         state = infos[0].status if infos else "unknown"
         key = (app, result_id, state)
         with self._store_lock:
-            kept = self._store_rows.get(key)
+            kept = self._store_digests.get(key)
         if kept is not None:
             return kept
-        row: dict[str, Any] = make()
+        digest = digest_of_result(source.manager.get(app, result_id))
         if state in _FINAL_STORE_STATES:
             with self._store_lock:
-                self._store_rows[key] = row
-        return row
+                self._store_digests[key] = digest
+        return digest

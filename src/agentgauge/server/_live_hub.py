@@ -5,9 +5,10 @@ tokens, durations)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 from fastapi import Depends, Request
 
@@ -15,7 +16,7 @@ from ..errors import NotFoundError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model import Invocation
-    from ..traces import LiveSession, LiveStore, Span
+    from ..traces import LiveSession, LiveStore, Span, TraceConversation
 
 __all__ = ["OTLP_DIR", "LiveDep", "LiveHub", "live_hub"]
 
@@ -23,7 +24,21 @@ OTLP_DIR = "otlp"
 """Folder under the server's data directory holding the received OTLP JSONL files."""
 
 _USAGE = {"input": "gen_ai.usage.input_tokens", "output": "gen_ai.usage.output_tokens"}
+_KEPT_VIEWS = 256  # session views kept (a view is a session at one version)
+_KEPT_TRACES = 1024  # traces' readings kept (a reading is a trace at one stamp; one too many is read again)
 _LEGACY_USAGE = {"input": "gen_ai.usage.prompt_tokens", "output": "gen_ai.usage.completion_tokens"}
+
+
+class _TraceReading(NamedTuple):
+    """What one trace of a session contributes to its view: the conversation (``None`` when none could be read),
+    notes, each invocation's turn, and the earliest start and latest end of its spans."""
+
+    conversation: TraceConversation | None
+    notes: list[str]
+    turns: dict[int, dict[str, Any]]  # id(invocation) -> its turn
+    starts: list[int]
+    ends: list[int]
+    spans: int
 
 
 class LiveHub:
@@ -32,6 +47,10 @@ class LiveHub:
     def __init__(self, store: LiveStore) -> None:
         self.store = store
         self._views: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()  # (key, version) -> detail
+        self._readings: OrderedDict[tuple[str, int], _TraceReading] = OrderedDict()  # (trace id, stamp) -> reading
+        self.traces_read = 0
+        """How many times a trace was read (extracted) for a view: once per trace and change, not per update of
+        its session."""
         self._lock = threading.Lock()
         self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
         store.listeners.append(self._changed)
@@ -55,19 +74,40 @@ class LiveHub:
             self._waiters.discard(waiter)
 
     def detail(self, key: str) -> dict[str, Any]:
-        """A session with its turns, cached per version of the session (extraction reads every span)."""
+        """A session with its turns, cached per version of the session; only its traces that changed are read again."""
         session = self.store.session(key)
         cache_key = (key, session.version)
         with self._lock:
             found = self._views.get(cache_key)
         if found is not None:
             return found
-        view = _detail(self.store, session)
+        view = _detail(session, self._session_readings(key))
         with self._lock:
             self._views[cache_key] = view
-            while len(self._views) > 256:
+            while len(self._views) > _KEPT_VIEWS:
                 self._views.popitem(last=False)
         return view
+
+    def _session_readings(self, key: str) -> list[_TraceReading]:
+        """The readings of a session's traces: kept ones reused, only traces new or changed since read again
+        (spans arrive a batch at a time, so re-reading every span of the session on each batch would be
+        quadratic in the session's length)."""
+        stamps = self.store.stamps(key)
+        with self._lock:
+            kept = {t: self._readings.get((t, stamp)) for t, stamp in stamps}
+        missing = [t for t, reading in kept.items() if reading is None]
+        if missing:
+            source = str(self.store.files.folder)
+            for trace_id, spans in self.store.trace_spans(key, missing).items():
+                kept[trace_id] = _read_trace(spans, source)
+            with self._lock:
+                self.traces_read += len(missing)
+                for trace_id, stamp in stamps:
+                    if trace_id in missing:
+                        self._readings[(trace_id, stamp)] = kept[trace_id]  # type: ignore[assignment]
+                while len(self._readings) > _KEPT_TRACES:
+                    self._readings.popitem(last=False)
+        return [reading for reading in kept.values() if reading is not None]
 
     def summary(self, key: str) -> dict[str, Any]:
         """A session without its turns (the list's row)."""
@@ -86,18 +126,47 @@ LiveDep = Annotated[LiveHub, Depends(live_hub)]
 """A route parameter holding the server's live hub."""
 
 
-def _detail(store: LiveStore, session: LiveSession) -> dict[str, Any]:
-    conversations, notes, spans = store.conversations(session.key)
-    turns: list[dict[str, Any]] = []
-    warnings = list(notes)
-    for conversation in conversations:
-        warnings.extend(conversation.warnings)
+def _read_trace(spans: list[Span], source: str) -> _TraceReading:
+    from ..traces import trace_conversation
+
+    conversation, notes, merged = trace_conversation(spans, source)
+    turns: dict[int, dict[str, Any]] = {}
+    if conversation is not None:
         for index, invocation in enumerate(conversation.invocations):
             trace_id = conversation.trace_ids[index] if index < len(conversation.trace_ids) else ""
-            turns.append(_turn(invocation, trace_id, spans))
+            turns[id(invocation)] = _turn(invocation, trace_id, merged)
+    starts = [s.start_ns for s in merged if s.start_ns]
+    ends = [s.end_ns for s in merged if s.end_ns]
+    return _TraceReading(conversation, notes, turns, [min(starts)] if starts else [], [max(ends)] if ends else [],
+                         len(merged))  # fmt: skip
+
+
+def _detail(session: LiveSession, readings: list[_TraceReading]) -> dict[str, Any]:
+    from ..traces import merge_by_session
+
+    # Merging extends the first conversation of a session in place: merge copies, the readings are kept.
+    found = [
+        dataclasses.replace(
+            r.conversation,
+            invocations=list(r.conversation.invocations),
+            trace_ids=list(r.conversation.trace_ids),
+            warnings=list(r.conversation.warnings),
+        )
+        for r in readings
+        if r.conversation is not None
+    ]
+    conversations = merge_by_session(found)
+    by_invocation = {key: turn for r in readings for key, turn in r.turns.items()}
+    turns: list[dict[str, Any]] = []
+    warnings = [note for r in readings for note in r.notes]
+    if not any(r.spans for r in readings):
+        warnings = ["only log records received so far"]
+    for conversation in conversations:
+        warnings.extend(conversation.warnings)
+        turns.extend(by_invocation[id(invocation)] for invocation in conversation.invocations)
     first = conversations[0] if conversations else None
-    starts = [s.start_ns for s in spans if s.start_ns]
-    ends = [s.end_ns for s in spans if s.end_ns]
+    starts = [start for r in readings for start in r.starts]
+    ends = [end for r in readings for end in r.ends]
     return {
         "key": session.key,
         "sessionId": session.session_id,

@@ -8,21 +8,22 @@ import difflib
 import json
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 
 from ..errors import InputError, NotFoundError
 from ..model import EvalCaseResult, EvalMetricResult, EvalMetricResultPerInvocation, EvalStatus, Invocation, Tool
 from ._answers import (
     CaseListAnswer,
-    CaseListRow,
     DiffSegment,
     MetricVerdict,
     ReplayAnswer,
     ReplayEvent,
     ReplayExpected,
     ReplayTurn,
+    json_answer,
 )
 from ._deps import StateDep
+from ._digest import RUN_SEVERITY, TEXT_LIMIT, CaseDigest
 from ._result_views import case_runs, load_result
 
 __all__ = ["router"]
@@ -31,9 +32,7 @@ router = APIRouter()
 """``/apps/{app}/eval-sets/{set_id}/case-list``, ``/apps/{app}/results/{result_id}/cases[/{case_id}/replay]``
 (mounted under ``/api``)."""
 
-_TEXT_LIMIT = 200  # characters of a case's first user message kept for search
 _HANDOFF_TOOLS = frozenset({"transfer_to_agent"})  # ADK's hand-off to a sub-agent is a tool call
-_SEVERITY = {EvalStatus.ERROR: 3, EvalStatus.FAILED: 2, EvalStatus.NOT_EVALUATED: 1}
 
 
 def _json(value: Any) -> str:
@@ -42,78 +41,68 @@ def _json(value: Any) -> str:
 
 def _worst(cases: list[EvalCaseResult]) -> EvalCaseResult:
     """The run that decides a case's status over runs: its worst (error, failed, not evaluated, passed)."""
-    return max(cases, key=lambda c: (_SEVERITY.get(c.final_eval_status, 0), -c.run_id))
+    return max(cases, key=lambda c: (RUN_SEVERITY.get(c.final_eval_status, 0), -c.run_id))
 
 
-def _result_rows(cases: list[EvalCaseResult], result_id: str) -> dict[str, CaseListRow]:
-    from ..summary._reasons import first_reason
+def _case_row(eval_id: str, case: CaseDigest | None, turns: int, text: str, result_id: str | None) -> dict[str, Any]:
+    """A :class:`CaseListRow` as JSON (built directly: five thousand of them are answered at once)."""
+    if case is None:
+        return {
+            "evalId": eval_id,
+            "status": None,
+            "reason": None,
+            "turns": turns,
+            "text": text,
+            "runs": 0,
+            "resultId": None,
+        }
+    worst = case.worst
+    return {
+        "evalId": eval_id,
+        "status": worst.status.value,
+        "reason": worst.reason,
+        "turns": turns or worst.turns,
+        "text": text or worst.text,
+        "runs": case.runs,
+        "resultId": result_id,
+    }
 
-    by_case: dict[str, list[EvalCaseResult]] = {}
-    for case in cases:
-        by_case.setdefault(case.eval_id, []).append(case)
-    rows: dict[str, CaseListRow] = {}
-    for eval_id, runs in by_case.items():
-        worst = _worst(runs)
-        turns = worst.eval_metric_result_per_invocation
-        first = turns[0].actual_invocation.user_content.content if turns else ""
-        rows[eval_id] = CaseListRow(
-            eval_id=eval_id,
-            status=worst.final_eval_status.value,
-            reason=first_reason(worst),
-            turns=len(turns),
-            text=first[:_TEXT_LIMIT],
-            runs=len(runs),
-            result_id=result_id,
-        )
-    return rows
+
+def _outline(eval_set: Any) -> list[tuple[str, int, str]]:
+    """Each case of the set: its id, turns and first user message (else its scenario's starting prompt)."""
+    out = []
+    for case in eval_set.eval_cases:
+        turns = case.conversation or case.actual_conversation or []
+        text = turns[0].user_content.content if turns else ""
+        if not text and case.conversation_scenario is not None:
+            text = case.conversation_scenario.starting_prompt or ""
+        out.append((case.eval_id, len(turns), text[:TEXT_LIMIT]))
+    return out
 
 
-@router.get("/apps/{app}/eval-sets/{set_id}/case-list")
-def set_case_list(app: str, set_id: str, state: StateDep) -> CaseListAnswer:
+@router.get("/apps/{app}/eval-sets/{set_id}/case-list", response_model=CaseListAnswer)
+def set_case_list(app: str, set_id: str, state: StateDep) -> Response:
     """Every case of the eval set in its order, with the status and first failure reason of its latest result
     (the newest result of the set; ``status`` is ``null`` for a case that result did not run)."""
     state.check_app(app)
-    snapshot = state.eval_sets.snapshot(app, set_id)
-
-    def outline(eval_set: Any) -> list[tuple[str, int, str]]:
-        out = []
-        for case in eval_set.eval_cases:
-            turns = case.conversation or case.actual_conversation or []
-            text = turns[0].user_content.content if turns else ""
-            if not text and case.conversation_scenario is not None:
-                text = case.conversation_scenario.starting_prompt or ""
-            out.append((case.eval_id, len(turns), text[:_TEXT_LIMIT]))
-        return out
-
-    cases: list[tuple[str, int, str]] = snapshot.view("review-outline", outline)
-    rows = [r for r in state.results.rows(app) if r["evalSetId"] == set_id]
-    latest: dict[str, CaseListRow] = {}
+    cases: list[tuple[str, int, str]] = state.eval_sets.snapshot(app, set_id).view("review-outline", _outline)
+    latest: dict[str, CaseDigest] = {}
     result_id = None
-    for row in rows:  # newest first: the first readable result is the latest
-        try:
-            result = load_result(state, app, row["evalSetResultId"])
-        except (InputError, NotFoundError, OSError):
-            continue
-        result_id = row["evalSetResultId"]
-        latest = _result_rows(result.eval_case_results, result_id)
-        break
-    out = []
-    for eval_id, turns, text in cases:
-        found = latest.get(eval_id)
-        if found is not None:
-            out.append(found.model_copy(update={"turns": turns or found.turns, "text": text or found.text}))
-        else:
-            out.append(CaseListRow(eval_id=eval_id, turns=turns, text=text))
-    return CaseListAnswer(app=app, eval_set_id=set_id, result_id=result_id, cases=out)
+    for row, digest in state.results.listed(app):  # newest first: the first of the set is its latest result
+        if row["evalSetId"] == set_id:
+            latest, result_id = digest.cases, row["evalSetResultId"]
+            break
+    rows = [_case_row(i, latest.get(i), turns, text, result_id) for i, turns, text in cases]
+    return json_answer({"app": app, "evalSetId": set_id, "resultId": result_id, "cases": rows})
 
 
-@router.get("/apps/{app}/results/{result_id}/cases")
-def result_case_list(app: str, result_id: str, state: StateDep) -> CaseListAnswer:
+@router.get("/apps/{app}/results/{result_id}/cases", response_model=CaseListAnswer)
+def result_case_list(app: str, result_id: str, state: StateDep) -> Response:
     """The cases of a result in its order, each with its status over runs and first failure reason."""
     state.check_app(app)
-    result = load_result(state, app, result_id)
-    rows = _result_rows(result.eval_case_results, result_id)
-    return CaseListAnswer(app=app, eval_set_id=result.eval_set_id, result_id=result_id, cases=list(rows.values()))
+    digest = state.results.digest(app, result_id)
+    rows = [_case_row(i, c, 0, "", result_id) for i, c in digest.cases.items()]
+    return json_answer({"app": app, "evalSetId": digest.eval_set_id, "resultId": result_id, "cases": rows})
 
 
 def _verdict(metric: EvalMetricResult) -> MetricVerdict:

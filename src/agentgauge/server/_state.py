@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -57,16 +58,21 @@ class ServerState:
         self._agents: dict[str, Agent] = {}
         self._agent_locks: dict[str, asyncio.Lock] = {}
         self._registry: Registry | None = None
+        self._registry_lock = threading.Lock()
         self._runs: RunManager | None = None
 
     @property
     def registry(self) -> Registry:
-        """The metric registry (created on first use: it is what a run scores with)."""
-        if self._registry is None:
-            from ..evaluators import Registry
+        """The metric registry (created on first use: it is what a run scores with), its judge metrics registered
+        before any thread sees it (the warm-up and the requests may ask for it at once)."""
+        with self._registry_lock:
+            if self._registry is None:
+                from ..evaluators import Registry
 
-            self._registry = Registry()
-        return self._registry
+                registry = Registry()
+                registry.names()  # registers the judge metrics, which a listing would otherwise do half-seen
+                self._registry = registry
+            return self._registry
 
     @property
     def runs(self) -> RunManager:

@@ -3,15 +3,14 @@ the runs × cases matrix of statuses, from every result of the set the server ca
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 from pydantic import Field
 
 from ..errors import InputError, NotFoundError
-from ._answers import Answer
+from ._answers import Answer, json_answer
 from ._deps import StateDep
-from ._result_views import result_digest
 
 __all__ = ["HistoryAnswer", "HistoryRun", "router"]
 
@@ -49,16 +48,16 @@ class HistoryAnswer(Answer):
     truncated: int = Field(0, description="older runs left out (see limit)")
 
 
-@router.get("/apps/{app}/eval-sets/{set_id}/history")
+@router.get("/apps/{app}/eval-sets/{set_id}/history", response_model=HistoryAnswer)
 def set_history(
     app: str, set_id: str, state: StateDep, limit: Annotated[int, Query(ge=1, le=10000)] = 1000
-) -> HistoryAnswer:
+) -> Response:
     """The set's runs, oldest first (at most ``limit``, the newest kept), each with its pass rate and metric means,
     and the runs × cases status matrix; cases in the eval set's order, then cases only older runs had."""
     state.check_app(app)
-    rows = [r for r in state.results.rows(app) if r["evalSetId"] == set_id]
-    truncated = max(0, len(rows) - limit)
-    rows = rows[:limit]
+    listed = [(row, digest) for row, digest in state.results.listed(app) if row["evalSetId"] == set_id]
+    truncated = max(0, len(listed) - limit)
+    listed = listed[:limit]
     try:
         cases = list(
             state.eval_sets.snapshot(app, set_id).view("review-ids", lambda s: [c.eval_id for c in s.eval_cases])
@@ -66,35 +65,42 @@ def set_history(
     except (NotFoundError, InputError):
         cases = []  # a deleted or broken set still has a history
     known = set(cases)
-    runs: list[HistoryRun] = []
-    digests = []
-    metrics: list[str] = []
-    for row in reversed(rows):  # oldest first
-        digest = result_digest(state, app, row)
-        if digest is None:
-            continue
-        digests.append(digest)
-        for eval_id in digest.statuses:
+    runs: list[dict[str, Any]] = []
+    letters: list[dict[str, str]] = []
+    metrics: dict[str, None] = {}
+    for row, digest in reversed(listed):  # oldest first
+        statuses = digest.statuses
+        letters.append(statuses)
+        for eval_id in statuses:
             if eval_id not in known:
                 known.add(eval_id)
                 cases.append(eval_id)
-        metrics += [m for m in digest.metric_means if m not in metrics]
-        failed = sum(1 for s in digest.statuses.values() if s in ("F", "E"))
+        metrics.update(dict.fromkeys(digest.metric_means))
+        total = digest.total_runs
+        # Built as the answer's JSON (HistoryRun's camelCase fields) directly: a thousand models validated on the
+        # way out would cost more than the digests themselves.
         runs.append(
-            HistoryRun(
-                result_id=digest.result_id,
-                timestamp=digest.timestamp,
-                pass_rate=digest.passed_runs / digest.total_runs if digest.total_runs else None,
-                passed=digest.passed_runs,
-                total=digest.total_runs,
-                failed_cases=failed,
-                metric_means=digest.metric_means,
-                cancelled=digest.cancelled,
-                source=str(row.get("source") or ""),
-                metadata=digest.metadata,
-            )
+            {
+                "resultId": row["evalSetResultId"],
+                "timestamp": digest.timestamp,
+                "passRate": digest.passed_runs / total if total else None,
+                "passed": digest.passed_runs,
+                "total": total,
+                "failedCases": sum(1 for s in statuses.values() if s in ("F", "E")),
+                "metricMeans": digest.metric_means,
+                "cancelled": digest.cancelled,
+                "source": str(row.get("source") or ""),
+                "metadata": digest.metadata,
+            }
         )
-    matrix = ["".join(d.statuses.get(c, "-") for c in cases) for d in digests]
-    return HistoryAnswer(
-        app=app, eval_set_id=set_id, metrics=metrics, cases=cases, runs=runs, matrix=matrix, truncated=truncated
-    )
+    matrix = ["".join(s.get(c, "-") for c in cases) for s in letters]
+    answer = {
+        "app": app,
+        "evalSetId": set_id,
+        "metrics": list(metrics),
+        "cases": cases,
+        "runs": runs,
+        "matrix": matrix,
+        "truncated": truncated,
+    }
+    return json_answer(answer)

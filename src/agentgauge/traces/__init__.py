@@ -41,7 +41,7 @@ from ._extract import (
     is_genai_trace,
 )
 from ._live_files import ReceivedFiles
-from ._live_store import SESSION_ATTRIBUTES, LiveSession, LiveStore
+from ._live_store import SESSION_ATTRIBUTES, LiveSession, LiveStore, trace_conversation
 from ._messages import ChatMessage, MessageToolCall, ToolResponse, input_messages, output_messages
 from ._otlp_payload import OTLP_PROTO_HINT, Signal, export_document, payload_spans, proto_request_document
 from ._read import iter_trace_groups, load_traces, merge_log_records, parse_spans, parse_traces, trace_files
@@ -93,6 +93,7 @@ __all__ = [
     "proto_request_document",
     "read_conversations",
     "result_to_otlp",
+    "trace_conversation",
     "trace_eval_set",
     "trace_files",
     "traces_endpoint",

@@ -84,13 +84,29 @@ def merge_by_session(conversations: list[TraceConversation]) -> list[TraceConver
     return merged
 
 
-def _case_id(conversation: TraceConversation, taken: set[str]) -> str:
-    base = conversation.eval_id or f"trace_{conversation.trace_id[:16]}"
-    candidate, number = base, 2
-    while candidate in taken:
-        candidate, number = f"{base}_{number}", number + 1
-    taken.add(candidate)
-    return candidate
+class _UniqueIds:
+    """Case ids as :func:`trace_eval_set` gives them (``base``, then ``base_2``, ``base_3``, ... the first not
+    taken), remembering per base where the numbering stopped: 100,000 traces of one case would otherwise cost
+    5 billion membership tests."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+        self._next: dict[str, int] = {}
+
+    def __call__(self, base: str) -> str:
+        candidate, number = base, self._next.get(base, 2)
+        if candidate in self.taken:
+            candidate = f"{base}_{number}"
+            while candidate in self.taken:
+                number += 1
+                candidate = f"{base}_{number}"
+            self._next[base] = number + 1
+        self.taken.add(candidate)
+        return candidate
+
+
+def _case_id(conversation: TraceConversation, unique: _UniqueIds) -> str:
+    return unique(conversation.eval_id or f"trace_{conversation.trace_id[:16]}")
 
 
 def _session_input(conversation: TraceConversation) -> SessionInput | None:
@@ -103,10 +119,10 @@ def golden_eval_set(conversations: list[TraceConversation], eval_set_id: str) ->
     """An eval set with one case per trace whose ``conversation`` is the recorded one (the "golden session"
     flow: record a good run, then evaluate the agent against it). Case ids are the ``agentgauge.eval_id``
     attribute when present, else ``trace_<first 16 hex digits of the trace id>``."""
-    taken: set[str] = set()
+    unique = _UniqueIds()
     cases = [
         EvalCase(
-            eval_id=_case_id(c, taken),
+            eval_id=_case_id(c, unique),
             conversation=[inv.model_copy(deep=True) for inv in c.invocations],
             session_input=_session_input(c),
         )
@@ -208,41 +224,38 @@ def trace_eval_set(
     ``conversation``, session input and rubrics, and gets the trace as ``actualConversation``. With plain
     conversations (no eval set), each case has only ``actualConversation`` (reference-free metrics).
     """
-    taken: set[str] = set()
-    cases: list[EvalCase] = []
+    unique = _UniqueIds()
     if isinstance(conversations, TraceMatching):
-        for match in conversations.matches:
-            source = match.case
-            cases.append(
-                source.model_copy(
-                    deep=True,
-                    update={
-                        "eval_id": _unique(source.eval_id, taken),
-                        "eval_mode": "trace",
-                        "actual_conversation": _actual(match.conversation),
-                    },
-                )
-            )
+        cases = [
+            _matched_case(match, unique(match.case.eval_id), _actual(match.conversation))
+            for match in conversations.matches
+        ]
     else:
-        for conversation in conversations:
-            cases.append(
-                EvalCase(
-                    eval_id=_case_id(conversation, taken),
-                    eval_mode="trace",
-                    actual_conversation=_actual(conversation),
-                    session_input=_session_input(conversation),
-                )
-            )
+        cases = [_free_case(c, _case_id(c, unique), _actual(c)) for c in conversations]
     description = golden.description if golden is not None else None
     return EvalSet(eval_set_id=eval_set_id, name=eval_set_id, description=description, eval_cases=cases)
 
 
-def _actual(conversation: TraceConversation) -> list[Invocation]:
+def _matched_case(match: TraceMatch, eval_id: str, actual: list[Invocation]) -> EvalCase:
+    """A trace-mode case of a matched trace: a copy of the golden case with the trace as its actual conversation."""
+    update = {"eval_id": eval_id, "eval_mode": "trace", "actual_conversation": actual}
+    return match.case.model_copy(deep=True, update=update)
+
+
+def _free_case(conversation: TraceConversation, eval_id: str, actual: list[Invocation]) -> EvalCase:
+    """A trace-mode case of a trace without a golden case (reference-free metrics only)."""
+    return EvalCase(
+        eval_id=eval_id, eval_mode="trace", actual_conversation=actual, session_input=_session_input(conversation)
+    )
+
+
+def _actual(conversation: TraceConversation, *, copy_invocations: bool = True) -> list[Invocation]:
     """The trace's invocations, each tagged with the trace id (extra key ``traceId``, kept in results) so that
-    exported evaluation spans join the evaluated trace."""
+    exported evaluation spans join the evaluated trace: copies, unless the conversation is the caller's to change
+    (``copy_invocations=False``: one just read back from a spill file)."""
     out = []
     for index, invocation in enumerate(conversation.invocations):
-        copy = invocation.model_copy(deep=True)
+        copy = invocation.model_copy(deep=True) if copy_invocations else invocation
         if copy.__pydantic_extra__ is not None:
             trace_ids = conversation.trace_ids
             copy.__pydantic_extra__[TRACE_ID_KEY] = (
@@ -250,11 +263,3 @@ def _actual(conversation: TraceConversation) -> list[Invocation]:
             )
         out.append(copy)
     return out
-
-
-def _unique(base: str, taken: set[str]) -> str:
-    candidate, number = base, 2
-    while candidate in taken:
-        candidate, number = f"{base}_{number}", number + 1
-    taken.add(candidate)
-    return candidate

@@ -21,7 +21,16 @@ from typing import IO, cast
 
 from ..errors import InputError
 from ..model import EvalCase, Invocation, SessionInput
-from ._cases import TraceMatch, TraceMatching, _session_input, merge_by_session, trace_eval_set
+from ._cases import (
+    TraceMatch,
+    TraceMatching,
+    _actual,
+    _free_case,
+    _matched_case,
+    _session_input,
+    _UniqueIds,
+    merge_by_session,
+)
 from ._extract import TraceConversation, extract_conversation, is_genai_trace
 from ._read import iter_trace_groups
 from ._spans import Trace
@@ -195,34 +204,10 @@ class PlannedCase:
     def build(self, index: ConversationIndex, eval_set_id: str) -> EvalCase:
         """The case in full, as :func:`trace_eval_set` makes it, with the conversation read back from ``index``."""
         conversation = index.load(self.number)
+        actual = _actual(conversation, copy_invocations=False)  # read back just now: nobody else holds it
         if self.golden is None:
-            case = trace_eval_set([conversation], eval_set_id).eval_cases[0]
-        else:
-            matching = TraceMatching([TraceMatch(conversation, self.golden, self.how)])
-            case = trace_eval_set(matching, eval_set_id).eval_cases[0]
-        case.eval_id = self.eval_id  # unique across the run, decided by plan_cases
-        return case
-
-
-class _UniqueIds:
-    """Case ids as :func:`trace_eval_set` gives them (``base``, then ``base_2``, ``base_3``, ... the first not
-    taken), remembering per base where the numbering stopped: 100,000 traces of one case would otherwise cost
-    5 billion membership tests."""
-
-    def __init__(self) -> None:
-        self.taken: set[str] = set()
-        self._next: dict[str, int] = {}
-
-    def __call__(self, base: str) -> str:
-        candidate, number = base, self._next.get(base, 2)
-        if candidate in self.taken:
-            candidate = f"{base}_{number}"
-            while candidate in self.taken:
-                number += 1
-                candidate = f"{base}_{number}"
-            self._next[base] = number + 1
-        self.taken.add(candidate)
-        return candidate
+            return _free_case(conversation, self.eval_id, actual)
+        return _matched_case(TraceMatch(conversation, self.golden, self.how), self.eval_id, actual)
 
 
 def plan_cases(index: ConversationIndex, matching: TraceMatching | None = None) -> list[PlannedCase]:

@@ -38,7 +38,8 @@ def read_jaeger_trace(trace: dict[str, Any], where: Where) -> list[Span]:
     if not isinstance(raw_spans, list):
         raise where.key("spans").error("expected an array of spans")
     processes = _processes(trace.get("processes"), where)
-    return [_jaeger_span(raw, trace, processes, where.key("spans").at(index)) for index, raw in enumerate(raw_spans)]
+    spans_where = where.key("spans")
+    return [_jaeger_span(raw, trace, processes, spans_where.at(index)) for index, raw in enumerate(raw_spans)]
 
 
 def _processes(doc: Any, where: Where) -> dict[str, dict[str, Any]]:
@@ -46,7 +47,7 @@ def _processes(doc: Any, where: Where) -> dict[str, dict[str, Any]]:
     processes: dict[str, dict[str, Any]] = {}
     for pid, process in (doc if isinstance(doc, dict) else {}).items():
         if isinstance(process, dict):
-            resource = _jaeger_tags(process.get("tags"), where.key("processes").key(pid).key("tags"))
+            resource = _jaeger_tags(process.get("tags"), where.key("processes").key(pid), "tags")
             if isinstance(process.get("serviceName"), str):
                 resource.setdefault("service.name", process["serviceName"])
             processes[pid] = resource
@@ -58,9 +59,10 @@ def _jaeger_span(raw: Any, trace: dict[str, Any], processes: dict[str, dict[str,
         raise where.error("expected a span object")
     trace_id = raw.get("traceID", trace.get("traceID"))
     span_id = raw.get("spanID")
-    for key, value in (("traceID", trace_id), ("spanID", span_id)):
-        if not isinstance(value, str) or not value:
-            raise where.error(f"missing or invalid {key!r} (expected a hex string)")
+    if not isinstance(trace_id, str) or not trace_id:
+        raise where.error("missing or invalid 'traceID' (expected a hex string)")
+    if not isinstance(span_id, str) or not span_id:
+        raise where.error("missing or invalid 'spanID' (expected a hex string)")
     parent_id = ""
     for ref in items(raw.get("references")):
         if isinstance(ref, dict) and ref.get("refType") == "CHILD_OF" and isinstance(ref.get("spanID"), str):
@@ -68,21 +70,13 @@ def _jaeger_span(raw: Any, trace: dict[str, Any], processes: dict[str, dict[str,
             break
     if not parent_id and isinstance(raw.get("parentSpanID"), str):
         parent_id = raw["parentSpanID"].lower()
-    tags = _jaeger_tags(raw.get("tags"), where.key("tags"))
-    events = [
-        SpanEvent(
-            str(_jaeger_tags(log.get("fields"), where).get("event", "log")),
-            to_int(log.get("timestamp")) * 1000,
-            _jaeger_tags(log.get("fields"), where),
-        )
-        for log in items(raw.get("logs"))
-        if isinstance(log, dict)
-    ]
+    tags = _jaeger_tags(raw.get("tags"), where, "tags")
+    events = [_jaeger_event(log, where) for log in items(raw.get("logs")) if isinstance(log, dict)]
     start_us = to_int(raw.get("startTime"))
     name = raw.get("operationName", "")
     return Span(
-        trace_id=str(trace_id).lower(),
-        span_id=str(span_id).lower(),
+        trace_id=trace_id.lower(),
+        span_id=span_id.lower(),
         parent_id=parent_id,
         name=name if isinstance(name, str) else str(name),
         start_ns=start_us * 1000,
@@ -95,27 +89,44 @@ def _jaeger_span(raw: Any, trace: dict[str, Any], processes: dict[str, dict[str,
     )
 
 
-def _jaeger_tags(raw: Any, where: Where) -> dict[str, Any]:
+def _jaeger_event(log: dict[str, Any], where: Where) -> SpanEvent:
+    fields = _jaeger_tags(log.get("fields"), where)
+    return SpanEvent(str(fields.get("event", "log")), to_int(log.get("timestamp")) * 1000, fields)
+
+
+def _jaeger_tags(raw: Any, where: Where, key: str = "") -> dict[str, Any]:
+    """The tags ``[{key, type, value}]`` (or an attribute object) found at ``where`` (member ``key`` of it, if
+    given: the path is only spelled out for an error) as a dict."""
     if raw is None:
         return {}
     if isinstance(raw, dict):
-        return attributes(raw, where)
+        return attributes(raw, where.key(key) if key else where)
     if not isinstance(raw, list):
-        raise where.error("tags must be an array of {key, type, value}")
+        raise (where.key(key) if key else where).error("tags must be an array of {key, type, value}")
     out: dict[str, Any] = {}
     for tag in raw:
-        if not isinstance(tag, dict) or not isinstance(tag.get("key"), str):
+        if not isinstance(tag, dict):
+            continue
+        name = tag.get("key")
+        if not isinstance(name, str):
             continue
         value = tag.get("value")
-        kind = str(tag.get("type", "")).lower()
-        if kind in ("int64", "int") and isinstance(value, str):
-            value = to_int(value)
-        elif kind in ("float64", "float") and isinstance(value, str) and is_number(value):
-            value = float(value)
-        elif kind == "bool" and isinstance(value, str):
-            value = value.lower() == "true"
-        elif kind == "binary" and isinstance(value, str):
-            with contextlib.suppress(binascii.Error, ValueError):
-                value = base64.b64decode(value).decode("utf-8")
-        out[tag["key"]] = value
+        # Only a string value is converted by its type; most tags are strings of type "string" (checked first).
+        if isinstance(value, str) and tag.get("type") != "string":
+            value = _typed(str(tag.get("type", "")).lower(), value)
+        out[name] = value
     return out
+
+
+def _typed(kind: str, value: str) -> Any:
+    """A tag's string value converted as its Jaeger ``type`` says."""
+    if kind in ("int64", "int"):
+        return to_int(value)
+    if kind in ("float64", "float") and is_number(value):
+        return float(value)
+    if kind == "bool":
+        return value.lower() == "true"
+    if kind == "binary":
+        with contextlib.suppress(binascii.Error, ValueError):
+            return base64.b64decode(value).decode("utf-8")
+    return value

@@ -28,7 +28,7 @@ from ._otlp_logs import LOG_RECORD, merge_log_records
 from ._otlp_payload import Signal, payload_spans
 from ._spans import Span, build_traces
 
-__all__ = ["SESSION_ATTRIBUTES", "LiveSession", "LiveStore"]
+__all__ = ["SESSION_ATTRIBUTES", "LiveSession", "LiveStore", "trace_conversation"]
 
 SESSION_ATTRIBUTES = ("gen_ai.conversation.id", "gcp.vertex.agent.session_id", "session.id")
 """Span attributes naming the session a trace belongs to (the first found wins), as trace extraction reads them."""
@@ -40,7 +40,8 @@ class LiveSession:
 
     ``key`` is the session id, else the id of its only trace; ``spans`` maps trace id to its spans (and log-record
     marker spans), ``None`` once dropped from memory; ``ended`` is true when every trace has its root span (a
-    root span ends, and so is exported, last)."""
+    root span ends, and so is exported, last). ``trace_stamps`` changes for a trace whenever spans of it arrive
+    (a number never used before in the store), so what was read from a trace can be kept until it changes."""
 
     key: str
     session_id: str
@@ -50,6 +51,7 @@ class LiveSession:
     span_count: int = 0
     received: float = 0.0
     version: int = 0
+    trace_stamps: dict[str, int] = field(default_factory=dict)
 
     @property
     def ended(self) -> bool:
@@ -89,6 +91,7 @@ class LiveStore:
         self._sessions: OrderedDict[str, LiveSession] = OrderedDict()  # least recently updated first
         self._trace_key: dict[str, str] = {}
         self._cached = 0
+        self._stamp = 0
         self._lock = threading.RLock()
         for place, doc in self.files.documents():  # a restart picks up what was received before
             try:
@@ -127,8 +130,10 @@ class LiveStore:
         changed: list[str] = []
         for trace_id, trace_spans in by_trace.items():
             session = self._session_for(trace_id, trace_spans)
-            if trace_id not in session.trace_ids:
+            if trace_id not in session.trace_stamps:
                 session.trace_ids.append(trace_id)
+            self._stamp += 1
+            session.trace_stamps[trace_id] = self._stamp
             if session.spans is not None:
                 session.spans.setdefault(trace_id, []).extend(trace_spans)
                 self._cached += len(trace_spans)
@@ -167,8 +172,9 @@ class LiveStore:
     def _merge(self, old: LiveSession, target: LiveSession) -> None:
         for trace_id in old.trace_ids:
             self._trace_key[trace_id] = target.key
-            if trace_id not in target.trace_ids:
+            if trace_id not in target.trace_stamps:
                 target.trace_ids.append(trace_id)
+        target.trace_stamps.update(old.trace_stamps)
         target.rooted |= old.rooted
         target.span_count += old.span_count
         if old.spans is None or target.spans is None:
@@ -217,36 +223,68 @@ class LiveStore:
             raise NotFoundError(f"live session {key!r} not found")
         return found
 
+    def stamps(self, key: str) -> list[tuple[str, int]]:
+        """``(trace id, stamp)`` of each trace of a session, in the order the traces arrived (see
+        :attr:`LiveSession.trace_stamps`)."""
+        session = self.session(key)
+        with self._lock:
+            return [(trace_id, session.trace_stamps.get(trace_id, 0)) for trace_id in session.trace_ids]
+
+    def trace_spans(self, key: str, trace_ids: Iterable[str] | None = None) -> dict[str, list[Span]]:
+        """Fresh copies of the spans (log records still as marker spans) of a session's traces (``trace_ids``, else
+        all), by trace id in arrival order, from memory or read back from the files in one pass; callers may link
+        and change them."""
+        session = self.session(key)
+        wanted = list(session.trace_ids if trace_ids is None else trace_ids)
+        with self._lock:
+            held = None if session.spans is None else {t: list(session.spans.get(t, ())) for t in wanted}
+        if held is None:
+            held = {t: [] for t in wanted}
+            for place, doc in self.files.documents():
+                for span in _spans_of(doc, place, held):
+                    held[span.trace_id].append(span)
+        return {
+            trace_id: [dataclasses.replace(s, events=list(s.events), parent=None, children=[]) for s in spans]
+            for trace_id, spans in held.items()
+        }
+
     def spans(self, key: str) -> list[Span]:
         """Fresh copies of a session's spans (log records still as marker spans), from memory or read back from
         the files; callers may link and change them."""
-        session = self.session(key)
-        with self._lock:
-            held = None if session.spans is None else [s for v in session.spans.values() for s in v]
-        if held is None:
-            wanted = set(session.trace_ids)
-            held = [s for place, doc in self.files.documents() for s in _spans_of(doc, place, wanted)]
-        return [dataclasses.replace(s, events=list(s.events), parent=None, children=[]) for s in held]
+        return [span for spans in self.trace_spans(key).values() for span in spans]
 
     def conversations(self, key: str) -> tuple[list[TraceConversation], list[str], list[Span]]:
         """The session's conversation (as ``eval --traces --by-session`` extracts it), notes on what could not
         be read (traces without GenAI spans, content capture off) and its spans (log records merged in)."""
-        spans = self.spans(key)
-        notes: list[str] = []
-        if not any(s.name != LOG_RECORD for s in spans):
-            return [], ["only log records received so far"], []
-        spans = merge_log_records(spans, str(self.files.folder))
-        traces = build_traces(spans)
+        source = str(self.files.folder)
         found: list[TraceConversation] = []
-        for trace in traces:
-            if not is_genai_trace(trace):
-                notes.append(f"trace {trace.trace_id}: no agent, LLM or tool spans")
-                continue
-            try:
-                found.append(extract_conversation(trace))
-            except InputError as exc:
-                notes.append(str(exc))
-        return merge_by_session(found), notes, spans
+        notes: list[str] = []
+        merged: list[Span] = []
+        for spans in self.trace_spans(key).values():
+            conversation, trace_notes, trace_spans = trace_conversation(spans, source)
+            found.extend([conversation] if conversation is not None else [])
+            notes.extend(trace_notes)
+            merged.extend(trace_spans)
+        if not merged:
+            return [], ["only log records received so far"], []
+        return merge_by_session(found), notes, merged
+
+
+def trace_conversation(spans: list[Span], source: str) -> tuple[TraceConversation | None, list[str], list[Span]]:
+    """One trace's conversation from its spans (log records merged in first; the spans are linked and changed),
+    the notes on what could not be read, and the spans. ``(None, [], [])`` for log records only: their spans have
+    not arrived yet. A session's traces are read one at a time, so a live view re-reads only the trace that
+    changed."""
+    if not any(s.name != LOG_RECORD for s in spans):
+        return None, [], []
+    spans = merge_log_records(spans, source)
+    [trace] = build_traces(spans)
+    if not is_genai_trace(trace):
+        return None, [f"trace {trace.trace_id}: no agent, LLM or tool spans"], spans
+    try:
+        return extract_conversation(trace), [], spans
+    except InputError as exc:
+        return None, [str(exc)], spans
 
 
 def _spans_of(doc: dict[str, Any], place: str, wanted: Iterable[str]) -> list[Span]:

@@ -152,7 +152,9 @@ def iter_traces(files: list[Path], source: str) -> Iterator[tuple[int, Trace]]:
                 group = pending.get(span.trace_id)
                 if group is None:
                     group = pending[span.trace_id] = _Group()
-                    heapq.heappush(heap, (scan.last.get(span.trace_id, _END), span.trace_id))
+                    # The trace's last position is needed once: dropping it frees the first pass's table as
+                    # the traces are read (the conversations' summaries take its place).
+                    heapq.heappush(heap, (scan.last.pop(span.trace_id, _END), span.trace_id))
                 if span.name == LOG_RECORD:
                     group.logs.append(span)
                     continue

@@ -25,6 +25,7 @@ from agentgauge.agents.remote import (
     parse_header,
     remote_scheme,
 )
+from agentgauge.agents.remote._sse import sse_events
 from agentgauge.errors import AgentError, InputError
 
 
@@ -191,7 +192,7 @@ async def test_with_retries_retries_what_is_retryable() -> None:
 
     async def forbidden() -> str:
         calls.append(1)
-        raise httpx.ConnectError("refused") if False else ValueError("not retryable")
+        raise ValueError("not retryable")
 
     calls.clear()
     with pytest.raises(ValueError):
@@ -218,7 +219,7 @@ async def test_broken_event_streams_fail(fault_server: str, kind: str, error: st
         await _events(fault_server, kind)
 
 
-async def test_one_client_per_event_loop_and_endpoints_pickle(fault_server: str) -> None:
+async def test_one_session_per_event_loop_and_endpoints_pickle(fault_server: str) -> None:
     endpoint = _endpoint(fault_server, headers={"X-Trace": "t"})
     first = endpoint.client()
     assert endpoint.client() is first
@@ -226,22 +227,50 @@ async def test_one_client_per_event_loop_and_endpoints_pickle(fault_server: str)
     copy = pickle.loads(pickle.dumps(endpoint))
     assert copy.headers == endpoint.headers and copy.client() is not first
     await endpoint.aclose()
+    await copy.aclose()
+    assert first.closed
 
 
-async def test_requests_spread_over_small_pools_and_release_them(fault_server: str) -> None:
+def test_the_session_is_closed_when_its_loop_ends(fault_server: str) -> None:
     import asyncio
 
-    from agentgauge.agents.remote._pool import PER_POOL
+    endpoint = _endpoint(fault_server)
+
+    async def one_request() -> Any:
+        await endpoint.request("GET", "/flaky/loop-end/0/200")
+        return endpoint.client()
+
+    first = asyncio.run(one_request())
+    assert first.closed  # asyncio.run cancelled the closing task, which closed the session
+    second = asyncio.run(one_request())  # a new loop gets a new session
+    assert second is not first and second.closed
+
+
+async def test_many_requests_at_once_share_one_session(fault_server: str) -> None:
+    import asyncio
 
     endpoint = _endpoint(fault_server)
-    await asyncio.gather(*(endpoint.request("GET", "/flaky/spread/0/200") for _ in range(5 * PER_POOL)))
+    answers = await asyncio.gather(*(endpoint.request("GET", "/flaky/spread/0/200") for _ in range(40)))
+    assert all(answer.json()["ok"] for answer in answers)
     async with endpoint.stream("GET", "/sse/good") as response:
-        await response.aread()
-    transport = endpoint.client()._transport
-    pools = transport._pools  # type: ignore[attr-defined]
-    assert len(pools) >= 2  # 40 requests at once never share one pool
-    assert all(pool.active == 0 for pool in pools)  # every finished response gave its slot back
+        assert (await response.aread()).startswith(b"event: a")
     await endpoint.aclose()
+
+
+async def test_the_httpx_client_for_a2a_sends_through_the_session(fault_server: str) -> None:
+    import asyncio
+
+    endpoint = _endpoint(fault_server, headers={"X-Trace": "t"})
+    client = endpoint.httpx_client()
+    assert endpoint.httpx_client() is client
+    assert client.headers["X-Trace"] == "t"
+    answers = await asyncio.gather(*(client.get(f"http://{fault_server}/flaky/bridge/0/200") for _ in range(40)))
+    assert [answer.json()["ok"] for answer in answers] == [True] * 40
+    with pytest.raises(httpx.ReadTimeout):  # aiohttp's errors arrive as httpx's, which a2a-sdk understands
+        await client.get(f"http://{fault_server}/hang", timeout=httpx.Timeout(5.0, read=0.2))
+    session = endpoint.client()
+    await endpoint.aclose()
+    assert session.closed
 
 
 _FIELD_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"), max_size=12)
@@ -271,10 +300,7 @@ def test_event_streams_round_trip(events: list[tuple[str, list[str]]], newline: 
         for chunk in chunks:
             yield chunk
 
-    endpoint = RemoteEndpoint("agui+http", "http://h")
-
     async def read() -> list[tuple[str, str]]:
-        response = httpx.Response(200, content=body(), request=httpx.Request("GET", "http://h/s"))
-        return [event async for event in endpoint.iter_sse(response, "GET")]
+        return [event async for event in sse_events(body())]
 
     assert asyncio.run(read()) == [(name, "\n".join(lines)) for name, lines in events]

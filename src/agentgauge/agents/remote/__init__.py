@@ -8,7 +8,7 @@
 | ``http(s)://...`` with a config file | a plain JSON service described by the config |
 
 Every scheme shares :class:`RemoteAgentSettings` (headers with ``${ENV}`` expansion, timeouts, retries, TLS) and
-the HTTP layer of ``_http`` (pooled client, back-off, masked error messages). Nothing heavy (``httpx``, ``a2a``) is
+the HTTP layer of ``_http`` (pooled client, back-off, masked error messages). Nothing heavy (``aiohttp``, ``a2a``) is
 imported until a remote agent is loaded.
 """
 

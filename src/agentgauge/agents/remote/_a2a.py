@@ -23,7 +23,7 @@ from ._a2a_convert import TERMINAL_STATES, A2aTurn
 from ._http import RETRYABLE_STATUS, RemoteEndpoint
 from ._settings import RemoteAgentSettings
 
-__all__ = ["A2aAgent", "plain_json"]
+__all__ = ["A2aAgent"]
 
 _CARD_PATHS = (".well-known/agent-card.json", ".well-known/agent.json")
 _USER_ID_HEADER = "X-User-ID"  # where trpc-agent-go's A2A server reads the user (others ignore it)
@@ -40,19 +40,20 @@ def _require_a2a() -> None:
         raise InputError("an a2a+http agent needs a2a-sdk: pip install 'agentgauge[remote]'") from None
 
 
-def plain_json(value: Any) -> Any:
-    """``value`` with integral floats as ints, recursively: protobuf's ``Struct`` holds every number as a double,
-    so ``{"a": 2}`` comes back as ``{"a": 2.0}``."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-        return int(value)
-    if isinstance(value, dict):
-        return {key: plain_json(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [plain_json(item) for item in value]
-    return value
+def _describe_httpx(error: httpx.HTTPError) -> str:
+    """An error of a2a-sdk's ``httpx`` client in the words the other schemes use."""
+    if isinstance(error, httpx.ReadTimeout):
+        return "no answer within the read timeout"
+    if isinstance(error, httpx.ConnectTimeout):
+        return "connection timed out"
+    if isinstance(error, httpx.ConnectError):
+        return f"cannot connect ({error or 'connection refused'})"
+    if isinstance(error, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
+        return f"the connection broke ({error or type(error).__name__})"
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
-def _http_cause(error: BaseException) -> BaseException | None:
+def _http_cause(error: BaseException) -> httpx.HTTPError | None:
     seen: BaseException | None = error
     while seen is not None:
         if isinstance(seen, httpx.HTTPError):
@@ -134,7 +135,9 @@ class A2aAgent:
                 "GET", self._card_url, error=f"the agent card offers no JSON-RPC or HTTP+JSON interface ({offered})"
             )
         self._rpc_url = interfaces[0].url or self.url
-        config = ClientConfig(streaming=True, httpx_client=self.endpoint.client(), supported_protocol_bindings=bindings)
+        config = ClientConfig(
+            streaming=True, httpx_client=self.endpoint.httpx_client(), supported_protocol_bindings=bindings
+        )
         return ClientFactory(config).create(card)
 
     def _failure(self, error: BaseException) -> AgentError:
@@ -149,7 +152,7 @@ class A2aAgent:
                 body = b""
             return self.endpoint.failure("POST", self._rpc_url, status=cause.response.status_code, body=body)
         if cause is not None:
-            return self.endpoint.failure("POST", self._rpc_url, error=cause)
+            return self.endpoint.failure("POST", self._rpc_url, error=_describe_httpx(cause))
         return self.endpoint.failure("POST", self._rpc_url, error=str(error) or type(error).__name__)
 
     def _message(self, request: AgentRequest) -> Any:
@@ -168,7 +171,8 @@ class A2aAgent:
     async def run(self, request: AgentRequest) -> AgentOutput:
         """Send the user turn as one A2A message and convert what the agent sends back."""
         from a2a.client import ClientCallContext
-        from google.protobuf.json_format import MessageToDict
+
+        from ._a2a_json import proto_json
 
         client = await self._client()
         send = self._message(request)
@@ -184,7 +188,7 @@ class A2aAgent:
             turn, received = A2aTurn(), False
             async for response in client.send_message(send, context=context):
                 received = True
-                turn.add(plain_json(MessageToDict(response)))
+                turn.add(proto_json(response))
 
         def retryable(error: BaseException) -> bool:
             # Once the agent has answered anything it has acted on the message: sending it again could run it twice.
@@ -215,7 +219,8 @@ class A2aAgent:
         """A task not finished when the answer ended: a broken stream fails; a non-streaming answer (a task still
         working) is polled with ``GetTask`` until it finishes or the read timeout passes."""
         from a2a.types import GetTaskRequest
-        from google.protobuf.json_format import MessageToDict
+
+        from ._a2a_json import proto_json
 
         last = turn.state or "none"
         if self._card.capabilities.streaming:
@@ -236,4 +241,4 @@ class A2aAgent:
             await asyncio.sleep(delay)
             delay = min(delay * 2, 2.0)
             task = await client.get_task(GetTaskRequest(id=turn.task_id), context=context)
-            turn.add({"task": plain_json(MessageToDict(task))})
+            turn.add({"task": proto_json(task)})

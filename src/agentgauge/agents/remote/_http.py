@@ -1,7 +1,9 @@
-"""The HTTP layer every remote agent scheme shares: one pooled client per event loop, bounded retries with
-back-off, error messages that name the endpoint without leaking secrets, and a Server-Sent Events reader.
+"""The HTTP layer every remote agent scheme shares: one pooled ``aiohttp`` session per event loop, bounded retries
+with back-off, error messages that name the endpoint without leaking secrets, and Server-Sent Events.
 
-``httpx`` is imported here only, so loading a local agent never pays for it.
+The schemes' own requests go through ``aiohttp``: on the remote benchmark (600 exchanges at ``--parallelism 200``)
+it spends about a quarter of httpx's CPU per exchange. a2a-sdk's client needs an ``httpx`` client: it gets one
+that sends through the same session (:mod:`._httpx_bridge`). Nothing here is imported until a remote agent is loaded.
 """
 
 from __future__ import annotations
@@ -12,21 +14,24 @@ import email.utils
 import os
 import random
 import re
-import socket
 import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
+import aiohttp
 
 from ..._util.redact import redact, register_secret
 from ...errors import AgentError, InputError, printable
-from ._pool import PER_POOL, ShardedTransport
+from ._response import CONNECT_ERRORS, TRANSPORT_ERRORS, RemoteResponse, describe_error
 from ._settings import RemoteAgentSettings
+from ._sse import MalformedEventStream, TruncatedEventStream, sse_events
 
-__all__ = ["RETRYABLE_STATUS", "RemoteEndpoint", "expand_headers", "public_url"]
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["RETRYABLE_STATUS", "RemoteEndpoint", "RemoteResponse", "expand_headers", "public_url"]
 
 T = TypeVar("T")
 
@@ -35,12 +40,10 @@ RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 
 _MAX_RETRY_AFTER = 30.0  # seconds: a server asking for longer fails the case rather than stalling the run
 _BODY_SHOWN = 200  # bytes of an error body quoted in a message
+_KEEP_ALIVE = 1.5  # seconds: idle connections are dropped before servers drop them (uvicorn, Node 5 s; gunicorn 2 s)
 _ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # Header names whose values are credentials even when written literally on the command line.
 _SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie|password|session", re.IGNORECASE)
-# Errors where the request never reached the agent (or a kept-alive connection had been closed by the server
-# before it was reused), so sending it again cannot make the agent act twice.
-_RETRYABLE_ERRORS: tuple[type[Exception], ...] = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
 
 def expand_headers(headers: Mapping[str, str]) -> dict[str, str]:
@@ -80,7 +83,7 @@ def public_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
-def _retry_after(response: httpx.Response) -> float | None:
+def _retry_after(response: RemoteResponse) -> float | None:
     value = response.headers.get("retry-after")
     if not value:
         return None
@@ -95,16 +98,13 @@ def _retry_after(response: httpx.Response) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def _describe_error(error: BaseException) -> str:
-    if isinstance(error, httpx.ReadTimeout):
-        return "no answer within the read timeout"
-    if isinstance(error, httpx.ConnectTimeout):
-        return "connection timed out"
-    if isinstance(error, httpx.ConnectError):
-        return f"cannot connect ({error or 'connection refused'})"
-    if isinstance(error, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
-        return f"the connection broke ({error or type(error).__name__})"
-    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+async def _close_when_the_loop_ends(session: aiohttp.ClientSession) -> None:
+    """Wait until cancelled, then close ``session``: ``asyncio.run`` (and uvicorn, Ray's workers, pytest's loops)
+    cancel the tasks left when their main coroutine returns, so a run never exits with open connections."""
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await session.close()
 
 
 class RemoteEndpoint:
@@ -119,50 +119,57 @@ class RemoteEndpoint:
         self.url = url.rstrip("/")
         self.settings = settings or RemoteAgentSettings()
         self.headers = expand_headers(self.settings.headers)
-        # The client of the current event loop: httpx's connections belong to the loop that opened them, and
-        # evaluate_sync starts a loop per call. A weak reference, so a closed loop's id reused by a new loop is
-        # never mistaken for it.
-        self._client: tuple[weakref.ref[asyncio.AbstractEventLoop], httpx.AsyncClient] | None = None
+        # The session of the current event loop (connections belong to the loop that opened them, and
+        # evaluate_sync starts a loop per call), with the task that closes it when the loop ends. A weak reference,
+        # so a closed loop's id reused by a new loop is never mistaken for it.
+        self._session: tuple[weakref.ref[asyncio.AbstractEventLoop], aiohttp.ClientSession, asyncio.Task[None]] | None
+        self._session = None
+        self._httpx: tuple[weakref.ref[asyncio.AbstractEventLoop], aiohttp.ClientSession, httpx.AsyncClient] | None
+        self._httpx = None
 
     def __repr__(self) -> str:
         return f"RemoteEndpoint({self.scheme_label!r}, {public_url(self.url)!r})"
 
     def __getstate__(self) -> dict[str, Any]:
         # Picklable (Ray ships remote agents to its workers): a worker opens its own connections.
-        return {**self.__dict__, "_client": None}
+        return {**self.__dict__, "_session": None, "_httpx": None}
 
-    def client(self) -> httpx.AsyncClient:
-        """The pooled keep-alive client of the running event loop (created on first use)."""
+    def client(self) -> aiohttp.ClientSession:
+        """The pooled keep-alive session of the running event loop (created on first use)."""
         loop = asyncio.get_running_loop()
-        if self._client is not None and self._client[0]() is loop:
-            return self._client[1]
+        if self._session is not None and self._session[0]() is loop and not self._session[1].closed:
+            return self._session[1]
         settings = self.settings
-        timeout = httpx.Timeout(
-            connect=settings.connect_timeout, read=settings.read_timeout, write=settings.read_timeout, pool=None
-        )
         # No connection cap: --parallelism bounds the requests in flight, and a cap below it would queue them.
-        # Several small pools instead of one large one: see _pool.
-        # Idle connections are dropped after 1.5 s, before servers drop them (uvicorn and Node after 5 s, gunicorn
-        # after 2 s): reusing one the server is closing would fail a request it may already have read.
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=PER_POOL, keepalive_expiry=1.5)
-        # TCP_NODELAY: a request's headers and body go out as separate writes, which Nagle's algorithm would hold
-        # back until the server's (delayed) acknowledgement.
-        nodelay = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
-        # One TLS context for every pool: building one reads the CA bundle (~50 ms).
-        tls = httpx.create_ssl_context(verify=settings.verify_tls)
-        transport = ShardedTransport(
-            lambda: httpx.AsyncHTTPTransport(verify=tls, limits=limits, socket_options=nodelay)
+        connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=_KEEP_ALIVE, ssl=settings.verify_tls)
+        timeout = aiohttp.ClientTimeout(
+            total=None, sock_connect=settings.connect_timeout, sock_read=settings.read_timeout
         )
-        client = httpx.AsyncClient(headers=self.headers, timeout=timeout, transport=transport, follow_redirects=True)
-        self._client = (weakref.ref(loop), client)
+        session = aiohttp.ClientSession(headers=self.headers, timeout=timeout, connector=connector)
+        self._session = (weakref.ref(loop), session, loop.create_task(_close_when_the_loop_ends(session)))
+        return session
+
+    def httpx_client(self) -> httpx.AsyncClient:
+        """An ``httpx`` client of the running event loop that sends through :meth:`client`'s session, for libraries
+        that need one (a2a-sdk's client)."""
+        from ._httpx_bridge import bridged_client
+
+        loop = asyncio.get_running_loop()
+        session = self.client()
+        if self._httpx is not None and self._httpx[0]() is loop and self._httpx[1] is session:
+            return self._httpx[2]
+        client = bridged_client(session, self.settings, self.headers)
+        self._httpx = (weakref.ref(loop), session, client)
         return client
 
     async def aclose(self) -> None:
-        """Close the current loop's client (tests and long-lived servers call this; runs may simply exit)."""
-        if self._client is not None:
-            client, self._client = self._client[1], None
+        """Close the current loop's connections (tests and long-lived servers call this; runs may simply exit)."""
+        session, self._session = self._session, None
+        if session is not None:
+            session[2].cancel()
             with contextlib.suppress(Exception):
-                await client.aclose()
+                await session[1].close()
+        self._httpx = None  # it sends through the session: nothing of its own to close
 
     def resolve(self, path_or_url: str) -> str:
         """An absolute URL: ``path_or_url`` itself when absolute, else appended to the endpoint's URL."""
@@ -186,14 +193,14 @@ class RemoteEndpoint:
         if status is not None:
             parts.append(f"HTTP {status}")
         if error is not None:
-            parts.append(error if isinstance(error, str) else _describe_error(error))
+            parts.append(error if isinstance(error, str) else describe_error(error))
         snippet = " ".join(text.split())
         if snippet:
             cut = snippet[:_BODY_SHOWN] + ("…" if len(snippet) > _BODY_SHOWN else "")
             parts.append(f"body: {cut!r}")
         return AgentError(printable(redact(": ".join(parts)), lines=False))
 
-    def _delay(self, attempt: int, response: httpx.Response | None) -> float:
+    def _delay(self, attempt: int, response: RemoteResponse | None) -> float:
         advised = _retry_after(response) if response is not None else None
         if advised is not None:
             return min(advised, _MAX_RETRY_AFTER)
@@ -201,56 +208,47 @@ class RemoteEndpoint:
         wait: float = self.settings.backoff * 2**attempt * random.uniform(0.75, 1.25)
         return min(wait, _MAX_RETRY_AFTER)
 
-    async def request(self, method: str, url: str, *, accept: Collection[int] = (), **kwargs: Any) -> httpx.Response:
+    async def request(self, method: str, url: str, *, accept: Collection[int] = (), **kwargs: Any) -> RemoteResponse:
         """Send a request (``url`` absolute or relative to the endpoint) and return its response, read whole.
 
         Connection errors, 429 and 5xx are retried ``settings.retries`` times with back-off; a response that is
         neither 2xx nor in ``accept`` raises :meth:`failure`, as does a transport error after the last attempt.
         """
-        target = self.resolve(url)
-        attempt = 0
-        while True:
+        async with self.stream(method, url, accept=accept, **kwargs) as response:
             try:
-                response = await self.client().request(method, target, **kwargs)
-            except _RETRYABLE_ERRORS as exc:
-                if attempt >= self.settings.retries:
-                    raise self.failure(method, url, error=self._after_attempts(exc, attempt)) from None
-                await asyncio.sleep(self._delay(attempt, None))
-            except httpx.HTTPError as exc:
-                raise self.failure(method, url, error=exc) from None
-            else:
-                if response.is_success or response.status_code in accept:
-                    return response
-                if response.status_code not in RETRYABLE_STATUS or attempt >= self.settings.retries:
-                    raise self.failure(method, url, status=response.status_code, body=response.content)
-                await asyncio.sleep(self._delay(attempt, response))
-            attempt += 1
+                await response.aread()
+            except TRANSPORT_ERRORS as exc:
+                raise self.failure(method, url, status=response.status_code, error=exc) from None
+            return response
 
     @contextlib.asynccontextmanager
     async def stream(
         self, method: str, url: str, *, accept: Collection[int] = (), **kwargs: Any
-    ) -> AsyncIterator[httpx.Response]:
+    ) -> AsyncIterator[RemoteResponse]:
         """Like :meth:`request`, but the body is not read: the response is yielded for streaming (e.g. with
         :meth:`iter_sse`). Retries happen before any byte of a successful answer is consumed."""
         target = self.resolve(url)
         attempt = 0
         while True:
-            async with contextlib.AsyncExitStack() as stack:
+            response: RemoteResponse | None = None
+            try:
+                raw = await self.client().request(method, target, **kwargs)
+            except CONNECT_ERRORS as exc:
+                if attempt >= self.settings.retries:
+                    raise self.failure(method, url, error=self._after_attempts(exc, attempt)) from None
+            except TRANSPORT_ERRORS as exc:
+                raise self.failure(method, url, error=exc) from None
+            else:
                 try:
-                    response = await stack.enter_async_context(self.client().stream(method, target, **kwargs))
-                except _RETRYABLE_ERRORS as exc:
-                    if attempt >= self.settings.retries:
-                        raise self.failure(method, url, error=self._after_attempts(exc, attempt)) from None
-                    response = None
-                except httpx.HTTPError as exc:
-                    raise self.failure(method, url, error=exc) from None
-                if response is not None:
+                    response = RemoteResponse(raw)
                     if response.is_success or response.status_code in accept:
                         yield response
                         return
                     body = await self._read_some(response)
-                    if response.status_code not in RETRYABLE_STATUS or attempt >= self.settings.retries:
-                        raise self.failure(method, url, status=response.status_code, body=body)
+                finally:
+                    raw.release()  # back to the pool, or closed when the body was not read to its end
+                if response.status_code not in RETRYABLE_STATUS or attempt >= self.settings.retries:
+                    raise self.failure(method, url, status=response.status_code, body=body)
             await asyncio.sleep(self._delay(attempt, response))
             attempt += 1
 
@@ -259,8 +257,8 @@ class RemoteEndpoint:
     ) -> T:
         """``await call()``, again after a retryable failure (at most ``settings.retries`` more times, with
         back-off): for clients (A2A) that send through another library. By default connection errors and
-        exceptions carrying a 429/5xx ``status_code`` (or an ``httpx.HTTPStatusError`` with one) are retryable;
-        the last exception is re-raised unchanged."""
+        exceptions carrying a 429/5xx ``status_code`` (or a ``response`` with one) are retryable; the last
+        exception is re-raised unchanged."""
         is_retryable = retryable or _default_retryable
         attempt = 0
         while True:
@@ -274,14 +272,14 @@ class RemoteEndpoint:
 
     def _after_attempts(self, error: BaseException, attempt: int) -> str:
         tries = f" (after {attempt + 1} attempts)" if attempt else ""
-        return _describe_error(error) + tries
+        return describe_error(error) + tries
 
     @staticmethod
-    async def _read_some(response: httpx.Response) -> bytes:
+    async def _read_some(response: RemoteResponse) -> bytes:
         """The start of an error response's body (enough to quote), without waiting for an endless one."""
         chunks: list[bytes] = []
         size = 0
-        with contextlib.suppress(httpx.HTTPError):
+        with contextlib.suppress(*TRANSPORT_ERRORS):
             async for chunk in response.aiter_bytes():
                 chunks.append(chunk)
                 size += len(chunk)
@@ -289,72 +287,26 @@ class RemoteEndpoint:
                     break
         return b"".join(chunks)
 
-    async def iter_sse(self, response: httpx.Response, method: str = "POST") -> AsyncIterator[tuple[str, str]]:
+    async def iter_sse(self, response: RemoteResponse, method: str = "POST") -> AsyncIterator[tuple[str, str]]:
         """The Server-Sent Events of ``response`` as ``(event name, data)`` (name ``"message"`` when unnamed).
 
         Comments and ``id``/``retry`` fields are skipped; multi-line data is joined with newlines. A stream that
         breaks, stops sending for the read timeout, or ends in the middle of an event raises :meth:`failure`.
         """
-        url = str(response.request.url)
-        name, pending = "message", False
-        data: list[str] = []
+        url, status = response.url, response.status_code
         try:
-            async for line in _sse_lines(response):
-                if not line:
-                    if pending:
-                        yield name, "\n".join(data)
-                    name, data, pending = "message", [], False
-                    continue
-                if line.startswith(":"):
-                    continue
-                field, _, value = line.partition(":")
-                value = value.removeprefix(" ")
-                if field == "data":
-                    data.append(value)
-                    pending = True
-                elif field == "event":
-                    name, pending = value, True
-                elif field not in ("id", "retry"):
-                    raise self.failure(
-                        method, url, status=response.status_code, error=f"malformed event stream line {line[:80]!r}"
-                    )
-        except httpx.HTTPError as exc:
-            raise self.failure(
-                method, url, status=response.status_code, error=f"event stream broke: {_describe_error(exc)}"
-            ) from None
-        if pending:
-            raise self.failure(
-                method, url, status=response.status_code, error="event stream ended in the middle of an event"
-            )
-
-
-_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
-
-
-async def _sse_lines(response: httpx.Response) -> AsyncIterator[str]:
-    """The lines of an event stream, split at CR, LF or CRLF only (``aiter_lines`` also splits at Unicode line
-    separators, which JSON strings may hold raw); a final line without a break is yielded too."""
-    pending = b""
-    async for chunk in response.aiter_bytes():
-        pending += chunk
-        # A CR at the end may be the first half of a CRLF: keep it until the next chunk says.
-        cut = len(pending) - 1 if pending.endswith(b"\r") else len(pending)
-        *lines, rest = _LINE_BREAK.split(pending[:cut])
-        pending = rest + pending[cut:]
-        for line in lines:
-            yield line.decode("utf-8", "replace")
-    if pending:
-        lines = _LINE_BREAK.split(pending)
-        if not lines[-1]:
-            lines.pop()  # the stream ended with a line break, not with an empty line
-        for line in lines:
-            yield line.decode("utf-8", "replace")
+            async for event in sse_events(response.aiter_bytes()):
+                yield event
+        except (MalformedEventStream, TruncatedEventStream) as exc:
+            raise self.failure(method, url, status=status, error=str(exc)) from None
+        except TRANSPORT_ERRORS as exc:
+            raise self.failure(method, url, status=status, error=f"event stream broke: {describe_error(exc)}") from None
 
 
 def _default_retryable(error: BaseException) -> bool:
-    if isinstance(error, _RETRYABLE_ERRORS):
+    if isinstance(error, CONNECT_ERRORS):
         return True
-    if isinstance(error, httpx.HTTPStatusError):
-        return error.response.status_code in RETRYABLE_STATUS
     status = getattr(error, "status_code", None)
+    if status is None:
+        status = getattr(getattr(error, "response", None), "status_code", None)
     return isinstance(status, int) and status in RETRYABLE_STATUS

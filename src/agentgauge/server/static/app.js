@@ -1,10 +1,10 @@
-// agentgauge web UI: plain JavaScript over the server's /api and ADK routes (no framework, no build step).
+// agentgauge web UI: plain JavaScript over the server's /api and ADK routes (no framework, no build step). This file
+// holds the shared helpers, the apps, eval sets, cases and results lists and the wiring; the views are in their own
+// files (runs.js, compare.js, chat.js, casetable.js, replay.js, history.js, ...), loaded by index.html.
 "use strict";
 
-const DEFAULT_METRICS = { tool_trajectory_avg_score: 1.0, response_match_score: 0.8 };
-const USER_ID = "user";
-const ui = { app: null, set: null, caseIds: [], metrics: [], session: null, editing: null, results: [], apps: {},
-  run: null };
+const ui = { app: null, set: null, cases: null, metrics: [], session: null, editing: null, results: [], apps: {},
+  run: null, metricsRead: null };  // cases: the Cases tab's table (casetable.js); metricsRead: ui.metrics read
 const $ = (id) => document.getElementById(id);
 
 function el(tag, props = {}, ...children) {
@@ -73,10 +73,10 @@ async function selectApp(name) {
   ui.set = null;
   for (const item of document.querySelectorAll(".app-item")) item.classList.toggle("active", item.dataset.app === name);
   $("where").textContent = name;
-  showChatState();
+  window.AgentgaugeChat.showChatState();
   closeResult();
-  await loadSets();
-  await Promise.all([showSet(), loadResults()]);  // the Results tab shows this app's runs, never the previous app's
+  // The Results tab shows this app's runs, never the previous app's; listed while the sets are read.
+  await Promise.all([loadSets().then(showSet), loadResults()]);
 }
 
 async function loadSets() {
@@ -120,72 +120,37 @@ async function showSet() {
   $("no-set").hidden = !!ui.set;
   $("cases-view").hidden = !ui.set;
   if (!ui.set) return;
-  const [evalSet, fileMetrics] = await Promise.all([
-    api("GET", `/api/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}`),
-    api("GET", `/api/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}/metrics`),
+  const started = performance.now();  // the browser tests print the timings (docs/web.md quotes them)
+  const [app, set] = [ui.app, ui.set];
+  // The set's case list (ids, turns and the newest result's status per case, from the server's digest of it), not
+  // the set and its latest result whole, which for thousands of cases are megabytes to send and parse.
+  const [list, fileMetrics] = await Promise.all([
+    api("GET", `/api/apps/${enc(app)}/eval-sets/${enc(set)}/case-list`),
+    api("GET", `/api/apps/${enc(app)}/eval-sets/${enc(set)}/metrics`),
+    ui.metricsRead,  // the registry's metrics, for the Run box's picker
   ]);
-  $("set-title").textContent = `Eval set ${evalSet.evalSetId}`;
-  ui.caseIds = (evalSet.evalCases || []).map((c) => c.evalId);
-  const body = $("case-list");
-  body.replaceChildren();
-  for (const c of evalSet.evalCases || []) {
-    const turns = (c.conversation || []).length;
-    body.append(el("tr", { class: "case-row", dataset: { case: c.evalId } },
-      el("td", {}, el("input", { type: "checkbox", class: "case-check", value: c.evalId })),
-      el("td", {}, c.evalId),
-      el("td", {}, String(turns)),
-      el("td", { class: "case-status" }, ""),
-      el("td", {}, el("button", { type: "button", class: "case-edit", onclick: () => openEditor(c.evalId) }, "View / edit"))));
-  }
+  if (app !== ui.app || set !== ui.set) return;  // another set was chosen meanwhile
+  const fetched = performance.now();
+  $("set-title").textContent = `Eval set ${list.evalSetId}`;
+  ui.cases.setCases(`${app}/${set}`, list.cases.map((c) => ({ evalId: c.evalId, turns: c.turns })), lastStatuses(list));
   $("file-metrics-label").hidden = fileMetrics.length === 0;
   $("use-file-metrics").checked = fileMetrics.length > 0;
-  renderMetricPicker(fileMetrics);
-  await refreshLastStatuses();
+  window.AgentgaugeRuns.renderMetricPicker(fileMetrics);
+  const rendered = performance.now();
+  Object.assign(document.body.dataset, { casesShown: String(list.cases.length),
+    casesFetchMs: String(Math.round(fetched - started)), casesRenderMs: String(Math.round(rendered - fetched)) });
   await loadResults();
 }
 
-function renderMetricPicker(fileMetrics) {
-  const chosen = {};
-  for (const m of fileMetrics) chosen[m.metricName] = m.threshold;
-  if (!fileMetrics.length) Object.assign(chosen, DEFAULT_METRICS);
-  const box = $("run-metrics");
-  box.replaceChildren();
-  for (const m of ui.metrics) {
-    const on = m.name in chosen;
-    const threshold = on ? chosen[m.name] : m.maxValue;
-    box.append(el("label", { title: m.description },
-      el("input", { type: "checkbox", class: "metric-check", value: m.name, checked: on }),
-      el("span", {}, m.name + (m.needsJudge ? " (judge)" : "")),
-      el("input", { type: "number", class: "metric-threshold", step: "0.05", min: m.minValue, max: m.maxValue,
-        value: threshold, dataset: { metric: m.name } })));
-  }
-  $("metric-details").hidden = $("use-file-metrics").checked;
-  summarizeMetrics();
+function lastStatuses(list) {
+  return new Map(list.cases.filter((c) => c.status).map((c) => [c.evalId, c.status]));
 }
 
-function summarizeMetrics() {
-  const chosen = [...document.querySelectorAll(".metric-check:checked")].map((box) => {
-    const input = document.querySelector(`.metric-threshold[data-metric="${CSS.escape(box.value)}"]`);
-    return `${box.value} ≥ ${input.value}`;
-  });
-  $("metric-summary").textContent = chosen.join(", ") || "none chosen";
-}
 
 async function refreshLastStatuses() {
-  const rows = await api("GET", `/api/apps/${enc(ui.app)}/results?evalSetId=${enc(ui.set)}`);
-  if (!rows.length) return;
-  const latest = await api("GET", `/api/apps/${enc(ui.app)}/results/${enc(rows[0].evalSetResultId)}`);
-  const statuses = {};
-  for (const r of latest.evalCaseResults || []) {
-    const prev = statuses[r.evalId];
-    statuses[r.evalId] = prev === "failed" ? prev : r.finalEvalStatus;
-  }
-  for (const [id, value] of Object.entries(statuses)) setCaseStatus(id, value);
-}
-
-function setCaseStatus(id, value) {
-  const row = document.querySelector(`.case-row[data-case="${CSS.escape(id)}"] .case-status`);
-  if (row) row.replaceChildren(status(value));
+  const [app, set] = [ui.app, ui.set];
+  const list = await api("GET", `/api/apps/${enc(app)}/eval-sets/${enc(set)}/case-list`);
+  if (app === ui.app && set === ui.set) ui.cases.setStatuses(lastStatuses(list));
 }
 
 async function openEditor(id) {
@@ -263,88 +228,8 @@ async function deleteSet() {
   await showSet();
 }
 
-// ---- runs ----
 
-function selectedMetrics() {
-  if ($("use-file-metrics").checked) return undefined;
-  const metrics = [];
-  for (const box of document.querySelectorAll(".metric-check")) {
-    if (!box.checked) continue;
-    const input = document.querySelector(`.metric-threshold[data-metric="${CSS.escape(box.value)}"]`);
-    metrics.push({ metricName: box.value, threshold: Number(input.value) });
-  }
-  return metrics;
-}
-
-async function runSelected() {
-  const caseIds = [...document.querySelectorAll(".case-check:checked")].map((b) => b.value);
-  const ids = caseIds.length ? caseIds : ui.caseIds;
-  const body = { caseIds: ids, numRuns: Number($("num-runs").value), parallelism: Number($("parallelism").value) };
-  const metrics = selectedMetrics();
-  if (metrics !== undefined) body.metrics = metrics;
-  $("run-status").replaceChildren();
-  let run;
-  try {
-    run = await api("POST", `/api/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}/runs`, body);
-  } catch (error) {
-    $("run-status").replaceChildren(el("div", { class: "error", id: "run-error" }, error.message));
-    return;
-  }
-  for (const id of ids) setCaseStatus(id, "pending");
-  ui.run = run.runId;
-  $("run-selected").disabled = true;
-  $("run-cancel").disabled = false;
-  $("run-cancel").hidden = false;
-  $("progress-box").hidden = false;
-  $("progress").max = run.total || 1;
-  $("progress").value = 0;
-  $("progress-text").textContent = `0 / ${run.total}`;
-  followRun(run.runId);
-}
-
-function followRun(runId) {
-  const source = new EventSource(`/api/runs/${enc(runId)}/events`);
-  const app = ui.app;
-  source.addEventListener("case_started", (e) => setCaseStatus(JSON.parse(e.data).evalId, "running"));
-  source.addEventListener("case_finished", (e) => {
-    const data = JSON.parse(e.data);
-    setCaseStatus(data.evalId, data.status);
-    $("progress").value = data.done;
-    $("progress-text").textContent = `${data.done} / ${data.total}`;
-  });
-  const finish = async (message, css, resultId) => {
-    source.close();
-    if (ui.run === runId) ui.run = null;
-    $("run-cancel").hidden = true;
-    $("run-selected").disabled = false;
-    $("run-status").replaceChildren(el("div", { class: css, id: "run-done" }, message));
-    if (resultId && app === ui.app) {
-      await loadResults();
-      await refreshLastStatuses();
-    }
-  };
-  source.addEventListener("run_finished", (e) => {
-    const data = JSON.parse(e.data);
-    finish(`Run finished: ${data.status}.`, data.status === "passed" ? "ok" : "error", data.resultId);
-  });
-  source.addEventListener("run_failed", (e) => finish(`Run failed: ${JSON.parse(e.data).error}`, "error", null));
-  source.addEventListener("run_cancelled", (e) => {
-    const data = JSON.parse(e.data);
-    finish(`Run cancelled: ${data.done} of ${data.total} finished and kept.`, "error", data.resultId);
-  });
-}
-
-async function cancelRun() {
-  if (!ui.run) return;
-  $("run-cancel").disabled = true;  // the run's events say when it has stopped
-  try {
-    await api("DELETE", `/api/runs/${enc(ui.run)}`);
-  } catch (error) {
-    $("run-status").replaceChildren(el("div", { class: "error", id: "run-error" }, error.message));
-  }
-}
-
-// ---- results and comparison ----
+// ---- results (the comparison: compare.js) ----
 
 async function loadResults() {
   const [app, set] = [ui.app, ui.set];
@@ -395,189 +280,7 @@ function openResult(id) {
   showTab("panel-runs");
 }
 
-async function compare() {
-  const checked = [...document.querySelectorAll(".compare-check:checked")].map((b) => b.value);
-  if (checked.length === 2) {
-    // The list is newest first: the older of the two is the base.
-    $("compare-base").value = checked[1];
-    $("compare-head").value = checked[0];
-  }
-  const base = $("compare-base").value;
-  const head = $("compare-head").value;
-  if (!base || !head) return;
-  const data = await api("GET", `/api/apps/${enc(ui.app)}/compare?base=${enc(base)}&new=${enc(head)}`);
-  renderComparison(data);
-  showTab("panel-compare");
-}
 
-// The labels and order of `agentgauge compare`: what a reader must act on comes first. Cases one side did not
-// run ("not_run": it ran a selection of cases) are listed apart, below the table, and never a regression.
-const CHANGE_ORDER = ["broken", "fixed", "still_failing", "new", "removed", "still_passing"];
-const CHANGE_LABEL = { broken: "broken", fixed: "fixed", still_failing: "still failing", new: "new",
-  removed: "removed", still_passing: "still passing", not_run: "not run" };
-const num = (v, sign) => (v === null || v === undefined ? "–" : (sign && v > 0 ? "+" : "") + Number(v).toFixed(3));
-const runs = (passed, total, present) => (present ? `${passed}/${total}` : "–");
-
-// -- bootstrap intervals, cases needed, flaky / broken runs (issue 28) --
-const runsStates = (c) => {
-  const states = [["base", c.baseRunsState], ["new", c.newRunsState]].filter(([, s]) => s)
-    .map(([side, s]) => `${s.split(" ")[0]} in ${side}`);
-  return states.length ? ` (${states.join(", ")})` : "";
-};
-function estimateText(e) {
-  let text = `${e.name}: ${num(e.base)} → ${num(e.new)}, change ${num(e.delta, true)}`;
-  if (e.low !== undefined && e.high !== undefined) {
-    text += ` [${num(e.low, true)}, ${num(e.high, true)}] (95%, paired bootstrap over ${e.cases} cases), ` +
-      (e.significant ? "significant" : "not significant");
-  }
-  if (e.casesNeeded) text += `; cases needed to detect a change of ${Math.abs(e.delta).toFixed(2)}: ${e.casesNeeded}`;
-  return text;
-}
-// -- end of issue 28 helpers --
-
-function renderComparison(data) {
-  const count = (kind) => data.cases.filter((c) => c.change === kind).length;
-  const parts = CHANGE_ORDER.filter((k) => count(k)).map((k) => `${count(k)} ${CHANGE_LABEL[k]}`);
-  const notRun = data.cases.filter((c) => c.change === "not_run");
-  const tail = notRun.length ? ` (${notRun.length} not run)` : "";
-  const summary = $("compare-summary");
-  summary.textContent = `${data.regressed ? "REGRESSED" : "no regression"}: ` +
-    `${parts.join(", ") || (notRun.length ? "no cases compared" : "no cases")}${tail}`;
-  summary.className = data.regressed ? "error" : "ok";
-  const cases = data.cases.filter((c) => c.change !== "not_run")
-    .sort((a, b) => CHANGE_ORDER.indexOf(a.change) - CHANGE_ORDER.indexOf(b.change));
-  const body = $("compare-table").querySelector("tbody");
-  body.replaceChildren();
-  for (const c of cases) {
-    const names = [...new Set([...Object.keys(c.baseMetrics), ...Object.keys(c.newMetrics)])];
-    const scores = names.map((n) => `${n}: ${num(c.baseMetrics[n])} → ${num(c.newMetrics[n])}`).join("\n");
-    body.append(el("tr", { class: "compare-row", dataset: { case: c.evalId, change: c.change } },
-      el("td", {}, c.evalId),
-      el("td", { class: `change ${c.change}` }, CHANGE_LABEL[c.change]),
-      el("td", {}, status(c.baseStatus)), el("td", {}, status(c.newStatus)),
-      el("td", { class: "runs" }, `${runs(c.basePassedRuns, c.baseRuns, c.baseStatus)} → ${runs(c.newPassedRuns, c.newRuns, c.newStatus)}${runsStates(c)}`),
-      el("td", { class: "reason" }, c.reason || ""),
-      el("td", { class: "scores" }, el("pre", {}, scores))));
-  }
-  $("compare-table").hidden = false;
-  const metrics = $("compare-metrics").querySelector("tbody");
-  metrics.replaceChildren();
-  for (const m of data.metrics) {
-    const sign = m.delta === null ? "" : m.delta < 0 ? "neg" : m.delta > 0 ? "pos" : "";
-    metrics.append(el("tr", { class: "metric-delta", dataset: { metric: m.metricName } },
-      el("td", {}, m.metricName), el("td", {}, num(m.baseMean)), el("td", {}, num(m.newMean)),
-      el("td", { class: `delta ${sign}` }, num(m.delta, true))));
-  }
-  $("compare-metrics").hidden = data.metrics.length === 0;
-  const passAtK = $("compare-pass-at-k").querySelector("tbody");
-  passAtK.replaceChildren();
-  for (const p of data.passAtK) {
-    passAtK.append(el("tr", { class: "pass-at-k" }, el("td", {}, String(p.k)),
-      el("td", {}, `${num(p.basePassAtK)} → ${num(p.newPassAtK)}`),
-      el("td", {}, `${num(p.basePassHatK)} → ${num(p.newPassHatK)}`)));
-  }
-  $("compare-pass-at-k").hidden = data.passAtK.length === 0;
-  const notes = $("compare-notes");
-  notes.replaceChildren();
-  for (const side of ["new", "base"]) {
-    const ids = notRun.filter((c) => (side === "new" ? c.newStatus : c.baseStatus) == null).map((c) => c.evalId);
-    if (ids.length) {
-      notes.append(el("li", { class: "not-run", dataset: { side } },
-        `Not run in ${side} (${ids.length}, not compared): ${ids.join(", ")}`));
-    }
-  }
-  for (const e of (data.estimates || []).filter((x) => x.delta !== null && x.delta !== undefined)) {
-    notes.append(el("li", { class: "estimate", dataset: { estimate: e.name } }, estimateText(e)));
-  }
-  if (data.significance) {
-    const s = data.significance;
-    notes.append(el("li", { class: "significance" }, `Significance (exact McNemar test, cases): p = ${Number(s.pValue).toPrecision(3)}, ${s.note}`));
-  }
-  for (const c of cases) {
-    if (c.significance && c.basePassedRuns * c.newRuns !== c.newPassedRuns * c.baseRuns) {
-      notes.append(el("li", { class: "significance" }, `${c.evalId} (Fisher exact test, runs): p = ${Number(c.significance.pValue).toPrecision(3)}, ${c.significance.note}`));
-    }
-  }
-  for (const note of data.notes || []) notes.append(el("li", { class: "note" }, `Note: ${note}`));
-}
-
-// ---- chat ----
-
-// Chat needs an agent: an app that only has eval sets (e.g. trace-mode sets) cannot be chatted with.
-function showChatState() {
-  const app = ui.apps[ui.app];
-  const usable = !!(app && app.hasAgent);
-  for (const id of ["chat-new", "chat-input", "chat-send", "save-case-id", "save-case"]) $(id).disabled = !usable;
-  const reason = $("chat-disabled");
-  reason.textContent = usable ? "" : `App ${ui.app} has no agent, so there is nothing to chat with: serve its agent ` +
-    "(agentgauge serve path/to/agent) to chat. Its eval sets and results can still be viewed and run in trace mode.";
-  reason.hidden = usable;
-  $("tab-chat").title = usable ? "" : "no agent is served for this app";
-  if (!usable) {
-    ui.session = null;
-    $("chat-session").textContent = "";
-    $("chat-log").replaceChildren();
-  }
-}
-
-function chatMessage(kind, text) {
-  const log = $("chat-log");
-  log.append(el("div", { class: `msg ${kind}` }, text));
-  log.scrollTop = log.scrollHeight;
-}
-
-async function newSession() {
-  const session = await api("POST", `/apps/${enc(ui.app)}/users/${USER_ID}/sessions`, {});
-  ui.session = session.id;
-  $("chat-session").textContent = `session ${session.id}`;
-  $("chat-log").replaceChildren();
-  $("chat-note").replaceChildren();
-  return session.id;
-}
-
-async function sendMessage(event) {
-  event.preventDefault();
-  const text = $("chat-input").value.trim();
-  if (!text) return;
-  if (!ui.session) await newSession();
-  $("chat-input").value = "";
-  chatMessage("user", text);
-  try {
-    const events = await api("POST", "/run", {
-      appName: ui.app, userId: USER_ID, sessionId: ui.session,
-      newMessage: { role: "user", parts: [{ text }] },
-    });
-    for (const e of events) {
-      for (const part of (e.content && e.content.parts) || []) {
-        if (part.functionCall) chatMessage("tool", `→ ${part.functionCall.name}(${JSON.stringify(part.functionCall.args)})`);
-        else if (part.functionResponse) chatMessage("tool", `← ${JSON.stringify(part.functionResponse.response)}`);
-        else if (part.text) chatMessage("agent", part.text);
-      }
-    }
-  } catch (error) {
-    chatMessage("error", error.message);
-  }
-}
-
-async function saveSession(event) {
-  event.preventDefault();
-  const note = $("chat-note");
-  if (!ui.session || !ui.set) {
-    note.replaceChildren(el("div", { class: "error" }, ui.set ? "Chat first." : "Choose an eval set first."));
-    return;
-  }
-  const evalId = $("save-case-id").value.trim();
-  try {
-    await api("POST", `/dev/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}/add-session`,
-      { evalId, sessionId: ui.session, userId: USER_ID });
-    note.replaceChildren(el("div", { class: "ok", id: "saved-case" }, `Added case ${evalId} to ${ui.set}.`));
-    $("save-case-id").value = "";
-    await loadSets();
-    await showSet();
-  } catch (error) {
-    note.replaceChildren(el("div", { class: "error" }, error.message));
-  }
-}
 
 // ---- wiring ----
 
@@ -593,11 +296,13 @@ async function start() {
   $("case-close").addEventListener("click", closeEditor);
   $("case-delete").addEventListener("click", deleteCase);
   $("delete-set").addEventListener("click", deleteSet);
+  const { runSelected, cancelRun, summarizeMetrics } = window.AgentgaugeRuns;
+  const { newSession, sendMessage, saveSession } = window.AgentgaugeChat;
+  const { compare } = window.AgentgaugeCompare;
   $("run-selected").addEventListener("click", runSelected);
   $("run-cancel").addEventListener("click", cancelRun);
-  $("check-all").addEventListener("change", (e) => {
-    for (const box of document.querySelectorAll(".case-check")) box.checked = e.target.checked;
-  });
+  ui.cases = new window.AgentgaugeCaseTable.CaseTable({ viewport: $("case-scroll"), body: $("case-list"),
+    head: $("case-table").tHead, checkAll: $("check-all"), onEdit: openEditor });
   $("use-file-metrics").addEventListener("change", (e) => { $("metric-details").hidden = e.target.checked; });
   $("run-metrics").addEventListener("change", summarizeMetrics);
   $("chat-new").addEventListener("click", newSession);
@@ -605,8 +310,9 @@ async function start() {
   $("save-form").addEventListener("submit", saveSession);
   $("compare-btn").addEventListener("click", compare);
   $("compare-selected").addEventListener("click", compare);
-  ui.metrics = await api("GET", "/api/metrics");
-  await loadApps();
+  // The registry's metrics are read while the apps are listed (the first reading loads the evaluators).
+  ui.metricsRead = api("GET", "/api/metrics").then((metrics) => { ui.metrics = metrics; });
+  await Promise.all([ui.metricsRead, loadApps()]);
   document.body.dataset.ready = "true";
 }
 

@@ -1,11 +1,10 @@
 // agentgauge web UI: the case list of the Replay tab — last status and first failure reason per case, filtered by
-// status and searched by id or text. Virtualised: only the rows in view (plus a few) are in the DOM, so a list of
-// thousands of cases renders and scrolls at once. Loaded after app.js, whose helpers (el, status) it uses.
+// status and searched by id or text. Windowed (window.js): only the rows in view (plus a few) are in the DOM, so a list
+// of thousands of cases renders and scrolls at once. Loaded after app.js, whose helpers (el, status) it uses.
 "use strict";
 
 window.AgentgaugeCaseList = (() => {
   const ROW_HEIGHT = 46;  // px; every row has the same height (id and status on one line, the reason on the next)
-  const OVERSCAN = 6;     // rows kept beyond each edge of the view, so a fast scroll shows no gap
   const FAILING = new Set(["failed", "error"]);
 
   // A row matches the status filter ("" all, "failing" failed or error, "not_run" never run) and the words of the
@@ -32,9 +31,11 @@ window.AgentgaugeCaseList = (() => {
       this.filter = "";
       this.words = [];
       this.selected = null;
-      this.drawn = [-1, -1];
-      viewport.addEventListener("scroll", () => this.render(false));
-      window.addEventListener("resize", () => this.render(true));
+      this.rowWindow = new window.AgentgaugeWindow.RowWindow({
+        viewport, list: this.window, rowHeight: ROW_HEIGHT,
+        make: (index) => this.rowNode(this.rows[index], index),
+        place: (first) => { this.window.style.transform = `translateY(${first * ROW_HEIGHT}px)`; },
+      });
     }
 
     setRows(rows) {
@@ -51,20 +52,7 @@ window.AgentgaugeCaseList = (() => {
     apply() {
       this.rows = this.all.filter((row) => matches(row, this.filter, this.words));
       this.spacer.style.height = `${this.rows.length * ROW_HEIGHT}px`;
-      this.render(true);
-    }
-
-    render(force) {
-      const top = this.viewport.scrollTop;
-      const height = this.viewport.clientHeight || 400;
-      const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
-      const last = Math.min(this.rows.length, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
-      if (!force && first === this.drawn[0] && last === this.drawn[1]) return;
-      this.drawn = [first, last];
-      const nodes = [];
-      for (let i = first; i < last; i += 1) nodes.push(this.rowNode(this.rows[i], i));
-      this.window.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
-      this.window.replaceChildren(...nodes);
+      this.rowWindow.reset(this.rows.length);
     }
 
     rowNode(row, index) {
@@ -84,21 +72,10 @@ window.AgentgaugeCaseList = (() => {
 
     pick(evalId) {
       this.selected = evalId;
-      this.reveal(evalId);
-      this.render(true);
+      this.rowWindow.reveal(this.rows.findIndex((r) => r.evalId === evalId));
+      this.rowWindow.reset(this.rows.length);  // the selected row's mark moves
       const row = this.all.find((r) => r.evalId === evalId);
       if (row) this.onPick(row);
-    }
-
-    // Scroll so the case's row is in view (the list holds only the rows near the view).
-    reveal(evalId) {
-      const index = this.rows.findIndex((r) => r.evalId === evalId);
-      if (index < 0) return;
-      const top = index * ROW_HEIGHT;
-      const view = this.viewport;
-      if (top < view.scrollTop || top + ROW_HEIGHT > view.scrollTop + view.clientHeight) {
-        view.scrollTop = Math.max(0, top - view.clientHeight / 2);
-      }
     }
 
     // The next (step 1) or previous (step -1) failing case in the filtered list after the selected one.

@@ -1,7 +1,7 @@
 // agentgauge web UI, History tab: an eval set's runs over time as plain SVG — the pass rate and each metric's mean
 // per run (hover a run for its labels; click to pick it: one picked run opens, two compare), and the runs × cases
 // matrix of statuses (click a cell to replay that case in that run). Loaded after app.js (helpers $, el, api, enc,
-// ui, when, showTab, openResult, compare) and replay.js.
+// ui, when, showTab, openResult), compare.js and replay.js.
 "use strict";
 
 window.AgentgaugeHistory = (() => {
@@ -186,7 +186,7 @@ window.AgentgaugeHistory = (() => {
       for (const box of document.querySelectorAll(".compare-check")) box.checked = false;  // the picked runs decide
       $("compare-base").value = base;
       $("compare-head").value = head;
-      await compare();
+      await window.AgentgaugeCompare.compare();
     });
   }
 

@@ -1,0 +1,114 @@
+// agentgauge web UI, Compare tab: two results of the app compared case by case, as `agentgauge compare` shows them
+// (what changed per case, metric means, pass@k, significance, cases not run by one side). Loaded before app.js; its
+// functions use app.js's helpers ($, el, api, enc, ui, status, showTab) when called.
+"use strict";
+
+window.AgentgaugeCompare = (() => {
+  async function compare() {
+    const checked = [...document.querySelectorAll(".compare-check:checked")].map((b) => b.value);
+    if (checked.length === 2) {
+      // The list is newest first: the older of the two is the base.
+      $("compare-base").value = checked[1];
+      $("compare-head").value = checked[0];
+    }
+    const base = $("compare-base").value;
+    const head = $("compare-head").value;
+    if (!base || !head) return;
+    const data = await api("GET", `/api/apps/${enc(ui.app)}/compare?base=${enc(base)}&new=${enc(head)}`);
+    renderComparison(data);
+    showTab("panel-compare");
+  }
+
+  // The labels and order of `agentgauge compare`: what a reader must act on comes first. Cases one side did not
+  // run ("not_run": it ran a selection of cases) are listed apart, below the table, and never a regression.
+  const CHANGE_ORDER = ["broken", "fixed", "still_failing", "new", "removed", "still_passing"];
+  const CHANGE_LABEL = { broken: "broken", fixed: "fixed", still_failing: "still failing", new: "new",
+    removed: "removed", still_passing: "still passing", not_run: "not run" };
+  const num = (v, sign) => (v === null || v === undefined ? "–" : (sign && v > 0 ? "+" : "") + Number(v).toFixed(3));
+  const runs = (passed, total, present) => (present ? `${passed}/${total}` : "–");
+
+  // -- bootstrap intervals, cases needed, flaky / broken runs (issue 28) --
+  const runsStates = (c) => {
+    const states = [["base", c.baseRunsState], ["new", c.newRunsState]].filter(([, s]) => s)
+      .map(([side, s]) => `${s.split(" ")[0]} in ${side}`);
+    return states.length ? ` (${states.join(", ")})` : "";
+  };
+  function estimateText(e) {
+    let text = `${e.name}: ${num(e.base)} → ${num(e.new)}, change ${num(e.delta, true)}`;
+    if (e.low !== undefined && e.high !== undefined) {
+      text += ` [${num(e.low, true)}, ${num(e.high, true)}] (95%, paired bootstrap over ${e.cases} cases), ` +
+        (e.significant ? "significant" : "not significant");
+    }
+    if (e.casesNeeded) text += `; cases needed to detect a change of ${Math.abs(e.delta).toFixed(2)}: ${e.casesNeeded}`;
+    return text;
+  }
+  // -- end of issue 28 helpers --
+
+  function renderComparison(data) {
+    const count = (kind) => data.cases.filter((c) => c.change === kind).length;
+    const parts = CHANGE_ORDER.filter((k) => count(k)).map((k) => `${count(k)} ${CHANGE_LABEL[k]}`);
+    const notRun = data.cases.filter((c) => c.change === "not_run");
+    const tail = notRun.length ? ` (${notRun.length} not run)` : "";
+    const summary = $("compare-summary");
+    summary.textContent = `${data.regressed ? "REGRESSED" : "no regression"}: ` +
+      `${parts.join(", ") || (notRun.length ? "no cases compared" : "no cases")}${tail}`;
+    summary.className = data.regressed ? "error" : "ok";
+    const cases = data.cases.filter((c) => c.change !== "not_run")
+      .sort((a, b) => CHANGE_ORDER.indexOf(a.change) - CHANGE_ORDER.indexOf(b.change));
+    const body = $("compare-table").querySelector("tbody");
+    body.replaceChildren();
+    for (const c of cases) {
+      const names = [...new Set([...Object.keys(c.baseMetrics), ...Object.keys(c.newMetrics)])];
+      const scores = names.map((n) => `${n}: ${num(c.baseMetrics[n])} → ${num(c.newMetrics[n])}`).join("\n");
+      body.append(el("tr", { class: "compare-row", dataset: { case: c.evalId, change: c.change } },
+        el("td", {}, c.evalId),
+        el("td", { class: `change ${c.change}` }, CHANGE_LABEL[c.change]),
+        el("td", {}, status(c.baseStatus)), el("td", {}, status(c.newStatus)),
+        el("td", { class: "runs" }, `${runs(c.basePassedRuns, c.baseRuns, c.baseStatus)} → ${runs(c.newPassedRuns, c.newRuns, c.newStatus)}${runsStates(c)}`),
+        el("td", { class: "reason" }, c.reason || ""),
+        el("td", { class: "scores" }, el("pre", {}, scores))));
+    }
+    $("compare-table").hidden = false;
+    const metrics = $("compare-metrics").querySelector("tbody");
+    metrics.replaceChildren();
+    for (const m of data.metrics) {
+      const sign = m.delta === null ? "" : m.delta < 0 ? "neg" : m.delta > 0 ? "pos" : "";
+      metrics.append(el("tr", { class: "metric-delta", dataset: { metric: m.metricName } },
+        el("td", {}, m.metricName), el("td", {}, num(m.baseMean)), el("td", {}, num(m.newMean)),
+        el("td", { class: `delta ${sign}` }, num(m.delta, true))));
+    }
+    $("compare-metrics").hidden = data.metrics.length === 0;
+    const passAtK = $("compare-pass-at-k").querySelector("tbody");
+    passAtK.replaceChildren();
+    for (const p of data.passAtK) {
+      passAtK.append(el("tr", { class: "pass-at-k" }, el("td", {}, String(p.k)),
+        el("td", {}, `${num(p.basePassAtK)} → ${num(p.newPassAtK)}`),
+        el("td", {}, `${num(p.basePassHatK)} → ${num(p.newPassHatK)}`)));
+    }
+    $("compare-pass-at-k").hidden = data.passAtK.length === 0;
+    const notes = $("compare-notes");
+    notes.replaceChildren();
+    for (const side of ["new", "base"]) {
+      const ids = notRun.filter((c) => (side === "new" ? c.newStatus : c.baseStatus) == null).map((c) => c.evalId);
+      if (ids.length) {
+        notes.append(el("li", { class: "not-run", dataset: { side } },
+          `Not run in ${side} (${ids.length}, not compared): ${ids.join(", ")}`));
+      }
+    }
+    for (const e of (data.estimates || []).filter((x) => x.delta !== null && x.delta !== undefined)) {
+      notes.append(el("li", { class: "estimate", dataset: { estimate: e.name } }, estimateText(e)));
+    }
+    if (data.significance) {
+      const s = data.significance;
+      notes.append(el("li", { class: "significance" }, `Significance (exact McNemar test, cases): p = ${Number(s.pValue).toPrecision(3)}, ${s.note}`));
+    }
+    for (const c of cases) {
+      if (c.significance && c.basePassedRuns * c.newRuns !== c.newPassedRuns * c.baseRuns) {
+        notes.append(el("li", { class: "significance" }, `${c.evalId} (Fisher exact test, runs): p = ${Number(c.significance.pValue).toPrecision(3)}, ${c.significance.note}`));
+      }
+    }
+    for (const note of data.notes || []) notes.append(el("li", { class: "note" }, `Note: ${note}`));
+  }
+
+  return { compare, renderComparison };
+})();
