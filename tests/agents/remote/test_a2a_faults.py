@@ -139,3 +139,52 @@ def test_one_failing_case_does_not_stop_the_others(faults: str) -> None:
     assert outcome["good"] == ("passed", None)
     assert outcome["bad"][0] == "error" and "HTTP 400" in (outcome["bad"][1] or "")
     assert outcome["slow"][0] == "error" and "no answer within the read timeout" in (outcome["slow"][1] or "")
+
+
+def test_a_connection_dropped_after_the_message_was_sent_is_not_sent_again() -> None:
+    """The server read the message and closed the connection without answering: it may have acted on it, so the
+    message is not sent again (only failures to connect are), and the case fails naming the broken connection."""
+    import json
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    port = listener.getsockname()[1]
+    card = {
+        "name": "dropper", "description": "closes the connection", "version": "1",
+        "supportedInterfaces": [{"url": f"http://127.0.0.1:{port}/", "protocolBinding": "JSONRPC",
+                                 "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+    }  # fmt: skip
+    messages: list[bytes] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            with connection:
+                head = connection.recv(65536)
+                if head.startswith(b"GET "):
+                    body = json.dumps(card).encode()
+                    connection.sendall(
+                        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                        + f"Content-Length: {len(body)}\r\n\r\n".encode()
+                        + body
+                    )
+                else:
+                    messages.append(head)  # read, then dropped without a word
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        agent = load_remote_agent(f"a2a+http://127.0.0.1:{port}", FAST)
+        with pytest.raises(AgentError) as caught:
+            _send(agent, "hello")
+    finally:
+        listener.close()
+    assert len(messages) == 1
+    expected = f"a2a+http agent: POST http://127.0.0.1:{port}/: the connection broke (Server disconnected)"
+    assert str(caught.value) == expected

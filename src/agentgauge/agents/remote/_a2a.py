@@ -21,6 +21,7 @@ from ...errors import AgentError, InputError
 from .._types import AgentOutput, AgentRequest
 from ._a2a_convert import TERMINAL_STATES, A2aTurn
 from ._http import RETRYABLE_STATUS, RemoteEndpoint
+from ._response import CONNECT_ERRORS, TRANSPORT_ERRORS, describe_error
 from ._settings import RemoteAgentSettings
 
 __all__ = ["A2aAgent"]
@@ -152,7 +153,10 @@ class A2aAgent:
                 body = b""
             return self.endpoint.failure("POST", self._rpc_url, status=cause.response.status_code, body=body)
         if cause is not None:
-            return self.endpoint.failure("POST", self._rpc_url, error=_describe_httpx(cause))
+            # Through httpx-aiohttp the httpx error wraps aiohttp's, which says better what happened.
+            origin = cause.__cause__
+            detail = describe_error(origin) if isinstance(origin, TRANSPORT_ERRORS) else _describe_httpx(cause)
+            return self.endpoint.failure("POST", self._rpc_url, error=detail)
         return self.endpoint.failure("POST", self._rpc_url, error=str(error) or type(error).__name__)
 
     def _message(self, request: AgentRequest) -> Any:
@@ -197,7 +201,10 @@ class A2aAgent:
                 return False
             if isinstance(cause, httpx.HTTPStatusError):
                 return cause.response.status_code in RETRYABLE_STATUS
-            return isinstance(cause, _CONNECTION_ERRORS)
+            # httpx-aiohttp names every aiohttp connection error a ConnectTimeout; only those where no connection
+            # was made (the aiohttp error it wraps says so) are safe to send again.
+            origin = cause.__cause__
+            return isinstance(cause, _CONNECTION_ERRORS) and (origin is None or isinstance(origin, CONNECT_ERRORS))
 
         try:
             await self.endpoint.with_retries(exchange, retryable=retryable)
