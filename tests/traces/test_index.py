@@ -83,10 +83,10 @@ def test_planned_cases_are_the_cases_of_the_whole_eval_set(tmp_path: Path) -> No
     whole = trace_eval_set(match_traces(read_conversations(tmp_path).conversations, golden), golden.eval_set_id)
     with index_conversations(tmp_path) as index:
         planned = plan_cases(index, match_traces(index.conversations, golden))
-        built = [p.build(index, golden.eval_set_id) for p in planned]
+        built = [p.build(index) for p in planned]
         assert [p.eval_id for p in planned] == ["helm_list_releases", "helm_list_releases_2"]
         assert [c.model_dump(mode="json") for c in built] == [c.model_dump(mode="json") for c in whole.eval_cases]
-        free = [p.build(index, "free") for p in plan_cases(index)]
+        free = [p.build(index) for p in plan_cases(index)]
     reference_free = trace_eval_set(read_conversations(tmp_path).conversations, "free")
     assert [c.model_dump(mode="json") for c in free] == [c.model_dump(mode="json") for c in reference_free.eval_cases]
 

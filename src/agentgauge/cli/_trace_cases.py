@@ -58,7 +58,7 @@ class TraceCases:
         """Every case in full, in order, each built (its conversation read back) as the iterator advances."""
         self._check(eval_set_id)
         for planned in self._planned:
-            yield planned.build(self._index, eval_set_id)
+            yield planned.build(self._index)
 
     def get(self, app_name: str, eval_set_id: str) -> EvalSet:
         """The whole eval set, every case built (for callers that need all cases at once)."""

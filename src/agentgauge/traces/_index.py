@@ -201,7 +201,7 @@ class PlannedCase:
     how: str
     session_input: SessionInput | None
 
-    def build(self, index: ConversationIndex, eval_set_id: str) -> EvalCase:
+    def build(self, index: ConversationIndex) -> EvalCase:
         """The case in full, as :func:`trace_eval_set` makes it, with the conversation read back from ``index``."""
         conversation = index.load(self.number)
         actual = _actual(conversation, copy_invocations=False)  # read back just now: nobody else holds it
