@@ -1,6 +1,6 @@
 """The remote measure's lite servers (``benchmarks/remote_server.py adk-lite`` / ``a2a-lite``, a plain asyncio HTTP
-server) speak their protocols well enough for agentgauge's own clients: keep-alive connections, chunked event
-streams, multi-turn conversations; each turn comes back as recorded in the replay script."""
+server) speak their protocols well enough for agentgauge's own clients: chunked event streams and multi-turn
+conversations, each turn coming back as recorded in the replay script, and a 404 for a route they do not have."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         server.wait(timeout=10)
 
 
-def test_a_three_turn_conversation_comes_back_as_recorded_over_one_connection(served: str) -> None:
+def test_a_three_turn_conversation_comes_back_as_recorded(served: str) -> None:
     agent = load_remote_agent(served)
 
     async def converse() -> list[Any]:
