@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from agentgauge._util.redact import clear_secrets
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # _servers and the service modules
 
 from _servers import adk_api_app, require, running_server
@@ -55,3 +57,11 @@ def fault_server() -> Iterator[str]:
 
     with running_server(fault_app()) as address:
         yield address
+
+
+@pytest.fixture
+def no_registered_secrets() -> Iterator[None]:
+    """No secret registered for masking before the test, and none left after it."""
+    clear_secrets()
+    yield
+    clear_secrets()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import pickle
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -15,7 +14,7 @@ from _servers import free_port
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentgauge._util.redact import clear_secrets, redact, register_secret, registered_secrets
+from agentgauge._util.redact import redact, register_secret, registered_secrets
 from agentgauge.agents import looks_like_agent_spec
 from agentgauge.agents.remote import (
     RemoteAgentSettings,
@@ -28,12 +27,7 @@ from agentgauge.agents.remote import (
 from agentgauge.agents.remote._sse import sse_events
 from agentgauge.errors import AgentError, InputError
 
-
-@pytest.fixture(autouse=True)
-def _no_secrets() -> Iterator[None]:
-    clear_secrets()
-    yield
-    clear_secrets()
+pytestmark = pytest.mark.usefixtures("no_registered_secrets")
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,6 @@ templates, and the calculator eval set through a FastAPI service."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentgauge import AgentEvaluator
-from agentgauge._util.redact import clear_secrets
 from agentgauge.agents import AgentRequest, load_agent
 from agentgauge.agents.remote import RemoteAgentSettings, load_remote_agent
 from agentgauge.agents.remote._config import apply_config, load_config
@@ -26,12 +24,7 @@ from agentgauge.formats import load_eval_set, load_metrics
 from agentgauge.model import Invocation, Message
 from agentgauge.storage import InMemoryEvalResultManager, InMemoryEvalSetManager, InMemoryMetricManager
 
-
-@pytest.fixture(autouse=True)
-def _no_secrets() -> Iterator[None]:
-    clear_secrets()
-    yield
-    clear_secrets()
+pytestmark = pytest.mark.usefixtures("no_registered_secrets")
 
 
 @pytest.mark.parametrize(
