@@ -38,10 +38,12 @@ class UI:
     """Small helpers over the page (ids are the ones of static/index.html)."""
 
     def __init__(self, driver: Any) -> None:
+        from selenium.common.exceptions import StaleElementReferenceException
         from selenium.webdriver.support.ui import WebDriverWait
 
         self.driver = driver
-        self.wait = WebDriverWait(driver, WAIT)
+        # A condition that reads an element the page re-renders meanwhile (a live list) is evaluated again.
+        self.wait = WebDriverWait(driver, WAIT, ignored_exceptions=(StaleElementReferenceException,))
 
     def css(self, selector: str) -> Any:
         from selenium.webdriver.common.by import By
