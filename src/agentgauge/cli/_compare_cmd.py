@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -23,6 +22,22 @@ from ._options import (
 
 __all__ = ["compare"]
 
+_FailOnOption = Annotated[
+    str,
+    typer.Option(
+        "--fail-on",
+        metavar="RULE",
+        rich_help_panel="Store",
+        help="What fails the command (exit 1): broken (a case that passed in BASE does not in NEW; with several runs "
+        "only a significant drop of its pass rate), significant (only a significant drop of a pass rate), any-change "
+        "or never. See docs/compare.md#gates.",
+    ),
+]
+_AlphaOption = Annotated[
+    float,
+    typer.Option("--alpha", rich_help_panel="Store", help="The significance level of the comparison's exact tests."),
+]
+
 
 @app.command()
 def compare(
@@ -30,8 +45,9 @@ def compare(
         str,
         typer.Argument(
             metavar="BASE",
-            help="The earlier result: a result file (native or ADK), a result id, or label:KEY=VALUE[,KEY=VALUE] "
-            "(the newest result with those labels).",
+            help="The earlier result: a result file (native or ADK), a result id, label:KEY=VALUE[,KEY=VALUE] (the "
+            "newest result with those labels, of NEW's eval set when NEW is named) or latest (the newest result of "
+            "NEW's eval set besides NEW).",
         ),
     ],
     new: Annotated[
@@ -45,23 +61,28 @@ def compare(
     app_name: AppNameOption = None,
     bootstrap_resamples: BootstrapResamplesOption = 10_000,
     seed: SeedOption = 0,
+    fail_on: _FailOnOption = "broken",
+    alpha: _AlphaOption = 0.05,
 ) -> None:
     """Compare two results: fixed / broken / still failing cases, metric mean deltas, pass@k, significance.
 
-    Cases are matched by id; BASE and NEW may be agentgauge, trpc-agent-go or ADK result files, or result ids
-    (saved under --output-dir, or in the SQL store of --store / AGENTGAUGE_STORE). With
-    several runs per case, Fisher's exact test says whether a case's pass rate really changed. When one side ran only
+    Cases are matched by id; BASE and NEW may be agentgauge, trpc-agent-go or ADK result files, result ids (saved
+    under --output-dir, or in the SQL store of --store / AGENTGAUGE_STORE), label:KEY=VALUE or latest. With several
+    runs per case, Fisher's exact test says whether a case's pass rate really changed: a status flip it cannot tell
+    from chance (at --alpha) is listed as within noise, never as broken. When one side ran only
     selected cases (EVAL_SET:case1,case2) or was interrupted, the cases it did not run are listed apart as not run,
     never as removed or broken. The pass rate's and each metric's change get a 95% paired bootstrap interval; a change
     the interval cannot tell from chance gets the number of cases needed to detect it.
 
-    Exit code 0 when no case broke, 1 when a case that passed in BASE does not pass in NEW, 2 on bad input.
+    Exit code 1 when the comparison fails --fail-on (default broken: a case that passed in BASE does not pass in
+    NEW, beyond noise with several runs), 0 otherwise, 2 on bad input.
 
     \b
     Examples:
       agentgauge compare base.evalset_result.json new.evalset_result.json
       agentgauge compare calculator_calculator_1f0c... calculator_calculator_9b2e...
       agentgauge compare label:env=prod label:env=staging --store results.db
+      agentgauge compare label:branch=main latest --fail-on significant
     """
     from rich.console import Console
 
@@ -74,22 +95,22 @@ def compare(
     console = escape_controls(Console(stderr=json_out, soft_wrap=False, emoji=False))
     with input_errors_exit_2():
         from .._util.fileio import atomic_write, check_output_targets
-        from ..compare import compare_results, print_comparison, render_html, render_markdown
-        from ..sqlstore import resolve_store_url
-        from ._run_metadata import load_compared
+        from ..compare import check_alpha, compare_results, fail_on_rule, print_comparison, render_html, render_markdown
+        from ..storage import resolve_pair
+        from ._selectors import result_catalog
 
         check_output_targets(markdown, html)
-        url = resolve_store_url(store)
-        results = None
-        if url is not None and not (Path(base).exists() and Path(new).exists()):
-            from ..sqlstore._cli import open_result_store
-
-            results = open_result_store(url)
-        (before, base_source), (after, new_source) = load_compared(
-            base, new, output_dir, results=results, app_name=app_name
-        )
+        rule, alpha = fail_on_rule(fail_on), check_alpha(alpha)
+        before, after = resolve_pair(base, new, result_catalog([base, new], output_dir, store, app_name))
         comparison = compare_results(
-            before, after, base_source=base_source, new_source=new_source, resamples=bootstrap_resamples, seed=seed
+            before.load(),
+            after.load(),
+            base_source=before.source,
+            new_source=after.source,
+            resamples=bootstrap_resamples,
+            seed=seed,
+            alpha=alpha,
+            fail_on=rule,
         )
         print_comparison(comparison, console)
         for target, text, kind in ((markdown, render_markdown, "markdown"), (html, render_html, "html")):
@@ -98,4 +119,4 @@ def compare(
                 print_line(console, f"{kind} comparison written to {target}")
         if json_out:
             typer.echo(comparison.model_dump_json(indent=2))
-    raise typer.Exit(EXIT_FAILED if comparison.regressed else EXIT_OK)
+    raise typer.Exit(EXIT_FAILED if comparison.gate is not None and comparison.gate.failed else EXIT_OK)

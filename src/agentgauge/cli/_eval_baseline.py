@@ -1,5 +1,6 @@
 """``agentgauge eval --baseline``: compare the new result with an earlier one, in the terminal summary and in the
-``--html`` / ``--markdown`` reports (rendered by :mod:`agentgauge.compare`), and ``--fail-on-regression``."""
+``--html`` / ``--markdown`` reports (rendered by :mod:`agentgauge.compare`), and with ``--fail-on`` (or its older
+spelling ``--fail-on-regression``) let the comparison's gate set the exit code."""
 
 from __future__ import annotations
 
@@ -13,38 +14,75 @@ if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
     from ..compare import Comparison
-    from ..model import EvalSetResult
     from ..run._result import EvaluationResult
+    from ..storage import FoundResult, ResultCatalog, ResultSelector
 
-__all__ = ["Baseline", "insert_before_body_end", "load_baseline"]
+__all__ = ["Baseline", "check_gate_options", "insert_before_body_end", "load_baseline"]
 
 _COPY_CHUNK = 1 << 20
 _BODY_END = b"</body>"
 
 
+def check_gate_options(baseline: str | None, fail_on: str | None, fail_on_regression: bool, alpha: float) -> None:
+    """Refuse, before anything runs, gate options without ``--baseline``, a rule ``--fail-on`` does not know, an
+    ``--alpha`` that is no significance level and ``--fail-on-regression`` with another ``--fail-on`` rule."""
+    from ..compare import FailOn, check_alpha, fail_on_rule
+    from ..errors import InputError
+
+    for given, name in ((fail_on_regression, "--fail-on-regression"), (fail_on is not None, "--fail-on")):
+        if given and baseline is None:
+            raise InputError(f"{name} needs --baseline RESULT_ID_OR_FILE")
+    if fail_on is not None:
+        fail_on_rule(fail_on)
+        if fail_on_regression and fail_on != FailOn.BROKEN:
+            raise InputError(f"--fail-on-regression is --fail-on broken: it cannot be given with --fail-on {fail_on}")
+    check_alpha(alpha)
+
+
 @dataclass
 class Baseline:
-    """The result of ``--baseline`` and the comparisons made with it during this command."""
+    """The result of ``--baseline`` (named by a file or an id: read before the run; by ``label:`` or ``latest``:
+    picked for each eval set after its run, among the results of that eval set), the gate rule (``None``: the exit
+    code stays the cases') and the comparisons made with it during this command."""
 
-    result: EvalSetResult
-    source: str
-    """How the baseline was named: its file, or its id in the store."""
-    fail_on_regression: bool = False
+    selector: ResultSelector
+    catalog: ResultCatalog
+    found: FoundResult | None = None
+    """The baseline named by a file or an id (``None`` for ``label:`` and ``latest``)."""
+    fail_on: str | None = None
+    alpha: float = 0.05
     comparisons: list[Comparison] = field(default_factory=list)
 
     @property
-    def label(self) -> str:
-        """The baseline's result id (its file when it has none)."""
-        return self.result.eval_set_result_id or self.source
+    def gated(self) -> bool:
+        """Whether the comparisons' gate sets the exit code (``--fail-on`` or ``--fail-on-regression``)."""
+        return self.fail_on is not None
 
     @property
-    def regressed(self) -> bool:
-        """True when a case that passed in the baseline does not pass in a new result."""
-        return any(c.regressed for c in self.comparisons)
+    def failed(self) -> bool:
+        """True when a comparison fails its gate (by default: a case that passed in the baseline broke)."""
+        return any(c.gate is not None and c.gate.failed for c in self.comparisons)
 
     def applies_to(self, outcome: EvaluationResult, several: bool) -> bool:
-        """One eval set: always compared (a different set gets a note); several: only the baseline's eval set."""
-        return not several or outcome.eval_set_id == self.result.eval_set_id
+        """A named baseline: with one eval set always compared (a different set gets a note), with several only
+        its own eval set; a picked one (``label:``, ``latest``): every eval set, each with its own."""
+        if self.found is None or not several:
+            return True
+        return outcome.eval_set_id == self.found.load().eval_set_id
+
+    def _against(self, outcome: EvaluationResult, console: Console) -> FoundResult | None:
+        """The result to compare ``outcome`` with: the named one, or the newest of its eval set before it."""
+        if self.found is not None:
+            return self.found
+        from ..errors import InputError, NotFoundError
+        from ..storage import resolve_result
+
+        new_id = outcome.eval_set_result.eval_set_result_id
+        try:
+            return resolve_result(self.selector, self.catalog, eval_set_id=outcome.eval_set_id, exclude=[new_id])
+        except (InputError, NotFoundError) as exc:
+            print_line(console, f"Not compared with --baseline {exc}", style="yellow")
+            return None
 
     def add(
         self, outcome: EvaluationResult, reports: list[tuple[Path, str]], console: Console, *, several: bool
@@ -54,38 +92,73 @@ class Baseline:
 
         if not self.applies_to(outcome, several):
             return
+        against = self._against(outcome, console)
+        if against is None:
+            return
         new = outcome.eval_set_result
+        before = against.load()
         comparison = compare_results(
-            self.result, new, base_source=self.source, new_source=new.eval_set_result_id or outcome.eval_set_id
+            before,
+            new,
+            base_source=against.source,
+            new_source=new.eval_set_result_id or outcome.eval_set_id,
+            alpha=self.alpha,
+            fail_on=self.fail_on,
         )
         self.comparisons.append(comparison)
-        print_block(comparison, self.label, console)
+        label = before.eval_set_result_id or against.source
+        print_block(comparison, label, console)
         for path, fmt in reports:
-            add_to_report(comparison, self.label, path, fmt)
+            add_to_report(comparison, label, path, fmt)
 
 
-def load_baseline(spec: str, output_dir: Path, result_store: Any, *, fail_on_regression: bool) -> Baseline:
-    """Read the baseline before anything runs: a result file, a result id in ``result_store`` (``--store``) or a
-    result id saved under ``output_dir``. Bad input raises :class:`~agentgauge.errors.InputError` (exit 2)."""
-    from ._targets import load_result_spec
+def load_baseline(
+    spec: str,
+    output_dir: Path,
+    result_store: Any,
+    *,
+    app_name: str | None = None,
+    fail_on: str | None = None,
+    fail_on_regression: bool = False,
+    alpha: float = 0.05,
+) -> Baseline:
+    """The baseline, checked before anything runs: a file or an id is read now; a ``label:`` or ``latest``
+    selector must match some result now (the newest of each eval set run is picked after its run). Bad input
+    raises :class:`~agentgauge.errors.InputError` / :class:`~agentgauge.errors.NotFoundError` (exit 2).
+    ``--fail-on-regression`` is ``--fail-on broken``."""
+    from ..compare import FailOn
+    from ..storage import parse_result_selector, resolve_result
+    from ._selectors import result_catalog
 
-    result, source = load_result_spec(spec, output_dir, results=result_store)
-    return Baseline(result, source, fail_on_regression)
+    selector = parse_result_selector(spec)
+    catalog = result_catalog([spec], output_dir, None, app_name, results=result_store)
+    found = resolve_result(selector, catalog)  # a picked one is only checked here: it is picked again per set
+    rule = FailOn.BROKEN.value if fail_on_regression and fail_on is None else fail_on
+    if not selector.picks_newest:
+        found.load()  # an invalid file is refused now, not after the run
+    return Baseline(selector, catalog, None if selector.picks_newest else found, rule, alpha)
 
 
 def print_block(comparison: Comparison, label: str, console: Console) -> None:
-    """``Compared with <id>: N fixed, M broken`` and one line per broken case with its reason."""
-    from ..compare import ChangeKind
+    """``Compared with <id>: N fixed, M broken[, K within noise]``, one line per broken case with its reason, the
+    gate's verdict (when it sets the exit code) and the flips within noise."""
+    from ..compare import ChangeKind, FailOn, gate_lines
 
     fixed, broken = comparison.count(ChangeKind.FIXED), comparison.count(ChangeKind.BROKEN)
+    noise = comparison.count(ChangeKind.WITHIN_NOISE)
     not_run = comparison.count(ChangeKind.NOT_RUN)  # a run of selected cases: the others are no regression
     style = "bold red" if broken else "bold green"
+    counts = f"{fixed} fixed, {broken} broken" + (f", {noise} within noise" if noise else "")
     tail = f" ({not_run} not run)" if not_run else ""
-    print_line(console, f"Compared with {label}: {fixed} fixed, {broken} broken{tail}", style=style)
+    print_line(console, f"Compared with {label}: {counts}{tail}", style=style)
     for case in comparison.cases:
         if case.change is ChangeKind.BROKEN:
             reason = f": {case.reason}" if case.reason else ""
             console.print(f"  broken: {case.eval_id}{reason}", highlight=False, soft_wrap=True, markup=False)
+    listed = comparison.gate is not None and comparison.gate.fail_on == FailOn.BROKEN  # its findings are above
+    for line in gate_lines(comparison):
+        if not (listed and line.startswith("  ")):
+            console.print(f"  {line}", highlight=False, soft_wrap=True, markup=False)
     for note in comparison.notes:
         if not note.startswith("some cases ran once"):  # the full output of `agentgauge compare` has that one
             console.print(f"  Note: {note}", highlight=False, soft_wrap=True, markup=False)

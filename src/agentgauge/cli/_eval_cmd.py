@@ -120,8 +120,9 @@ _Baseline = Annotated[
     typer.Option(
         "--baseline",
         metavar="RESULT_ID_OR_FILE",
-        help="Compare the new result with this one (a result file, or an id under --output-dir or in --store): "
-        "fixed / broken cases in the summary and in --html / --markdown; see docs/compare.md.",
+        help="Compare the new result with this one (a result file, an id under --output-dir or in --store, "
+        "label:KEY=VALUE or latest: the newest result of the eval set run): fixed / broken cases in the summary "
+        "and in --html / --markdown; see docs/compare.md.",
     ),
 ]
 _FailOnRegression = Annotated[
@@ -129,7 +130,23 @@ _FailOnRegression = Annotated[
     typer.Option(
         "--fail-on-regression",
         help="With --baseline: the exit code is 1 when a case that passed in the baseline does not pass now, "
-        "else 0 (cases failing in both runs do not fail the command).",
+        "else 0 (cases failing in both runs do not fail the command): --fail-on broken.",
+    ),
+]
+_FailOn = Annotated[
+    str | None,
+    typer.Option(
+        "--fail-on",
+        metavar="RULE",
+        help="With --baseline: the comparison's gate sets the exit code: broken, significant, any-change or never "
+        "(see docs/compare.md#gates).",
+        rich_help_panel="Store",
+    ),
+]
+_Alpha = Annotated[
+    float,
+    typer.Option(
+        "--alpha", help="With --baseline: the significance level of the comparison's tests.", rich_help_panel="Store"
     ),
 ]
 
@@ -185,6 +202,8 @@ def eval_command(
     store: StoreOption = None,
     baseline: _Baseline = None,
     fail_on_regression: _FailOnRegression = False,
+    fail_on: _FailOn = None,
+    alpha: _Alpha = 0.05,
     user_simulator: _UserSimulator = None,
     simulator_model: _SimulatorModel = None,
     simulator_base_url: _SimulatorBaseUrl = None,
@@ -228,7 +247,7 @@ def eval_command(
                 app_name=app_name, store=store, prices=prices, executor=executor, ray_address=ray_address,
                 rate_limits=rate_limit or [], resume=resume, cache_agent=cache_agent, cache_agent_dir=cache_agent_dir,
                 traces=traces, eval_set=eval_set, by_session=by_session,
-                baseline=baseline, fail_on_regression=fail_on_regression,
+                baseline=baseline, fail_on_regression=fail_on_regression, fail_on=fail_on, alpha=alpha,
                 only_metrics=only_metrics, skip_metrics=skip_metrics, no_judges=no_judges,
                 judge_parallelism=judge_parallelism, dialect=dialect, reducer=reducer,
                 agent_headers=tuple(agent_header or ()), agent_config=agent_config, labels=tuple(label or ()),

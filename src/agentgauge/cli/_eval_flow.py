@@ -56,6 +56,8 @@ class EvalArgs:
     # comparison with an earlier result
     baseline: str | None = None
     fail_on_regression: bool = False
+    fail_on: str | None = None
+    alpha: float = 0.05
     # which metrics run, and judge calls at once
     only_metrics: str | None = None
     skip_metrics: str | None = None
@@ -145,8 +147,10 @@ def _checked_metric_options(args: EvalArgs) -> MetricOptions:
     judge_timeout = args.judge.timeout
     if judge_timeout is not None and not 0 < judge_timeout < float("inf"):
         fail_input(f"--judge-timeout must be a positive number of seconds, got {judge_timeout:g}")
-    if args.fail_on_regression and args.baseline is None:
-        fail_input("--fail-on-regression needs --baseline RESULT_ID_OR_FILE")
+    from ._eval_baseline import check_gate_options
+
+    with input_errors_exit_2():
+        check_gate_options(args.baseline, args.fail_on, args.fail_on_regression, args.alpha)
     only, skip = args.only_metrics, args.skip_metrics
     return metric_options(
         only, skip, args.no_judges, args.judge_parallelism, args.parallelism, args.dialect, reducer=args.reducer
@@ -207,7 +211,15 @@ def _baseline(args: EvalArgs, output_dir: Path, result_store: Any) -> Baseline |
         return None
     from ._eval_baseline import load_baseline
 
-    return load_baseline(args.baseline, output_dir, result_store, fail_on_regression=args.fail_on_regression)
+    return load_baseline(
+        args.baseline,
+        output_dir,
+        result_store,
+        app_name=args.app_name,
+        fail_on=args.fail_on,
+        fail_on_regression=args.fail_on_regression,
+        alpha=args.alpha,
+    )
 
 
 def _exit_code(outcomes: list[EvaluationResult], against: Baseline | None) -> int:
@@ -216,8 +228,8 @@ def _exit_code(outcomes: list[EvaluationResult], against: Baseline | None) -> in
 
     if any(o.interrupted for o in outcomes):
         return EXIT_INTERRUPTED
-    if against is not None and against.fail_on_regression:
-        return EXIT_FAILED if against.regressed else EXIT_OK
+    if against is not None and against.gated:
+        return EXIT_FAILED if against.failed else EXIT_OK
     # Every case of every set must have passed (compact rows: the case results may not be in memory).
     statuses = [
         status

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus
 from ..stats import current_bootstrap, pass_at_k, pass_hat_k
+from ._gate import DEFAULT_FAIL_ON, FailOn, GateRule, check_alpha, judge_gate, settle_flip
 from ._intervals import delta_estimates, runs_state
 from ._model import CaseChange, ChangeKind, Comparison, MetricDelta, PassAtK, ResultRef, Significance
 from ._significance import ALPHA, fisher_exact, mcnemar_exact, min_runs_for_significance
@@ -90,21 +91,23 @@ def _kind(base: _Case | None, new: _Case | None, partial: tuple[bool, bool] = (F
     return ChangeKind.FIXED if now else ChangeKind.STILL_FAILING
 
 
-def _case_significance(base: _Case, new: _Case) -> Significance | None:
+def _case_significance(base: _Case, new: _Case, alpha: float) -> Significance | None:
     if len(base.runs) < 2 or len(new.runs) < 2:
         return None
     p = fisher_exact(base.passed_runs, len(base.runs), new.passed_runs, len(new.runs))
     counts = f"{base.passed_runs}/{len(base.runs)} runs passed before, {new.passed_runs}/{len(new.runs)} now"
     if base.passed_runs * len(new.runs) == new.passed_runs * len(base.runs):
         verdict = "the same pass rate"
-    elif p < ALPHA:
-        verdict = f"significant at {ALPHA:g}: the pass rate really changed"
+    elif p < alpha:
+        verdict = f"significant at {alpha:g}: the pass rate really changed"
     else:
-        verdict = f"not significant at {ALPHA:g}: the difference may be chance"
-    return Significance(test="fisher_exact", p_value=p, significant=p < ALPHA, alpha=ALPHA, note=f"{counts}; {verdict}")
+        verdict = f"not significant at {alpha:g}: the difference may be chance"
+    return Significance(test="fisher_exact", p_value=p, significant=p < alpha, alpha=alpha, note=f"{counts}; {verdict}")
 
 
-def _change(eval_id: str, base: _Case | None, new: _Case | None, partial: tuple[bool, bool]) -> CaseChange:
+def _change(
+    eval_id: str, base: _Case | None, new: _Case | None, partial: tuple[bool, bool], alpha: float
+) -> CaseChange:
     change = CaseChange(eval_id=eval_id, change=_kind(base, new, partial))
     if base is not None:
         change.base_status, change.base_runs, change.base_passed_runs = base.status, len(base.runs), base.passed_runs
@@ -114,8 +117,9 @@ def _change(eval_id: str, base: _Case | None, new: _Case | None, partial: tuple[
         change.new_metrics = new.means()
         change.reason = _reason(new)
     if base is not None and new is not None:
-        change.significance = _case_significance(base, new)
+        change.significance = _case_significance(base, new, alpha)
         change.base_runs_state, change.new_runs_state = runs_state(base), runs_state(new)
+        change.change = settle_flip(change)  # several runs: a flip the test cannot tell from chance is noise
     return change
 
 
@@ -166,18 +170,24 @@ def _pass_at_k(pairs: Sequence[tuple[_Case, _Case]]) -> list[PassAtK]:
     return out
 
 
-def _set_significance(fixed: int, broken: int) -> Significance:
+def _set_significance(comparison: Comparison) -> Significance:
+    """The exact McNemar test on the cases whose status flipped (within noise included: a status is a status)."""
+    fixed, broken = comparison.status_flips()
+    alpha = comparison.alpha
     p = mcnemar_exact(fixed, broken)
     if fixed + broken == 0:
         note = "no case changed status"
     else:
         verdict = (
-            f"significant at {ALPHA:g}: more cases moved one way than chance explains"
-            if p < ALPHA
-            else f"not significant at {ALPHA:g}: too few status changes to rule out chance"
+            f"significant at {alpha:g}: more cases moved one way than chance explains"
+            if p < alpha
+            else f"not significant at {alpha:g}: too few status changes to rule out chance"
         )
-        note = f"{fixed} fixed against {broken} broken; {verdict}"
-    return Significance(test="mcnemar_exact", p_value=p, significant=p < ALPHA, alpha=ALPHA, note=note)
+        counts = f"{fixed} fixed against {broken} broken"
+        if comparison.count(ChangeKind.WITHIN_NOISE):
+            counts = f"status changes: {fixed} to passed against {broken} to not passed (within noise included)"
+        note = f"{counts}; {verdict}"
+    return Significance(test="mcnemar_exact", p_value=p, significant=p < alpha, alpha=alpha, note=note)
 
 
 def _ref(result: EvalSetResult, source: str, cases: dict[str, _Case]) -> ResultRef:
@@ -201,6 +211,8 @@ def compare_results(
     new_source: str = "new",
     resamples: int | None = None,
     seed: int | None = None,
+    alpha: float = ALPHA,
+    fail_on: FailOn | GateRule | str | None = DEFAULT_FAIL_ON,
 ) -> Comparison:
     """Compare two results case by case (matched by eval id).
 
@@ -208,16 +220,19 @@ def compare_results(
     decide). Metric means are taken over the cases present on both sides, so added or removed cases do not move
     them. A case present on one side only is ``not_run`` when the other side ran a selection of cases or was
     interrupted (else ``new`` / ``removed``); it is listed apart and never makes the comparison regressed. With
-    several runs per case, each case gets Fisher's exact test on its runs passed; the set gets the exact McNemar
-    test on fixed against broken cases. The pass rate and every metric mean get a paired bootstrap interval of
+    several runs per case, each case gets Fisher's exact test on its runs passed at ``alpha``, and a status flip the
+    test cannot tell from chance is ``within_noise`` (not broken or fixed); the set gets the exact McNemar test on the
+    cases whose status flipped. ``fail_on`` (a :class:`FailOn` rule or its name, or any :class:`GateRule`; ``None``: not judged)
+    gives :attr:`Comparison.gate`, the verdict (see :mod:`agentgauge.compare._gate`). The pass rate and every metric mean get a paired bootstrap interval of
     their change (``resamples``, 0 for none, and ``seed``; by default the current
     :func:`~agentgauge.stats.current_bootstrap` settings). ``base_source`` / ``new_source`` name the inputs.
     """
     settings = current_bootstrap()
+    check_alpha(alpha)
     before, after = _cases(base), _cases(new)
     order = list(before) + [eval_id for eval_id in after if eval_id not in before]
     partial = (_partial(base), _partial(new))
-    changes = [_change(eval_id, before.get(eval_id), after.get(eval_id), partial) for eval_id in order]
+    changes = [_change(eval_id, before.get(eval_id), after.get(eval_id), partial, alpha) for eval_id in order]
     pairs = [(before[e], after[e]) for e in order if e in before and e in after]
     comparison = Comparison(
         base=_ref(base, base_source, before),
@@ -230,13 +245,14 @@ def compare_results(
             resamples=settings.resamples if resamples is None else resamples,
             seed=settings.seed if seed is None else seed,
         ),
+        alpha=alpha,
     )
     if pairs:
-        comparison.significance = _set_significance(
-            comparison.count(ChangeKind.FIXED), comparison.count(ChangeKind.BROKEN)
-        )
+        comparison.significance = _set_significance(comparison)
     comparison.regressed = comparison.count(ChangeKind.BROKEN) > 0
     comparison.notes = _notes(comparison, pairs)
+    if fail_on is not None:
+        comparison.gate = judge_gate(comparison, fail_on)
     return comparison
 
 
@@ -257,12 +273,20 @@ def _notes(comparison: Comparison, pairs: Sequence[tuple[_Case, _Case]]) -> list
                 f"{_cases_text(skipped, 'other case')} {'was' if skipped == 1 else 'were'} not run (listed apart, "
                 "not compared)"
             )
+    needed = min_runs_for_significance(comparison.alpha)
+    fewest = min((min(len(b.runs), len(n.runs)) for b, n in pairs), default=0)
     if not pairs:
         notes.append("no case is in both results: nothing to compare case by case")
-    elif min(min(len(b.runs), len(n.runs)) for b, n in pairs) < 2:
+    elif fewest < 2:
         notes.append(
             "some cases ran once: a single run cannot tell a real change from chance; run with --num-runs "
-            f"{min_runs_for_significance()} or more for a per-case significance test"
+            f"{needed} or more for a per-case significance test"
+        )
+    elif fewest < needed:
+        notes.append(
+            f"some cases ran {fewest} times: with fewer than {needed} runs on a side no pass-rate change can be "
+            f"significant at {comparison.alpha:g}, so no status flip of theirs counts as broken; run with --num-runs "
+            f"{needed} or more"
         )
     return notes
 

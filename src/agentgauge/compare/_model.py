@@ -14,6 +14,7 @@ __all__ = [
     "ChangeKind",
     "Comparison",
     "EstimateDelta",
+    "GateVerdict",
     "MetricDelta",
     "PassAtK",
     "ResultRef",
@@ -27,7 +28,11 @@ class ChangeKind(StrEnum):
     FIXED = "fixed"
     """Not passed in base, passed in new."""
     BROKEN = "broken"
-    """Passed in base, not passed in new: a regression."""
+    """Passed in base, not passed in new: a regression. With several runs on both sides, only when the pass rate's
+    drop is significant (Fisher's exact test at the comparison's alpha); otherwise the case is ``within_noise``."""
+    WITHIN_NOISE = "within_noise"
+    """The status flipped (passed to not passed, or back) with several runs on both sides, but the pass rate's
+    change may be chance (Fisher's exact test not significant at alpha): listed, never broken or fixed."""
     STILL_FAILING = "still_failing"
     """Not passed in either."""
     STILL_PASSING = "still_passing"
@@ -137,11 +142,31 @@ class PassAtK(GaugeModel):
     new_pass_hat_k: float
 
 
-class Comparison(GaugeModel):
-    """Everything ``agentgauge compare`` reports: per case changes, per metric deltas, pass@k and significance.
+class GateVerdict(GaugeModel):
+    """Whether a comparison fails the gate it was judged by, the rule, and what failed it (see
+    :func:`agentgauge.compare.judge_gate`)."""
 
-    ``regressed`` is true when at least one case broke; ``compare`` then exits with 1. Cases one side did not run
-    (``not_run``) never count as broken.
+    fail_on: str
+    """The rule's name: ``broken``, ``significant``, ``any-change`` or ``never`` (``--fail-on``)."""
+    alpha: float
+    """The significance level of the rule's tests."""
+    rule: str
+    """The rule in plain words, as every surface states it."""
+    failed: bool
+    """Whether the comparison fails the rule: ``compare`` (and ``eval --baseline --fail-on``) then exits with 1."""
+    findings: list[str] = Field(default_factory=empty_list)
+    """What failed it, one line each (empty when it passed)."""
+    within_noise: list[str] = omit_empty(factory=list)
+    """The cases whose status flipped within noise (never a finding of ``broken``)."""
+
+
+class Comparison(GaugeModel):
+    """Everything ``agentgauge compare`` reports: per case changes, per metric deltas, pass@k, significance and the
+    gate's verdict.
+
+    ``regressed`` is true when at least one case is ``broken`` (with several runs: its pass-rate drop is significant);
+    ``gate`` says whether the comparison fails the rule it was judged by (``--fail-on``, default ``broken``), which
+    sets ``compare``'s exit code. Cases one side did not run (``not_run``) never count as broken.
     """
 
     base: ResultRef
@@ -157,10 +182,25 @@ class Comparison(GaugeModel):
     notes: list[str] = omit_empty(factory=list)
     """Plain-language remarks: different eval sets, interrupted runs, too few runs for a significance test."""
     regressed: bool = False
+    alpha: float = 0.05
+    """The significance level of every test of the comparison."""
+    gate: GateVerdict | None = omit_empty()
+    """The gate's verdict (absent when the comparison was not judged, e.g. ``eval --baseline`` without
+    ``--fail-on``)."""
 
     def count(self, kind: ChangeKind) -> int:
         """How many cases changed this way."""
         return sum(1 for case in self.cases if case.change is kind)
+
+    def status_flips(self) -> tuple[int, int]:
+        """Cases on both sides whose status flipped: (to passed, to not passed), within noise included."""
+        up = down = 0
+        for case in self.cases:
+            if case.base_status is None or case.new_status is None:
+                continue
+            was, now = case.base_status is EvalStatus.PASSED, case.new_status is EvalStatus.PASSED
+            up, down = up + (now and not was), down + (was and not now)
+        return up, down
 
     def not_run(self, side: str) -> list[str]:
         """The ids of the cases ``side`` (``"base"`` or ``"new"``) did not run while the other side did."""

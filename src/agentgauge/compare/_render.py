@@ -10,6 +10,7 @@ __all__ = [
     "LABEL",
     "ORDER",
     "estimate_lines",
+    "gate_lines",
     "headline",
     "not_run_lines",
     "render_html",
@@ -20,6 +21,7 @@ __all__ = [
 LABEL = {
     ChangeKind.BROKEN: "broken",
     ChangeKind.FIXED: "fixed",
+    ChangeKind.WITHIN_NOISE: "within noise",
     ChangeKind.STILL_FAILING: "still failing",
     ChangeKind.STILL_PASSING: "still passing",
     ChangeKind.NEW: "new",
@@ -30,6 +32,7 @@ LABEL = {
 ORDER = [
     ChangeKind.BROKEN,
     ChangeKind.FIXED,
+    ChangeKind.WITHIN_NOISE,
     ChangeKind.STILL_FAILING,
     ChangeKind.NEW,
     ChangeKind.REMOVED,
@@ -66,6 +69,37 @@ def headline(comparison: Comparison) -> str:
     not_run = comparison.count(ChangeKind.NOT_RUN)
     tail = f" ({not_run} not run)" if not_run else ""
     return f"{verdict}: " + (", ".join(parts) if parts else "no cases compared" if not_run else "no cases") + tail
+
+
+def gate_verdict(comparison: Comparison) -> str:
+    """``Gate: FAILED (--fail-on broken, alpha 0.05)`` (empty when the comparison was not judged)."""
+    gate = comparison.gate
+    if gate is None:
+        return ""
+    return f"Gate: {'FAILED' if gate.failed else 'passed'} (--fail-on {gate.fail_on}, alpha {gate.alpha:g})"
+
+
+def gate_lines(comparison: Comparison) -> list[str]:
+    """``Gate: FAILED (--fail-on broken, alpha 0.05): <the rule>`` and what failed it (when the comparison was
+    judged), then the cases whose status flipped within noise with their runs passed."""
+    lines = []
+    gate = comparison.gate
+    if gate is not None:
+        lines.append(f"{gate_verdict(comparison)}: {gate.rule}")
+        lines += [f"  {finding}" for finding in gate.findings]
+    noise = [case for case in comparison.cases if case.change is ChangeKind.WITHIN_NOISE]
+    if noise:
+        shown = ", ".join(
+            f"{c.eval_id} ({c.base_status.value if c.base_status else '-'} -> "
+            f"{c.new_status.value if c.new_status else '-'}, {runs_cell(c, '->')})"
+            for c in noise[:_LISTED]
+        )
+        more = f" and {len(noise) - _LISTED} more" if len(noise) > _LISTED else ""
+        lines.append(
+            f"Within noise: {len(noise)} case{'' if len(noise) == 1 else 's'} (the status flipped, but the pass "
+            f"rate's change may be chance at {comparison.alpha:g}; never broken): {shown}{more}"
+        )
+    return lines
 
 
 def not_run_lines(comparison: Comparison) -> list[str]:
@@ -142,6 +176,16 @@ def _md(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
+def _md_gate(comparison: Comparison) -> list[str]:
+    """The gate's lines: its verdict as a paragraph, what failed it and the flips within noise as a list."""
+    lines = gate_lines(comparison)
+    out = []
+    if comparison.gate is not None:
+        out += [f"**{_md(gate_verdict(comparison))}**: {_md(comparison.gate.rule)}", ""]
+        lines.pop(0)
+    return out + [f"- {_md(line.strip())}" for line in lines] + ([""] if lines else [])
+
+
 def render_markdown(comparison: Comparison, *, title: str = "Comparison", level: int = 1) -> str:
     """The comparison as a Markdown document (GitHub-flavoured tables) headed ``title`` at heading ``level`` (2 for
     a section of another document, e.g. the report of ``eval --baseline``)."""
@@ -154,6 +198,7 @@ def render_markdown(comparison: Comparison, *, title: str = "Comparison", level:
         f"- Base: `{_md(base.source)}`: {base.passed_cases}/{base.cases} cases passed",
         f"- New: `{_md(new.source)}`: {new.passed_cases}/{new.cases} cases passed",
         "",
+        *_md_gate(comparison),
         "| Case | Change | Base | New | Runs passed | Reason (new) |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
@@ -202,6 +247,7 @@ _CSS = """
 .comparison td.num{text-align:right;font-variant-numeric:tabular-nums}
 .comparison .broken{color:#b00020;font-weight:bold}.comparison .fixed{color:#1b7f1b;font-weight:bold}
 .comparison .still_failing{color:#a66b00}.comparison .still_passing{color:#1b7f1b}
+.comparison .within_noise{color:#666;font-style:italic}
 .comparison .new{color:#006b8f}.comparison .removed{color:#7a1f7a}.comparison .not_run{color:#666}
 .comparison .neg{color:#b00020}.comparison .pos{color:#1b7f1b}
 .comparison .verdict{font-size:1.2em;font-weight:bold}
@@ -211,6 +257,18 @@ _CSS = """
 
 def _h(text: object) -> str:
     return html.escape(str(text), quote=True)
+
+
+def _html_gate(comparison: Comparison) -> list[str]:
+    lines = gate_lines(comparison)
+    gate = comparison.gate
+    out = []
+    if gate is not None:
+        state = "regressed" if gate.failed else "ok"
+        out.append(f'<p class="gate {state}" data-failed="{str(gate.failed).lower()}">{_h(lines.pop(0))}</p>')
+    if lines:
+        out += ['<ul class="gate-findings">', *(f"<li>{_h(line.strip())}</li>" for line in lines), "</ul>"]
+    return out
 
 
 def render_html_section(comparison: Comparison, *, title: str = "Comparison", level: int = 2) -> str:
@@ -223,6 +281,7 @@ def render_html_section(comparison: Comparison, *, title: str = "Comparison", le
         f'<section class="comparison" id="comparison"><style>{_CSS}</style>',
         f"<{h}>{_h(title)}</{h}>",
         f'<p class="verdict {verdict_class}">{_h(headline(comparison))}</p>',
+        *_html_gate(comparison),
         "<ul>",
         f"<li>Base: <code>{_h(base.source)}</code>: {base.passed_cases}/{base.cases} cases passed</li>",
         f"<li>New: <code>{_h(new.source)}</code>: {new.passed_cases}/{new.cases} cases passed</li>",

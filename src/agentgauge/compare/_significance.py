@@ -50,8 +50,10 @@ def mcnemar_exact(fixed: int, broken: int) -> float:
 
 
 def min_runs_for_significance(alpha: float = ALPHA) -> int:
-    """The fewest runs per side for which an all-pass against all-fail case reaches ``p < alpha`` (4 at 0.05)."""
+    """The fewest runs per side for which an all-pass against all-fail case reaches ``p < alpha`` (4 at 0.05).
+
+    That table and its mirror image are the two least likely of their margins: Fisher's p is ``2 / C(2n, n)``."""
     runs = 1
-    while fisher_exact(runs, runs, 0, runs) >= alpha:
+    while 2 / math.comb(2 * runs, runs) >= alpha:
         runs += 1
     return runs

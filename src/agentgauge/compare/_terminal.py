@@ -17,6 +17,7 @@ from ._render import (
     LABEL,
     delta_text,
     estimate_lines,
+    gate_lines,
     headline,
     not_run_lines,
     runs_cell,
@@ -34,6 +35,7 @@ __all__ = ["print_comparison"]
 _STYLE = {
     ChangeKind.BROKEN: "bold red",
     ChangeKind.FIXED: "bold green",
+    ChangeKind.WITHIN_NOISE: "dim",
     ChangeKind.STILL_FAILING: "yellow",
     ChangeKind.STILL_PASSING: "green",
     ChangeKind.NEW: "cyan",
@@ -150,5 +152,7 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
         line(text)
     for note in comparison.notes:
         line(f"Note: {note}")
+    for text in gate_lines(comparison):
+        line(text, markup=False)
     style = "bold red" if comparison.regressed else "bold green"
     console.print(f"[{style}]{headline(comparison)}[/]", highlight=False)

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._result_writer import SqlResultWriter
     from ._results import ResultInfo, SqlEvalResultManager
     from ._schema import SCHEMA_VERSION, SchemaTooNewError
+    from ._catalog import StoredResultCatalog
     from ._sets import SqlEvalSetManager, SqlMetricManager
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "SqlResultWriter",
     "Store",
     "StoreError",
+    "StoredResultCatalog",
     "normalize_url",
     "open_store",
     "redact_url",
@@ -60,6 +62,7 @@ _LAZY = {
     "SqlEvalSetManager": "._sets",
     "SqlLabelStore": "._labels",
     "SqlMetricManager": "._sets",
+    "StoredResultCatalog": "._catalog",
 }
 
 

@@ -5,6 +5,9 @@ its lock (``.agentgauge-locks/<file>.lock`` beside it), so they are safe across 
 Ids that become path segments are validated (no ``/``, ``\\``, NUL, ``.``/``..``, absolute or empty ids); a missing
 item raises :class:`~agentgauge.errors.NotFoundError`. Writes are atomic and go through symbolic links; FIFOs,
 devices, sockets and directories are refused as targets (:func:`check_output_target`).
+
+A result a command reads is named by a selector (a file, an id, ``label:KEY=VALUE``, ``latest``):
+:func:`resolve_result` finds it in a :class:`ResultCatalog` (:class:`ResultFiles`: the files under a folder).
 """
 
 from .._util.fileio import NotARegularFileError, atomic_write, check_output_target
@@ -23,14 +26,30 @@ from ._locator import (
 )
 from ._metric import InMemoryMetricManager, LocalMetricManager, MetricManager
 from ._result import EvalResultManager, InMemoryEvalResultManager, LocalEvalResultManager
+from ._selector import (
+    LABEL_SELECTOR,
+    LATEST_SELECTOR,
+    FoundResult,
+    ResultCatalog,
+    ResultFiles,
+    ResultSelector,
+    SelectorKind,
+    Wanted,
+    parse_result_selector,
+    resolve_pair,
+    resolve_result,
+)
 
 __all__ = [
     "EVALSET_SUFFIX",
     "LABELS_SUFFIX",
+    "LABEL_SELECTOR",
+    "LATEST_SELECTOR",
     "METRICS_SUFFIX",
     "RESULT_SUFFIX",
     "EvalResultManager",
     "EvalSetManager",
+    "FoundResult",
     "InMemoryEvalResultManager",
     "InMemoryEvalSetManager",
     "InMemoryMetricManager",
@@ -41,7 +60,12 @@ __all__ = [
     "Locator",
     "MetricManager",
     "NotARegularFileError",
+    "ResultCatalog",
+    "ResultFiles",
+    "ResultSelector",
+    "SelectorKind",
     "SuffixLocator",
+    "Wanted",
     "atomic_write",
     "check_output_target",
     "check_segment",
@@ -51,5 +75,8 @@ __all__ = [
     "dump_labels",
     "labels_path_for",
     "parse_labels",
+    "parse_result_selector",
     "read_labels",
+    "resolve_pair",
+    "resolve_result",
 ]
