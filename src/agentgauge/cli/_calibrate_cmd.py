@@ -10,7 +10,8 @@ import typer
 
 from ._app import app
 from ._common import EXIT_OK, echo_text, input_errors_exit_2
-from ._options import AppNameOption, StoreOption
+from ._options import DEFAULT_OUTPUT_DIR, AppNameOption, OutputDirOption, StoreOption
+from ._selectors import SELECTOR_FORMS
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..calibration import LabelledResult
@@ -22,8 +23,7 @@ CalibrateSourceArg = Annotated[
     str,
     typer.Argument(
         metavar="RESULT_OR_DIR",
-        help="A result file (agentgauge, trpc-agent-go or ADK), a folder of result files (searched recursively), or "
-        "with --store a result id.",
+        help=f"The results to calibrate: a folder of result files (searched recursively), or {SELECTOR_FORMS}.",
     ),
 ]
 LabelsOption = Annotated[
@@ -55,6 +55,7 @@ def calibrate(
     fmt: CalibrationFormatOption = "text",
     store: StoreOption = None,
     app_name: AppNameOption = None,
+    output_dir: OutputDirOption = DEFAULT_OUTPUT_DIR,
 ) -> None:
     """Compare a judge metric's verdicts with people's labels: accuracy, Cohen's kappa, confusion matrix and the
     verdicts they disagree on, per metric, judge model and level (case or invocation).
@@ -72,6 +73,8 @@ def calibrate(
       agentgauge calibrate .agentgauge/results/calculator --format markdown
 
       agentgauge calibrate calculator_calculator_1f0c... --store sqlite:///results.db
+
+      agentgauge calibrate latest
     """
     from .._util.redact import mask_standard_streams
 
@@ -85,7 +88,7 @@ def calibrate(
         if fmt not in _FORMATS:
             raise InputError(f"--format: unknown format {fmt!r}; choose text, json or markdown")
         given = read_labels(labels) if labels is not None else []
-        results = _results(source, store, app_name)
+        results = _results(source, store, app_name, output_dir)
         text = render_calibration(compute(results, given), fmt)
     if fmt == "json":
         sys.stdout.write(text)
@@ -95,21 +98,24 @@ def calibrate(
     raise typer.Exit(EXIT_OK)
 
 
-def _results(source: str, store: str | None, app_name: str | None) -> list[LabelledResult]:
-    """The result file or folder ``source``, or with a store (and ``source`` not an existing path) the stored
-    result of that id with the labels stored for it."""
+def _results(source: str, store: str | None, app_name: str | None, output_dir: Path) -> list[LabelledResult]:
+    """The folder ``source`` (every result file under it), or the result ``source`` selects: a file with the labels
+    beside it, or a stored result with the labels stored for it."""
     from ..calibration import load_labelled_results
-    from ..sqlstore import resolve_store_url
 
-    url = resolve_store_url(store)
-    if url is None or Path(source).exists():
+    if Path(source).is_dir():
         return load_labelled_results(source)
-    from ..calibration import LabelledResult
-    from ..sqlstore import SqlLabelStore
-    from ..sqlstore._cli import load_stored_result, open_result_store
+    from ..storage import resolve_result
+    from ._selectors import result_catalog
 
-    results = open_result_store(url)
-    result = load_stored_result(results, source, app_name)
-    app = app_name or next(info.app_name for info in results.find(source))
-    stored: list[HumanLabel] = SqlLabelStore(results.store).list(app, source)
-    return [LabelledResult(result, stored, source)]
+    catalog = result_catalog([source], output_dir, store, app_name)
+    found = resolve_result(source, catalog)
+    if found.path is not None:
+        return load_labelled_results(found.path)
+    from ..calibration import LabelledResult
+    from ..sqlstore import SqlLabelStore, StoredResultCatalog
+
+    assert isinstance(catalog, StoredResultCatalog) and found.app_name is not None
+    result = found.load()
+    stored: list[HumanLabel] = SqlLabelStore(catalog.results.store).list(found.app_name, result.eval_set_result_id)
+    return [LabelledResult(result, stored, found.source)]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ._app import app
 from ._common import EXIT_OK, input_errors_exit_2
+from ._options import DEFAULT_OUTPUT_DIR, AppNameOption, OutputDirOption, StoreOption
+from ._selectors import SELECTOR_FORMS, result_catalog
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model import EvalSetResult
@@ -96,14 +97,16 @@ _PlanJsonOption = Annotated[bool, typer.Option("--json", help="Print the plan as
 @app.command()
 def plan(
     result_file: Annotated[
-        Path,
-        typer.Argument(metavar="RESULT", readable=False, help="A result file (native or ADK) to take variances from."),
+        str, typer.Argument(metavar="RESULT", help=f"The result to take variances from: {SELECTOR_FORMS}.")
     ],
     delta: _DeltaOption = 0.05,
     metric: _MetricOption = None,
     alpha: _AlphaOption = 0.05,
     power: _PowerOption = 0.8,
     json_out: _PlanJsonOption = False,
+    output_dir: OutputDirOption = DEFAULT_OUTPUT_DIR,
+    store: StoreOption = None,
+    app_name: AppNameOption = None,
 ) -> None:
     """How many cases (and runs per case) a change of --delta in a metric mean or the pass rate needs to be detected.
 
@@ -114,14 +117,18 @@ def plan(
     Examples:
 
       agentgauge plan examples/compare/new.evalset_result.json --delta 0.1
+
+      agentgauge plan latest --delta 0.1
     """
     from ..errors import InputError
-    from ..formats import load_result
+    from ..storage import resolve_result
 
     with input_errors_exit_2():
         if not 0 < delta <= 1e9 or not 0 < alpha < 1 or not 0 < power < 1:
             raise InputError("--delta must be > 0, --alpha and --power between 0 and 1")
-        rows = plan_rows(load_result(result_file), delta, alpha, power)
+        found = resolve_result(result_file, result_catalog([result_file], output_dir, store, app_name))
+        result_file = found.source
+        rows = plan_rows(found.load(), delta, alpha, power)
         if not rows:
             raise InputError(f"{result_file}: no estimate has scores from at least two cases to take a variance from")
         if metric is not None:

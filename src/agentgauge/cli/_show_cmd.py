@@ -11,6 +11,7 @@ import typer
 from ._app import app
 from ._common import EXIT_FAILED, EXIT_OK, input_errors_exit_2, print_line
 from ._options import (
+    DEFAULT_OUTPUT_DIR,
     AppNameOption,
     BootstrapResamplesOption,
     DetailedOption,
@@ -18,27 +19,23 @@ from ._options import (
     JsonOption,
     JunitOption,
     MarkdownOption,
+    OutputDirOption,
     ReportOptions,
     SeedOption,
     StoreOption,
 )
+from ._selectors import SELECTOR_FORMS
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
     from ..model import EvalSetResult, RunMetadata
+    from ..storage import FoundResult
 
 __all__ = ["show"]
 
 
-_ResultArg = Annotated[
-    Path,
-    typer.Argument(
-        readable=False,
-        metavar="RESULT",
-        help="An .evalset_result.json file (agentgauge, trpc-agent-go or ADK), or a result id with --store.",
-    ),
-]
+_ResultArg = Annotated[str, typer.Argument(metavar="RESULT", help=f"The result to show: {SELECTOR_FORMS}.")]
 
 
 @app.command()
@@ -53,6 +50,7 @@ def show(
     app_name: AppNameOption = None,
     bootstrap_resamples: BootstrapResamplesOption = 10_000,
     seed: SeedOption = 0,
+    output_dir: OutputDirOption = DEFAULT_OUTPUT_DIR,
 ) -> None:
     """Show a stored evaluation result and optionally write it as HTML, JUnit XML or Markdown.
 
@@ -66,22 +64,25 @@ def show(
       agentgauge show my_agent/.adk/eval_history/x.evalset_result.json --junit report.junit.xml --html report.html
 
       agentgauge show calc_calculator_1a2b... --store sqlite:///results.db
+
+      agentgauge show latest
     """
     report = ReportOptions(junit, html, markdown, json_out=json_out, detailed=print_detailed_results)
     from ..stats import BootstrapSettings, use_bootstrap
 
     with use_bootstrap(BootstrapSettings(bootstrap_resamples, seed)):
-        code = _show(result_file, report, store, app_name)
+        code = _show(result_file, report, store, app_name, output_dir)
     raise typer.Exit(code)
 
 
-def _show(result_file: Path, report: ReportOptions, store: str | None, app_name: str | None) -> int:
-    """Print (and write) the result; the exit code: whether every case passed."""
+def _show(spec: str, report: ReportOptions, store: str | None, app_name: str | None, output_dir: Path) -> int:
+    """Print (and write) the result ``spec`` selects; the exit code: whether every case passed."""
     from rich.console import Console
 
-    from ..formats import load_result
     from ..model import EvalStatus
     from ..reporting import build_view, print_summary, render, write_report
+    from ..storage import resolve_result
+    from ._selectors import result_catalog
 
     reports = report.files("html", "junit", "markdown")
     from ..reporting._escape import escape_controls
@@ -89,19 +90,19 @@ def _show(result_file: Path, report: ReportOptions, store: str | None, app_name:
     # user text may hold ":name:" (no emoji codes) and control characters (escaped)
     console = escape_controls(Console(stderr=report.json_out, soft_wrap=False, emoji=False))
     with input_errors_exit_2():
-        stored = _from_store(store, result_file, app_name)
+        found = resolve_result(spec, result_catalog([spec], output_dir, store, app_name))
         streamed = None
-        if stored is None:
-            streamed = _show_streamed(result_file, reports, console, detailed=report.detailed, json_out=report.json_out)
+        if found.path is not None and found.result is None:  # a file not read yet: large ones are streamed
+            streamed = _show_streamed(found.path, reports, console, detailed=report.detailed, json_out=report.json_out)
         if streamed is None:
-            result = stored if stored is not None else load_result(result_file)
+            result = found.load()
             for path, fmt in reports:
                 write_report(result, path, fmt)  # type: ignore[arg-type]
     if streamed is None:
         print_summary(result, console=console, detailed=report.detailed)
         _print_metadata(console, result.run_metadata)
     _print_written(reports, console)
-    _github(result_file, reports, console, None if streamed is not None else result)
+    _github(found, reports, console, None if streamed is not None else result)
     if streamed is None and report.json_out:
         sys.stdout.write(render(result, "json"))
         sys.stdout.flush()
@@ -117,14 +118,16 @@ def _print_metadata(console: Console, metadata: RunMetadata | None) -> None:
         print_line(console, line)
 
 
-def _github(result_file: Path, reports: list[tuple[Path, str]], console: Console, result: EvalSetResult | None) -> None:
+def _github(
+    found: FoundResult, reports: list[tuple[Path, str]], console: Console, result: EvalSetResult | None
+) -> None:
     """In GitHub Actions: annotations and the job summary (a large file is read case by case once more)."""
     from ._github import full_report, github_actions, publish
 
     if not github_actions():
         return
-    full = str(full_report(reports)) if reports else str(result_file)
-    sources = [result_file] if result_file.is_file() else []  # not for a result read from a store by id
+    full = str(full_report(reports)) if reports else found.source
+    sources = [found.path] if found.path is not None else []  # not for a result read from a store by id
     if result is not None:
         from ..reporting import build_view
 
@@ -132,23 +135,11 @@ def _github(result_file: Path, reports: list[tuple[Path, str]], console: Console
         return
     from ..reporting._stream import scan_result_file
 
-    scanned = scan_result_file(result_file)
+    assert found.path is not None  # a stored result is never streamed
+    scanned = scan_result_file(found.path)
     if scanned is not None:
         stream, view = scanned
         publish(view, stream.cases(), console, sources=sources, full_report=full)
-
-
-def _from_store(store: str | None, result: Path, app_name: str | None) -> EvalSetResult | None:
-    """The result with id ``result`` from ``--store`` / ``$AGENTGAUGE_STORE`` (``None`` when no store is given or
-    ``result`` is an existing file)."""
-    from ..sqlstore import resolve_store_url
-
-    url = resolve_store_url(store)
-    if url is None or result.exists():
-        return None
-    from ..sqlstore._cli import load_stored_result, open_result_store
-
-    return load_stored_result(open_result_store(url), str(result), app_name)
 
 
 def _print_written(reports: list[tuple[Path, str]], console: Console) -> None:

@@ -1,6 +1,6 @@
 """What every command that runs or reads eval sets shares: an ``EVAL_SET[:case1,case2]`` argument and what was
 loaded for it, its metrics file, the selected cases, the app name, the evaluator registry, the default judge, the
-result store of ``--store`` and the result a ``RESULT_ID_OR_FILE`` names.
+result store of ``--store``.
 
 Imports only ``_common`` and ``_options`` of the CLI (no command module); everything heavy is imported inside the
 functions, so importing this module costs nothing at start-up.
@@ -18,9 +18,8 @@ from ._common import fail_input
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..evaluators import Registry
-    from ..model import EvalMetric, EvalSet, EvalSetResult
+    from ..model import EvalMetric, EvalSet
     from ..service import EvaluatorSource, MetricSelection, StreamedEvalSet
-    from ..sqlstore import SqlEvalResultManager
     from ._options import JudgeOptions
 
 __all__ = [
@@ -29,9 +28,7 @@ __all__ = [
     "checked_metrics",
     "default_judge",
     "find_metrics",
-    "find_result",
     "is_file",
-    "load_result_spec",
     "make_registry",
     "open_store",
     "registry_factory",
@@ -191,37 +188,3 @@ def open_store(option: str | None) -> Any:
     from ..sqlstore._cli import open_result_store
 
     return open_result_store(url)
-
-
-def find_result(spec: str, output_dir: Path) -> Path:
-    """The result file ``spec`` names: a path, or a result id saved under ``output_dir`` (``<app>/<id>``)."""
-    from ..errors import InputError
-    from ..storage._locator import RESULT_SUFFIX
-
-    path = Path(spec)
-    if path.is_file():
-        return path
-    if path.exists():
-        raise InputError(f"{spec}: not a result file")
-    if "/" not in spec and "\\" not in spec and output_dir.is_dir():
-        found = sorted(output_dir.glob(f"*/{spec}{RESULT_SUFFIX}")) + sorted(output_dir.glob(f"{spec}{RESULT_SUFFIX}"))
-        if len(found) == 1:
-            return found[0]
-        if len(found) > 1:
-            raise InputError(f"{spec}: several results have this id: {', '.join(map(str, found))}")
-    raise InputError(f"{spec}: no such file, and no result with this id under {output_dir}")
-
-
-def load_result_spec(
-    spec: str, output_dir: Path, *, results: SqlEvalResultManager | None = None, app_name: str | None = None
-) -> tuple[EvalSetResult, str]:
-    """The result ``spec`` names and how to show its source: an existing file; else, with a store's result manager
-    (``--store`` / ``$AGENTGAUGE_STORE``), a result id in that store; else a result id saved under ``output_dir``."""
-    from ..formats import load_result
-
-    if results is not None and not Path(spec).exists():
-        from ..sqlstore._cli import load_stored_result
-
-        return load_stored_result(results, spec, app_name), spec
-    path = find_result(spec, output_dir)
-    return load_result(path), str(path)

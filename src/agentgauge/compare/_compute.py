@@ -222,10 +222,11 @@ def compare_results(
     interrupted (else ``new`` / ``removed``); it is listed apart and never makes the comparison regressed. With
     several runs per case, each case gets Fisher's exact test on its runs passed at ``alpha``, and a status flip the
     test cannot tell from chance is ``within_noise`` (not broken or fixed); the set gets the exact McNemar test on the
-    cases whose status flipped. ``fail_on`` (a :class:`FailOn` rule or its name, or any :class:`GateRule`; ``None``: not judged)
-    gives :attr:`Comparison.gate`, the verdict (see :mod:`agentgauge.compare._gate`). The pass rate and every metric mean get a paired bootstrap interval of
-    their change (``resamples``, 0 for none, and ``seed``; by default the current
-    :func:`~agentgauge.stats.current_bootstrap` settings). ``base_source`` / ``new_source`` name the inputs.
+    cases whose status flipped. ``fail_on`` (a :class:`FailOn` rule or its name, or any :class:`GateRule`; ``None``:
+    not judged) gives :attr:`Comparison.gate`, the verdict (see :mod:`agentgauge.compare._gate`). The pass rate and
+    every metric mean get a paired bootstrap interval of their change (``resamples``, 0 for none, and ``seed``; by
+    default the current :func:`~agentgauge.stats.current_bootstrap` settings). ``base_source`` / ``new_source`` name
+    the inputs.
     """
     settings = current_bootstrap()
     check_alpha(alpha)

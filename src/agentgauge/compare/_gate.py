@@ -173,18 +173,20 @@ class _AnyChange:
 _RULES: dict[str, GateRule] = {rule.name: rule for rule in (_Broken(), _Significant(), _AnyChange(), _Never())}
 
 
-def fail_on_rule(name: str | FailOn) -> GateRule:
-    """The built-in rule called ``name``; :class:`InputError` names the choices for another."""
+def fail_on_rule(name: str | FailOn, *, given_as: str = "--fail-on") -> GateRule:
+    """The built-in rule called ``name``; :class:`InputError` (naming ``given_as``, the option or field it came
+    from) lists the choices for another."""
     rule = _RULES.get(str(name))
     if rule is None:
-        raise InputError(f"--fail-on: unknown rule {str(name)!r}; choose {', '.join(_RULES)}")
+        raise InputError(f"{given_as}: unknown rule {str(name)!r}; choose {', '.join(_RULES)}")
     return rule
 
 
-def check_alpha(alpha: float) -> float:
-    """``alpha`` when it is a significance level (strictly between 0 and 1); :class:`InputError` otherwise."""
+def check_alpha(alpha: float, *, given_as: str = "--alpha") -> float:
+    """``alpha`` when it is a significance level (strictly between 0 and 1); :class:`InputError` (naming
+    ``given_as``) otherwise."""
     if not 0 < alpha < 1:  # written so that nan is refused too
-        raise InputError(f"--alpha must be between 0 and 1 (exclusive), got {alpha:g}")
+        raise InputError(f"{given_as} must be between 0 and 1 (exclusive), got {alpha:g}")
     return alpha
 
 

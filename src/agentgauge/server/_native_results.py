@@ -3,17 +3,24 @@ two."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse, JSONResponse
 
 from ..errors import InputError
+from ..storage import FoundResult, Wanted
 from ._deps import StateDep, as_json
 from ._headers import new_nonce, nonce_inline, page_headers, report_policy
 from ._safety import public_result
 
-__all__ = ["router"]
+if TYPE_CHECKING:  # pragma: no cover
+    from ._state import ServerState
+
+__all__ = ["AppResults", "router"]
+
+_SELECTOR_MAX = 1024  # a result id is at most 255 characters; label: selectors a few labels more
 
 router = APIRouter()
 """``/apps/{app}/results`` and ``/apps/{app}/compare`` (mounted under ``/api``)."""
@@ -74,20 +81,55 @@ def result_report(app: str, result_id: str, state: StateDep) -> HTMLResponse:
 @router.get("/apps/{app}/compare")
 def compare(
     app: str,
-    base: Annotated[str, Query()],
+    base: Annotated[str, Query(max_length=_SELECTOR_MAX)],
     state: StateDep,
-    new: Annotated[str | None, Query()] = None,
-    head: Annotated[str | None, Query()] = None,
+    new: Annotated[str | None, Query(max_length=_SELECTOR_MAX)] = None,
+    head: Annotated[str | None, Query(max_length=_SELECTOR_MAX)] = None,
+    fail_on: Annotated[str, Query(alias="failOn", max_length=32)] = "broken",
+    alpha: Annotated[float, Query()] = 0.05,
 ) -> JSONResponse:
-    """What changed from result ``base`` to result ``new`` (``head`` is accepted as a synonym): the
-    :class:`agentgauge.compare.Comparison` of ``agentgauge compare --json``."""
-    from ..compare import compare_results
+    """What changed from result ``base`` to result ``new`` (``head`` is accepted as a synonym), and the verdict of
+    the gate ``failOn`` at ``alpha``: the :class:`agentgauge.compare.Comparison` of ``agentgauge compare --json``.
+    ``base`` and ``new`` are result ids of the app, ``label:KEY=VALUE[,KEY=VALUE]`` or ``latest`` (never files)."""
+    from ..compare import check_alpha, compare_results, fail_on_rule
+    from ..storage import resolve_pair
 
     state.check_app(app)
     later = new if new is not None else head
     if later is None:
         raise InputError("compare: give the later result as the query parameter 'new'")
+    rule = fail_on_rule(fail_on, given_as="query parameter 'failOn'")
+    alpha = check_alpha(alpha, given_as="query parameter 'alpha'")
+    before, after = resolve_pair(base, later, AppResults(state, app), files=False)
     comparison = compare_results(
-        state.results.get(app, base), state.results.get(app, later), base_source=base, new_source=later
+        before.load(), after.load(), base_source=before.source, new_source=after.source, alpha=alpha, fail_on=rule
     )
     return JSONResponse(as_json(comparison))
+
+
+@dataclass(frozen=True)
+class AppResults:
+    """The results the server lists for one app (its runs, ``eval``'s results, the store, ADK's eval history) as
+    a :class:`~agentgauge.storage.ResultCatalog`: ids looked up, the newest picked by creation time."""
+
+    state: ServerState
+    app: str
+
+    @property
+    def where(self) -> str:
+        """``of app '<app>'``."""
+        return f"of app {self.app!r}"
+
+    def by_id(self, result_id: str) -> FoundResult:
+        """The app's result of this id (:class:`~agentgauge.errors.NotFoundError`: none)."""
+        return FoundResult(result_id, app_name=self.app, result=self.state.results.get(self.app, result_id))
+
+    def newest(self, wanted: Wanted) -> FoundResult | None:
+        """The app's newest result matching ``wanted``."""
+        for row in self.state.results.rows(self.app):
+            result_id = row["evalSetResultId"]
+            if (wanted.eval_set_id and row["evalSetId"] != wanted.eval_set_id) or result_id in wanted.exclude:
+                continue
+            if all(row["labels"].get(key) == value for key, value in wanted.labels.items()):
+                return self.by_id(result_id)
+        return None

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 from ._url import STORE_ENV, normalize_url, redact_url, resolve_store_url
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._catalog import StoredResultCatalog
     from ._engine import Store, StoreError
     from ._labels import SqlLabelStore
     from ._result_rows import DEFAULT_ARRAY_MAX_CASES
     from ._result_writer import SqlResultWriter
     from ._results import ResultInfo, SqlEvalResultManager
     from ._schema import SCHEMA_VERSION, SchemaTooNewError
-    from ._catalog import StoredResultCatalog
     from ._sets import SqlEvalSetManager, SqlMetricManager
 
 __all__ = [

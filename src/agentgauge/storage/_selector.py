@@ -78,12 +78,13 @@ def _looks_like_path(text: str) -> bool:
     return "/" in text or "\\" in text or text.endswith(".json")
 
 
-def parse_result_selector(text: str) -> ResultSelector:
+def parse_result_selector(text: str, *, files: bool = True) -> ResultSelector:
     """The selector ``text`` (an existing file or folder always wins over the other forms); :class:`InputError`
-    names a bad ``label:`` selector."""
+    names a bad ``label:`` selector. ``files=False`` (a selector from outside, e.g. an HTTP request): never a
+    file, whatever is on disk; a name that is not ``label:`` or ``latest`` is an id."""
     if not text.strip():
         raise InputError("an empty result name: give a result file, a result id, label:KEY=VALUE or latest")
-    if Path(text).exists():
+    if files and Path(text).exists():
         return ResultSelector(text, SelectorKind.FILE)
     if text == LATEST_SELECTOR:
         return ResultSelector(text, SelectorKind.LATEST)
@@ -97,7 +98,7 @@ def parse_result_selector(text: str) -> ResultSelector:
         if not labels:
             raise InputError(f"{text!r}: no label given; expected {LABEL_SELECTOR}KEY=VALUE[,KEY=VALUE...]")
         return ResultSelector(text, SelectorKind.LABELS, labels)
-    return ResultSelector(text, SelectorKind.FILE if _looks_like_path(text) else SelectorKind.ID)
+    return ResultSelector(text, SelectorKind.FILE if files and _looks_like_path(text) else SelectorKind.ID)
 
 
 @dataclass
@@ -182,11 +183,12 @@ def resolve_result(
     return found
 
 
-def resolve_pair(base: str, new: str, catalog: ResultCatalog) -> tuple[FoundResult, FoundResult]:
+def resolve_pair(base: str, new: str, catalog: ResultCatalog, *, files: bool = True) -> tuple[FoundResult, FoundResult]:
     """The two results a comparison names. A side named by file or id is taken as named; a ``label:`` / ``latest``
     side picks among the results of the other side's eval set (``latest``: never the other side itself). With both
-    sides picking, a ``label:`` side is picked first (BASE when both are), and ``latest`` twice is refused."""
-    selectors = parse_result_selector(base), parse_result_selector(new)
+    sides picking, a ``label:`` side is picked first (BASE when both are), and ``latest`` twice is refused.
+    ``files=False``: no side is a file (see :func:`parse_result_selector`)."""
+    selectors = parse_result_selector(base, files=files), parse_result_selector(new, files=files)
     if all(s.kind is SelectorKind.LATEST for s in selectors):
         raise InputError("BASE and NEW are both 'latest': name one of them by file, id or label:KEY=VALUE")
     found: list[FoundResult | None] = [None, None]

@@ -21,9 +21,10 @@ window.AgentgaugeCompare = (() => {
 
   // The labels and order of `agentgauge compare`: what a reader must act on comes first. Cases one side did not
   // run ("not_run": it ran a selection of cases) are listed apart, below the table, and never a regression.
-  const CHANGE_ORDER = ["broken", "fixed", "still_failing", "new", "removed", "still_passing"];
-  const CHANGE_LABEL = { broken: "broken", fixed: "fixed", still_failing: "still failing", new: "new",
-    removed: "removed", still_passing: "still passing", not_run: "not run" };
+  const CHANGE_ORDER = ["broken", "fixed", "within_noise", "still_failing", "new", "removed", "still_passing"];
+  const CHANGE_LABEL = { broken: "broken", fixed: "fixed", within_noise: "within noise",
+    still_failing: "still failing", new: "new", removed: "removed", still_passing: "still passing",
+    not_run: "not run" };
   const num = (v, sign) => (v === null || v === undefined ? "–" : (sign && v > 0 ? "+" : "") + Number(v).toFixed(3));
   const runs = (passed, total, present) => (present ? `${passed}/${total}` : "–");
 
@@ -44,6 +45,29 @@ window.AgentgaugeCompare = (() => {
   }
   // -- end of issue 28 helpers --
 
+  // The gate's verdict and rule (what `agentgauge compare` exits by), what failed it, and the status flips the
+  // exact test cannot tell from chance ("within noise": never broken).
+  function renderGate(data) {
+    const box = $("compare-gate");
+    const verdict = box.querySelector(".gate-verdict");
+    const findings = box.querySelector(".gate-findings");
+    findings.replaceChildren();
+    const g = data.gate;
+    const state = g && g.failed ? "FAILED" : "passed";
+    verdict.textContent = g ? `Gate: ${state} (--fail-on ${g.failOn}, alpha ${g.alpha}): ${g.rule}` : "";
+    verdict.className = `gate-verdict ${g && g.failed ? "failed" : "passed"}`;
+    for (const f of (g ? g.findings : [])) findings.append(el("li", { class: "gate-finding" }, f));
+    const noise = data.cases.filter((c) => c.change === "within_noise");
+    if (noise.length) {
+      const shown = noise.map((c) => `${c.evalId} (${c.baseStatus} → ${c.newStatus}, ` +
+        `${c.basePassedRuns}/${c.baseRuns} → ${c.newPassedRuns}/${c.newRuns})`);
+      const cases = `${noise.length} case${noise.length === 1 ? "" : "s"}`;
+      findings.append(el("li", { class: "within-noise" }, `Within noise: ${cases} (the status flipped, but the ` +
+        `pass rate's change may be chance at ${data.alpha}; never broken): ${shown.join(", ")}`));
+    }
+    box.hidden = !g && !noise.length;
+  }
+
   function renderComparison(data) {
     const count = (kind) => data.cases.filter((c) => c.change === kind).length;
     const parts = CHANGE_ORDER.filter((k) => count(k)).map((k) => `${count(k)} ${CHANGE_LABEL[k]}`);
@@ -53,6 +77,7 @@ window.AgentgaugeCompare = (() => {
     summary.textContent = `${data.regressed ? "REGRESSED" : "no regression"}: ` +
       `${parts.join(", ") || (notRun.length ? "no cases compared" : "no cases")}${tail}`;
     summary.className = data.regressed ? "error" : "ok";
+    renderGate(data);
     const cases = data.cases.filter((c) => c.change !== "not_run")
       .sort((a, b) => CHANGE_ORDER.indexOf(a.change) - CHANGE_ORDER.indexOf(b.change));
     const body = $("compare-table").querySelector("tbody");
