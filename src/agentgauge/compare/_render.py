@@ -91,7 +91,8 @@ def gate_lines(comparison: Comparison) -> list[str]:
     if noise:
         shown = ", ".join(
             f"{c.eval_id} ({c.base_status.value if c.base_status else '-'} -> "
-            f"{c.new_status.value if c.new_status else '-'}, {runs_cell(c, '->')})"
+            f"{c.new_status.value if c.new_status else '-'}, {c.base_passed_runs}/{c.base_runs} -> "
+            f"{c.new_passed_runs}/{c.new_runs})"
             for c in noise[:_LISTED]
         )
         more = f" and {len(noise) - _LISTED} more" if len(noise) > _LISTED else ""
