@@ -177,6 +177,9 @@ def test_eval_tab_flow_in_chromium(browser: Any, live_server: tuple[str, Path]) 
     assert row.find_element("css selector", ".runs").text == "1/1 → 0/1"
     assert "< threshold" in row.find_element("css selector", ".reason").text
     assert ui.css("#compare-summary").text == "REGRESSED: 1 broken"
+    # The gate's verdict and rule, as `agentgauge compare` exits by, and what failed it.
+    assert ui.css("#compare-gate .gate-verdict").text.startswith("Gate: FAILED (--fail-on broken, alpha 0.05): fails")
+    assert ui.css("#compare-gate .gate-finding").text == "add_case: passed -> failed"
     delta = ui.css('.metric-delta[data-metric="response_match_score"] .delta')
     assert delta.text.startswith("-") and "neg" in (delta.get_attribute("class") or "")
     assert ui.css(".pass-at-k").text.split() == ["1", "1.000", "→", "0.000", "1.000", "→", "0.000"]
