@@ -2,16 +2,16 @@
 answer a wrong number without calling the tool, as an agent on a sampled model sometimes does.
 
 Which runs fail comes from a fixed pseudo-random sequence per case and seed: the ``k``-th run of a case under a seed
-fails when ``sha256(FLAKY_SEED:first prompt:k)`` falls below ``FLAKY_RATE`` (default 0.2). A process's first
-``eval`` under a seed gives the same number of failed runs per case however the runs are scheduled (a second one
-under the same seed continues the sequence); another seed is another day of the same agent.
-Two runs of it compared show flips within noise, not regressions::
+fails when ``sha256(FLAKY_SEED:first prompt:k)`` falls below ``FLAKY_RATE`` (``FLAKY_SEED`` defaults to 1,
+``FLAKY_RATE`` to 0.2). A process's first ``eval`` under a seed gives the same number of failed runs per case however
+the runs are scheduled (a second one under the same seed continues the sequence); another seed is another day of
+the same agent. Two days of it compared show status flips within noise, not regressions (docs/compare.md#gates)::
 
-    FLAKY_SEED=1 agentgauge eval examples/compare/flaky_agent.py examples/calculator/calculator.evalset.json \
-        --num-runs 5 --json > a.json
-    FLAKY_SEED=2 agentgauge eval examples/compare/flaky_agent.py examples/calculator/calculator.evalset.json \
-        --num-runs 5 --json > b.json
-    agentgauge compare a.json b.json  # exit 0: four status flips, all within noise
+    agentgauge eval examples/compare/flaky_agent.py SET --num-runs 5 --json > day1.json
+    FLAKY_SEED=2 agentgauge eval examples/compare/flaky_agent.py SET --num-runs 5 --json > day2.json
+    agentgauge compare day1.json day2.json  # exit 0: four status flips, all within noise
+
+(``SET``: ``examples/calculator/calculator.evalset.json``.)
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def root_agent(request: AgentRequest) -> AgentOutput:
     """The calculator, except on the runs this case's sequence marks as failing (the whole run: every turn)."""
     with _lock:
         if request.session_id not in _failing:  # the first turn of a run decides for the run
-            seed, prompt = os.environ.get("FLAKY_SEED", "0"), request.user_content.content
+            seed, prompt = os.environ.get("FLAKY_SEED", "1"), request.user_content.content
             run = _asked[seed, prompt]
             _asked[seed, prompt] += 1
             rate = float(os.environ.get("FLAKY_RATE", "0.2"))
