@@ -71,7 +71,8 @@ def test_compare_picks_result_files_by_label(tmp_path: Path) -> None:
     assert doc["base"]["source"].endswith(f"{prod}.evalset_result.json")
     missing = CliRunner().invoke(app, ["compare", "label:env=prod", "label:env=dev", *out])
     assert missing.exit_code == 2
-    assert f"error: label:env=dev: no result of eval set 'calculator' with these labels under {tmp_path}" in missing.output
+    message = f"error: label:env=dev: no result of eval set 'calculator' with these labels under {tmp_path}"
+    assert message in missing.output
     bad = CliRunner().invoke(app, ["compare", "label:env", "label:env=dev", *out])
     assert bad.exit_code == 2 and "error: 'label:env': label 'env' is not KEY=VALUE" in bad.output
 
