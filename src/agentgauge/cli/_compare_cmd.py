@@ -30,7 +30,7 @@ _FailOnOption = Annotated[
         rich_help_panel="Store",
         help="What fails the command (exit 1): broken (a case that passed in BASE does not in NEW; with several runs "
         "only a significant drop of its pass rate), significant (only a significant drop of a pass rate), any-change "
-        "or never. See docs/compare.md#gates-what-fails-the-command.",
+        "or never. See Gates in docs/compare.md.",
     ),
 ]
 _AlphaOption = Annotated[

@@ -139,7 +139,7 @@ _FailOn = Annotated[
         "--fail-on",
         metavar="RULE",
         help="With --baseline: the comparison's gate sets the exit code: broken, significant, any-change or never "
-        "(see docs/compare.md#gates-what-fails-the-command).",
+        "(see Gates in docs/compare.md).",
         rich_help_panel="Store",
     ),
 ]

@@ -168,11 +168,11 @@ def resolve_result(
     selector = text if isinstance(text, ResultSelector) else parse_result_selector(text)
     if selector.kind is SelectorKind.FILE:
         path = Path(selector.text)
-        if path.is_file():
-            return FoundResult(selector.text, path)
-        if path.exists():
+        if path.is_dir():
             raise InputError(f"{selector.text}: not a result file")
-        raise InputError(f"{selector.text}: no such file")
+        if not path.exists():
+            raise InputError(f"{selector.text}: no such file")
+        return FoundResult(selector.text, path)  # a FIFO or an unreadable file: reading it says which
     if selector.kind is SelectorKind.ID:
         return catalog.by_id(selector.text)
     wanted = Wanted(selector.labels, eval_set_id, frozenset(exclude))
