@@ -8,6 +8,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests check behaviour, not speed: no per-example deadline (a loaded machine took 200 ms+ for one example).
+settings.register_profile("agentgauge", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("agentgauge")
 
 # The server module lives with the judge-client tests; load it by path under its own name, so test modules of any
 # folder can ``from chat_server import ...``.
