@@ -262,7 +262,7 @@ def test_error_lines_cut_huge_values(tmp_path: Path) -> None:
     _write(trace, doc)
     for args in (["validate", path], ["eval", trace, "--config", path, "--output-dir", tmp_path / "out"]):
         line = _only_error_line(_run(*args))
-        assert line.startswith(f"error: {path}: metrics[0].metricName: unknown metric 'mmm"), line
+        assert line.startswith(f"error: {path}: [0].metricName: unknown metric 'mmm"), line
         assert "m" * 200 + "…'" in line and "m" * 201 not in line
         assert len(line) < 2000
 

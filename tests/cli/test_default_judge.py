@@ -52,7 +52,7 @@ def test_validate_accepts_a_metrics_file_without_judge_model_with_a_warning(tmp_
     assert result.exit_code == 0, result.output
     assert result.stdout == f"ok: {metrics} (metrics, 1 metrics)\n"
     assert result.stderr == (
-        f"warning: {metrics}: metrics[0].criterion.llmJudge: llm_rubric_response: judgeModel is not set; give the "
+        f"warning: {metrics}: [0].criterion.llmJudge: llm_rubric_response: judgeModel is not set; give the "
         "judge with --judge-model (and --judge-base-url), AGENTGAUGE_JUDGE_MODEL (and AGENTGAUGE_JUDGE_BASE_URL), "
         "or JudgeSettings(default_judge_model=... or judge=...) when running\n"
     )
@@ -63,7 +63,7 @@ def test_eval_without_any_judge_exits_2_and_writes_nothing(tmp_path: Path) -> No
     result = runner.invoke(app, ["eval", str(evalset), "--output-dir", str(tmp_path / "out")])
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith(
-        f"error: {tmp_path / 's.metrics.json'}: metrics[0].criterion.llmJudge: llm_rubric_response: "
+        f"error: {tmp_path / 's.metrics.json'}: [0].criterion.llmJudge: llm_rubric_response: "
         "llmJudge.judgeModel not configured and no default judge: give the judge with --judge-model"
     )
     assert result.stderr.count("\n") == 1

@@ -333,7 +333,7 @@ BAD_INPUTS: dict[str, tuple[Any, str]] = {
     ),
     "unknown metric": (
         lambda d: [CALC_AGENT, CALC_SET, "--metrics", _write(d / "m.json", UNKNOWN_METRIC)],
-        "m.json: metrics[0].metricName: unknown metric 'no_such_metric'; valid metrics:",
+        "m.json: [0].metricName: unknown metric 'no_such_metric'; valid metrics:",
     ),
     "bad match_type": (
         lambda d: [CALC_AGENT, CALC_SET, "--metrics", _write(d / "m.json", BAD_MATCH_TYPE)],

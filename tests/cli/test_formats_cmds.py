@@ -188,8 +188,8 @@ def test_validate_checks_metric_names_and_criteria(tmp_path: Path) -> None:
     res = runner.invoke(app, ["validate", str(unknown), str(config), str(custom)])
     assert res.exit_code == 2
     errors = res.stderr.splitlines()
-    assert errors[0].startswith(f"error: {unknown}: metrics[0].metricName: unknown metric 'nope'; valid metrics: ")
-    assert errors[1].startswith(f"error: {config}: metrics[0].criterion: ") and "WEIRD" in errors[1]
+    assert errors[0].startswith(f"error: {unknown}: [0].metricName: unknown metric 'nope'; valid metrics: ")
+    assert errors[1].startswith(f"error: {config}: criteria.tool_trajectory_avg_score: ") and "WEIRD" in errors[1]
     assert res.stdout.splitlines() == [f"ok: {custom} (metrics, 1 metrics)"]
 
 
@@ -224,6 +224,6 @@ def test_validate_names_the_lower_case_metric_for_an_enum_spelling() -> None:
     res = runner.invoke(app, ["validate", str(config)])
     assert res.exit_code == 2
     assert res.stderr.startswith(
-        f"error: {config}: metrics[0].metricName: unknown metric 'TOOL_TRAJECTORY_AVG_SCORE' "
+        f"error: {config}: criteria.TOOL_TRAJECTORY_AVG_SCORE: unknown metric 'TOOL_TRAJECTORY_AVG_SCORE' "
         "(did you mean 'tool_trajectory_avg_score'? metric names are case-sensitive); valid metrics: "
     )

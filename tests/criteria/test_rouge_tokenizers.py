@@ -130,7 +130,7 @@ def test_cli_validate_and_eval_exit_2_with_one_line(
         res = runner.invoke(app, args)
         assert res.exit_code == 2, res.output
         [line] = res.stderr.strip().splitlines()
-        assert line.startswith(f"error: {metrics}: metrics[0].criterion: final_response_avg_score: ")
+        assert line.startswith(f"error: {metrics}: [0].criterion: final_response_avg_score: ")
         assert ("pip install 'agentgauge[jieba]'" if missing else "(known: jieba)") in line
         assert "Traceback" not in res.output
     assert not out.exists()

@@ -172,7 +172,7 @@ def test_a_missing_judge_key_is_a_configuration_error_before_anything_runs(
     assert result.exit_code == 2, result.output
     assert result.stdout == ""
     assert result.stderr == (
-        f"error: {config}: metrics[1].criterion: llm_final_response: no API key for judge provider 'openai' "
+        f"error: {config}: [1].criterion: llm_final_response: no API key for judge provider 'openai' "
         "(model 'gpt-4o-mini'): set apiKey in the judge config or $OPENAI_API_KEY\n"
     )
     assert not out.exists()  # nothing written

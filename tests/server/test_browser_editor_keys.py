@@ -1,5 +1,6 @@
-"""The case editor in a real headless Chromium shows unknown keys: as a warning in a native eval set (the case is
-saved), as an error in an ADK file (nothing saved)."""
+"""The case editor in a real headless Chromium shows unknown keys: as a warning where the case's own tool accepts the
+key (the case is saved), as an error where it refuses it (ADK's Invocation, in a case pasted in ADK's shape:
+nothing saved)."""
 
 from __future__ import annotations
 
@@ -53,18 +54,22 @@ def _shown(driver: Any, element_id: str) -> str:
     return str(node.text) if node.is_displayed() else ""
 
 
-def test_an_adk_file_with_an_unknown_key_is_not_saved(served: tuple[Any, str, Path]) -> None:
+def test_an_adk_case_with_a_key_adk_refuses_is_not_saved(served: tuple[Any, str, Path]) -> None:
     driver, url, folder = served
     before = (folder / "home.evalset.json").read_bytes()
     csp_violations(driver)
     wait, editor = _open_case(driver, url, "home", "eval_case_id")
-    case = json.loads(editor.get_attribute("value"))
-    case["conversaton"] = case.pop("conversation")
+    case = json.loads((folder / "home.evalset.json").read_text())["eval_cases"][0]  # pasted in ADK's own shape
+    turn = case["conversation"][0]
+    turn["final_respnse"] = turn.pop("final_response")
     driver.execute_script("arguments[0].value = arguments[1]", editor, json.dumps(case, indent=2))
     driver.find_element("id", "case-save").click()
     wait.until(lambda d: "Not saved" in _shown(d, "case-error"))
     keys = _shown(driver, "case-keys")
-    assert "ADK" in keys and "conversaton: unknown key 'conversaton' (did you mean 'conversation'?)" in keys
+    assert (
+        "conversation[0].final_respnse: unknown key 'final_respnse' (did you mean 'final_response'?); "
+        "ADK's Invocation refuses it"
+    ) in keys
     assert (folder / "home.evalset.json").read_bytes() == before
     assert csp_violations(driver) == []
 

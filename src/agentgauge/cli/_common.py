@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -13,12 +13,15 @@ import typer
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
+    from ..formats import InputProblem
+
 __all__ = [
     "EXIT_FAILED",
     "EXIT_INVALID",
     "EXIT_OK",
     "MAX_NUM_RUNS",
     "check_result_location",
+    "echo_problems",
     "echo_text",
     "error_line",
     "fail_input",
@@ -56,6 +59,14 @@ def error_line(message: object) -> str:
     from ..errors import printable, shorten
 
     return "error: " + printable(shorten(" ".join(redact(str(message)).splitlines())), lines=False)
+
+
+def echo_problems(problems: Iterable[InputProblem]) -> None:
+    """Print each problem an input check found on stderr, one line each: ``error: FILE: PATH: message`` or
+    ``warning: FILE: PATH: message`` (secrets masked, long values cut, control characters escaped)."""
+    for problem in problems:
+        line = error_line(problem.line())
+        typer.echo(line if problem.is_error else "warning: " + line.removeprefix("error: "), err=True)
 
 
 def fail_input(message: str) -> NoReturn:

@@ -75,20 +75,23 @@ def _load_targets(
     """Open each eval set (a large one as a stream), select its cases, find and check its metrics; without an
     agent, every selected case must be in trace mode."""
     from ..errors import InputError
+    from ..formats import InputReport
     from ..service import StreamedEvalSet, open_eval_set
-    from ._targets import checked_metrics, find_metrics, selected_case_ids, split_case_filter
+    from ._targets import checked_metrics, find_metrics, selected_case_ids, settle_inputs, split_case_filter
 
     targets = [split_case_filter(arg) for arg in set_args]
+    report = InputReport(strict=options.strict, strict_reason="--strict")  # unknown keys and other input warnings
     for target in targets:
-        loaded = open_eval_set(target.path)
+        loaded = open_eval_set(target.path, report=report)
         if isinstance(loaded, StreamedEvalSet):
             target.stream, target.eval_set = loaded, loaded.header
         else:
             target.eval_set = loaded
         selected = set(selected_case_ids(target))
-        find_metrics(target, options.config)
+        find_metrics(target, options.config, report)
         target.metrics = options.metrics.apply_dialect(target.metrics, target.metrics_source)
-        target.skipped = checked_metrics(options.metrics.selection, target.metrics, registry, target.metrics_source)
+        skipped = checked_metrics(options.metrics.selection, target.metrics, registry, target.metrics_source, report)
+        target.skipped = skipped
         if needs_agent:
             needing = [c.eval_id for c in target.eval_set.eval_cases if c.eval_id in selected and not c.is_trace]
             if needing:
@@ -97,6 +100,7 @@ def _load_targets(
                     "usage: agentgauge eval AGENT EVAL_SET...",
                     file=str(target.path),
                 )
+    settle_inputs(report)
     return targets
 
 

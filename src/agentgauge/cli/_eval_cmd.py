@@ -36,6 +36,7 @@ from ._options import (
     ReportOptions,
     SeedOption,
     StoreOption,
+    StrictOption,
 )
 
 __all__ = ["eval_command"]
@@ -220,6 +221,7 @@ def eval_command(
     bootstrap_resamples: BootstrapResamplesOption = 10_000,
     seed: SeedOption = 0,
     label: LabelOption = None,
+    strict: StrictOption = False,
 ) -> None:
     """Evaluate an agent on one or more eval sets and save the results.
 
@@ -251,5 +253,6 @@ def eval_command(
                 only_metrics=only_metrics, skip_metrics=skip_metrics, no_judges=no_judges,
                 judge_parallelism=judge_parallelism, dialect=dialect, reducer=reducer,
                 agent_headers=tuple(agent_header or ()), agent_config=agent_config, labels=tuple(label or ()),
+                strict=strict,
             ),
         )  # fmt: skip

@@ -67,6 +67,7 @@ class EvalArgs:
     reducer: str | None = None
     # run metadata
     labels: tuple[str, ...] = ()
+    strict: bool = False
 
 
 def run_eval(sets: list[str], args: EvalArgs) -> NoReturn:
@@ -119,6 +120,7 @@ def run_eval(sets: list[str], args: EvalArgs) -> NoReturn:
             keep_results=keep,
             prices=args.prices,
             labels=labels,
+            strict=args.strict,
             **agent_options,
         )
         outcomes = runner(sets, options)

@@ -13,6 +13,7 @@ from ._common import echo_text, print_line
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
+    from ..formats import InputReport
     from ..model import EvalMetric
     from ..run._evaluator import EvaluationResult
     from ..traces import Conversations
@@ -91,18 +92,21 @@ def _evaluate_index(
 
     from rich.text import Text
 
+    from ..formats import InputReport
     from ..run._evaluator import AgentEvaluator
     from ..storage import InMemoryMetricManager, LocalEvalResultManager, check_segment
     from ._eval_run import run_phase_ends, run_phase_starts
-    from ._targets import checked_metrics
+    from ._targets import checked_metrics, settle_inputs
 
     chosen, config, console = options.metrics, options.config, options.console
+    report = InputReport(strict=options.strict, strict_reason="--strict")  # unknown keys and other input warnings
     if set_spec is not None:
-        eval_set, metrics, metrics_source = _against_eval_set(found, set_spec, config, console, registry)
+        eval_set, metrics, metrics_source = _against_eval_set(found, set_spec, config, console, registry, report)
     else:
-        eval_set, metrics, metrics_source = _reference_free(found, traces, config, registry)
+        eval_set, metrics, metrics_source = _reference_free(found, traces, config, registry, report)
     metrics = chosen.apply_dialect(metrics, metrics_source)
-    skipped = checked_metrics(chosen.selection, metrics, registry, metrics_source)  # e.g. no API key: exit 2
+    skipped = checked_metrics(chosen.selection, metrics, registry, metrics_source, report)  # e.g. no API key: exit 2
+    settle_inputs(report)
     names = [options.app_name] if options.app_name else []
     names += [c.app_name for c in found.conversations] + [eval_set.eval_set_id]
     app = check_segment(next(_segment(n) for n in names if n and _segment(n)), "app name")
@@ -141,16 +145,17 @@ def _segment(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
 
 
-def metrics_file(path: Path, registry: Any) -> list[EvalMetric]:
+def metrics_file(path: Path, registry: Any, report: InputReport | None = None) -> list[EvalMetric]:
     """The metrics of a metrics file: native, ADK ``test_config.json``, or agentevals' ``eval_config.yaml``
-    (``.yaml`` / ``.yml``), whose Python code evaluators are registered in ``registry`` as plug-ins."""
+    (``.yaml`` / ``.yml``), whose Python code evaluators are registered in ``registry`` as plug-ins; ``report``
+    receives the file's unknown keys outside its metrics."""
     from ..formats import load_agentevals_config, load_metrics
 
     if path.suffix.lower() not in (".yaml", ".yml"):
-        return load_metrics(path)
+        return load_metrics(path, report=report)
     from ..evaluators import AgentevalsCodeEvaluator
 
-    config = load_agentevals_config(path)
+    config = load_agentevals_config(path, report=report)
     for spec in config.code_evaluators:
         evaluator = AgentevalsCodeEvaluator(spec.name, spec.path, config=spec.config, timeout=spec.timeout)
         registry.register(evaluator, name=spec.name)
@@ -158,7 +163,7 @@ def metrics_file(path: Path, registry: Any) -> list[EvalMetric]:
 
 
 def _against_eval_set(
-    found: ConversationIndex, set_spec: str, config: Path | None, console: Console, registry: Any
+    found: ConversationIndex, set_spec: str, config: Path | None, console: Console, registry: Any, report: InputReport
 ) -> tuple[TraceCases, list[EvalMetric], str]:
     from ..errors import InputError
     from ..formats import default_adk_metrics, load_eval_set
@@ -169,7 +174,7 @@ def _against_eval_set(
     from ._trace_cases import TraceCases
 
     target = split_case_filter(set_spec)
-    golden = load_eval_set(target.path)
+    golden = load_eval_set(target.path, report=report)
     try:
         select_cases(golden, target.case_ids)
     except InputError as exc:
@@ -186,16 +191,16 @@ def _against_eval_set(
         print_line(console, f"trace {match.conversation.trace_id} -> case {match.case.eval_id} (by {match.how})")
     eval_set = TraceCases(found, plan_cases(found, matching), golden.eval_set_id, golden.description)
     if config is not None:
-        return eval_set, metrics_file(config, registry), str(config)
+        return eval_set, metrics_file(config, registry, report), str(config)
     folder = target.path.parent
     for name in (f"{golden.eval_set_id}.metrics.json", "test_config.json", "eval_config.yaml"):
         if (folder / name).is_file():
-            return eval_set, metrics_file(folder / name, registry), str(folder / name)
+            return eval_set, metrics_file(folder / name, registry, report), str(folder / name)
     return eval_set, default_adk_metrics(), "ADK default criteria"
 
 
 def _reference_free(
-    found: ConversationIndex, traces: Path, config: Path | None, registry: Any
+    found: ConversationIndex, traces: Path, config: Path | None, registry: Any, report: InputReport
 ) -> tuple[TraceCases, list[EvalMetric], str]:
     from ..errors import InputError
     from ..formats import default_id_for
@@ -207,8 +212,8 @@ def _reference_free(
             "no eval set: give one (--eval-set SET) to compare the traces with expected conversations, or --config "
             "with reference-free metrics (e.g. safety_v1, hallucinations_v1, llm_rubric_response)"
         )
-    metrics = metrics_file(config, registry)
-    registry.validate_metrics(metrics, file=str(config))
+    metrics = metrics_file(config, registry, report)
+    registry.validate_metrics(metrics, file=str(config), report=report)
     needing = [
         m.metric_name for m in metrics if m.metric_name in registry and registry.info(m.metric_name).needs_expected
     ]

@@ -4,39 +4,48 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ._app import app
-from ._common import EXIT_INVALID, echo_text, error_line, fail_input, input_errors_exit_2
-from ._options import PluginOption, ToFormatOption
+from ._common import EXIT_INVALID, echo_problems, error_line, fail_input, input_errors_exit_2
+from ._options import PluginOption, StrictOption, ToFormatOption
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..formats import InputReport, MetricPaths
 
 __all__ = ["convert", "migrate", "validate"]
 
 
-def _load_any(path: str, registry: Any = None, keys: list[Any] | None = None) -> tuple[str, Any]:
+def _load_any(path: str, registry: Any = None, report: InputReport | None = None) -> tuple[str, Any]:
     """Read a file, detect its kind and load it: ``("eval set" | "metrics" | "result", loaded)``.
 
-    ``keys``, when given, receives the :class:`~agentgauge.formats.KeyReport` of an eval set (its unknown keys)."""
+    ``report``, when given, receives what the input checks find (unknown keys of eval sets and metrics files,
+    warnings about metrics); the metrics are checked against ``registry`` then."""
     from ..errors import InputError
-    from ..formats import _api
-    from ..formats._evalset_read import eval_set_from_document
+    from ..formats import _api, eval_set_of_document
     from ..formats._jsonio import parse_json, read_bytes
     from ..formats._metrics import metrics_from_document
     from ..formats._results import result_from_document
 
+    if path.lower().endswith((".yaml", ".yml")):  # an agentevals eval_config.yaml
+        from ..formats import MetricPaths
+        from ._eval_traces import metrics_file
+
+        metrics = metrics_file(Path(path), registry, report)
+        _check_metric_names(metrics, path, registry, report, MetricPaths("agentevals"))
+        return "metrics", metrics
     doc = parse_json(read_bytes(path), path)
     kind = _api.detect_kind(doc)
     if kind == "eval_set":
-        if keys is not None:
-            from ..formats import check_keys
-
-            keys.append(check_keys(doc))  # before the reader consumes the document
-        return "eval set", eval_set_from_document(doc, path, default_id=_api.default_id_for(path), consume=True)
+        return "eval set", eval_set_of_document(doc, path, report=report)
     if kind == "metrics":
-        metrics = metrics_from_document(doc, path, expand=False)
-        _check_metric_names(metrics, path, registry)
+        from ..formats import MetricPaths
+
+        metrics = metrics_from_document(doc, path, expand=False, report=report)
+        layout = MetricPaths("test_config") if isinstance(doc, dict) else MetricPaths()
+        _check_metric_names(metrics, path, registry, report, layout)
         return "metrics", metrics
     if kind == "result":
         return "result", result_from_document(doc, path)
@@ -46,8 +55,8 @@ def _load_any(path: str, registry: Any = None, keys: list[Any] | None = None) ->
         return "initial session", session_input_from_initial(doc, path)
     raise InputError(
         f"unrecognised file: found {_api.describe(doc)}; expected an eval set (object with 'evalCases'/'eval_cases', "
-        "or an ADK legacy .test.json array), a metrics file (array of metrics, or test_config.json with 'criteria') "
-        "or an eval set result (object with 'evalCaseResults'/'eval_case_results')",
+        "or an ADK legacy .test.json array), a metrics file (array of metrics, test_config.json with 'criteria', "
+        "or an agentevals eval_config.yaml) or an eval set result (object with 'evalCaseResults'/'eval_case_results')",
         file=path,
     )
 
@@ -86,14 +95,14 @@ _SESSION_KEYS = frozenset(
 )
 
 
-def _check_metric_names(metrics: Any, path: str, registry: Any = None) -> None:
-    """Unknown metric names and invalid criteria are invalid input; custom ADK metrics are checked at run time."""
+def _check_metric_names(metrics: Any, path: str, registry: Any, report: InputReport | None, paths: MetricPaths) -> None:
+    """Unknown metric names, invalid criteria and thresholds are invalid input; unknown keys go to ``report``.
+    Custom ADK metrics are checked at run time (checking one imports its code)."""
     from ..evaluators import Registry
 
+    custom = [m.metric_name for m in metrics if isinstance(m.extension, dict) and "custom_metric" in m.extension]
     (registry or Registry()).validate_metrics(
-        [m for m in metrics if not (isinstance(m.extension, dict) and "custom_metric" in m.extension)],
-        file=path,
-        warn=lambda message: echo_text(f"warning: {message}", err=True),
+        metrics, file=path, skip=custom, report=report, paths=paths, checking_file=True
     )
 
 
@@ -116,59 +125,47 @@ def _summary(kind: str, loaded: Any) -> str:
 )
 def validate(
     files: Annotated[
-        list[Path], typer.Argument(readable=False, help="Eval set, metrics / test_config.json or result files.")
+        list[Path],
+        typer.Argument(
+            readable=False,
+            help="Eval set, metrics (metrics.json, test_config.json, eval_config.yaml) or result files.",
+        ),
     ],
     plugin: PluginOption = None,
-    strict: Annotated[
-        bool, typer.Option("--strict", help="Unknown keys in native eval sets are errors too (exit 2), not warnings.")
-    ] = False,
+    strict: StrictOption = False,
 ) -> None:
     """Check eval sets, metrics files and results in any supported format.
 
-    Prints one line per file: "ok: FILE (eval set, N cases)" or "error: FILE: JSON.PATH: what was expected".
-    Every key of an eval set that no reader knows is named with its JSON path and the closest known key: an error in
-    an ADK file (ADK's models refuse unknown keys), a warning in a native file ("--strict": an error).
+    Prints one line per file: "ok: FILE (eval set, N cases)" or "error: FILE: JSON.PATH: what was expected", and
+    one line per input warning: "warning: FILE: JSON.PATH: message". Every key no reader knows is named with its
+    JSON path and the closest known key: an error where the file's own tool refuses it (ADK's Invocation), a
+    warning where it accepts it (trpc-agent-go, ADK's EvalCase); "--strict": every warning is an error too.
     Exits 0 when every file is valid, 2 when any is not.
     """
     from ..errors import InputError, NotFoundError
     from ..evaluators import Registry
+    from ..formats import InputReport
 
     registry = Registry()
     with input_errors_exit_2():
         registry.load_plugins(plugin or ())
     bad = 0
     for file in files:
-        keys: list[Any] = []
+        report = InputReport(strict=strict, strict_reason="--strict")
         try:
-            kind, loaded = _load_any(str(file), registry, keys)
+            kind, loaded = _load_any(str(file), registry, report)
         except (InputError, NotFoundError) as exc:
             bad += 1
-            _echo_unknown_keys(file, keys, strict)
+            echo_problems(report.problems)
             typer.echo(error_line(exc), err=True)
             continue
-        if _echo_unknown_keys(file, keys, strict):
+        echo_problems(report.problems)
+        if report.errors:
             bad += 1
             continue
         typer.echo(f"ok: {file} ({_summary(kind, loaded)})")
     if bad:
         raise typer.Exit(EXIT_INVALID)
-
-
-def _echo_unknown_keys(file: Path, reports: list[Any], strict: bool) -> bool:
-    """Print one line per unknown key (``error:`` or ``warning:``); True when they make the file invalid."""
-    if not reports or not reports[0].unknown:
-        return False
-    report = reports[0]
-    fatal = report.blocking or strict
-    if report.blocking:
-        why = "ADK's models allow no unknown keys"
-    else:
-        why = "it has no effect (--strict)" if strict else "it has no effect (an error with --strict)"
-    for key in report.unknown:
-        line = f"{file}: {key.path}: {key.message()}; {why}"
-        shown = error_line(line)  # secrets masked, long values cut
-        typer.echo(shown if fatal else "warning: " + shown.removeprefix("error: "), err=True)
-    return fatal
 
 
 @app.command(

@@ -100,6 +100,14 @@ MarkdownOption = Annotated[
     Path | None, typer.Option("--markdown", readable=False, help="Also write a Markdown summary.")
 ]
 ToFormatOption = Annotated[str, typer.Option("--to", help="Output format: 'native' (camelCase) or 'adk'.")]
+StrictOption = Annotated[
+    bool,
+    typer.Option(
+        "--strict",
+        help="Every input warning (e.g. an unknown key the file's own tool ignores) is an error: exit 2, for CI.",
+        rich_help_panel="Input",
+    ),
+]
 TextOrJsonOption = Annotated[
     str,
     typer.Option("--format", help="Output: 'text' (terminal, 80 columns) or 'json'.", rich_help_panel="Output"),
@@ -268,3 +276,4 @@ class EvalRunOptions:
     cache_agent: Path | None = None
     remote: Any = None  # RemoteOptions of _remote_opts: --agent-header, --agent-config
     labels: dict[str, str] | None = None  # --label KEY=VALUE, saved in the result's run metadata
+    strict: bool = False  # --strict: every input warning (an unknown key the file's tool ignores) is an error

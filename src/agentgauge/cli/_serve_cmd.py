@@ -9,7 +9,7 @@ import typer
 
 from ._app import app
 from ._common import fail_input, input_errors_exit_2
-from ._options import AgentConfigOption, AgentHeaderOption
+from ._options import AgentConfigOption, AgentHeaderOption, StrictOption
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..server import ServerConfig
@@ -179,6 +179,7 @@ def serve(
     otlp_grpc_port: _OtlpGrpcPort = None,
     agent_header: AgentHeaderOption = None,
     agent_config: AgentConfigOption = None,
+    strict: StrictOption = False,
 ) -> None:
     """Serve the HTTP API (ADK-compatible eval routes, chat, background runs) and the web UI."""
     specs = list(agents or [])
@@ -212,6 +213,7 @@ def serve(
             otlp=otlp or otlp_grpc_port is not None,
             otlp_grpc_port=otlp_grpc_port,
             remote=remote,
+            strict_inputs=strict,
         )
         if otlp_grpc_port is not None:
             _check_grpc()

@@ -18,6 +18,7 @@ from ._common import fail_input
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..evaluators import Registry
+    from ..formats import InputReport
     from ..model import EvalMetric, EvalSet
     from ..service import EvaluatorSource, MetricSelection, StreamedEvalSet
     from ._options import JudgeOptions
@@ -33,6 +34,7 @@ __all__ = [
     "open_store",
     "registry_factory",
     "selected_case_ids",
+    "settle_inputs",
     "split_case_filter",
 ]
 
@@ -73,19 +75,19 @@ def is_file(path: Path) -> bool:
         return False
 
 
-def find_metrics(target: Target, config: Path | None) -> None:
+def find_metrics(target: Target, config: Path | None, report: InputReport | None = None) -> None:
     """Set the target's metrics: ``config``, else ``<evalSetId>.metrics.json`` or ``test_config.json`` beside the
-    eval set, else ADK's default criteria."""
+    eval set, else ADK's default criteria; ``report`` receives the file's unknown keys outside its metrics."""
     from ..formats import default_adk_metrics, load_metrics
 
     assert target.eval_set is not None
     if config is not None:
-        target.metrics, target.metrics_source = load_metrics(config), str(config)
+        target.metrics, target.metrics_source = load_metrics(config, report=report), str(config)
         return
     folder = target.path.parent
     for candidate in (folder / f"{target.eval_set.eval_set_id}.metrics.json", folder / "test_config.json"):
         if is_file(candidate):
-            target.metrics, target.metrics_source = load_metrics(candidate), str(candidate)
+            target.metrics, target.metrics_source = load_metrics(candidate, report=report), str(candidate)
             return
     target.metrics, target.metrics_source = default_adk_metrics(), "ADK default criteria"
 
@@ -165,16 +167,31 @@ def registry_factory(
 
 
 def checked_metrics(
-    selection: MetricSelection | None, metrics: Sequence[EvalMetric], registry: Registry, source: str
+    selection: MetricSelection | None,
+    metrics: Sequence[EvalMetric],
+    registry: Registry,
+    source: str,
+    report: InputReport | None = None,
 ) -> list[str]:
     """Check the metrics file ``source`` before anything runs -- names of the selection, then the metrics that
-    will run (criteria, judge configuration and keys) -- and return the names left out (exit 2 on a problem)."""
+    will run (names, criteria, thresholds, judge configuration and keys) -- and return the names left out (exit 2
+    on a problem; unknown keys go to ``report``, see :func:`settle_inputs`)."""
     skipped: list[str] = []
     if selection is not None:
         _, skipped = selection.select(metrics, registry, file=source)
-    registry.validate_metrics(metrics, file=source, skip=skipped)
+    registry.validate_metrics(metrics, file=source, skip=skipped, report=report)
     registry.check_judges_ready(metrics, file=source, skip=skipped)  # e.g. no API key: exit 2
     return skipped
+
+
+def settle_inputs(report: InputReport) -> None:
+    """After every input is read and checked: print each warning (one line on stderr: ``warning: FILE: PATH:
+    message``; they never change the exit code), then refuse the inputs when the checks found an error
+    (:class:`~agentgauge.errors.InputError`: exit 2). With ``--strict`` every warning is an error."""
+    from ._common import echo_problems
+
+    echo_problems(report.warnings)
+    report.raise_errors()
 
 
 def open_store(option: str | None) -> Any:

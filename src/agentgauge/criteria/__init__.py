@@ -22,6 +22,7 @@ from ._assertions import (
 from ._base import CriterionError, MatchResult
 from ._compare import CompareRegistry, CompareResult, InvocationCompare, JSONCompare, RougeTokenizer, TextCompare
 from ._json import DEFAULT_NUMBER_TOLERANCE, JSONCriterion
+from ._model import UnknownCriterionKey
 from ._rouge import RougeCriterion, RougeScore, RougeThreshold, adk_rouge1
 from ._text import LengthBounds, TextCriterion
 from ._tokenize import unicode_tokens
@@ -66,6 +67,7 @@ __all__ = [
     "ToolTrajectoryStrategy",
     "ToolUsedAssertion",
     "TrajectoryAssertion",
+    "UnknownCriterionKey",
     "XMLCriterion",
     "adk_rouge1",
     "adk_ts_args_equal",

@@ -57,6 +57,8 @@ class Rubric(CriterionModel):
     ADK spellings (``rubric_id``, ``rubric_content.text_property``, camelCase variants) are accepted too.
     """
 
+    known_extra_keys = frozenset({"metric_name", "metricName", "source"})  # a case-level rubric's owner and origin
+
     id: str = ""
     content: RubricContent | None = None
     description: str | None = None
@@ -98,6 +100,8 @@ class JudgeModelOptions(CriterionModel):
     chat-completions keys (``max_tokens``, ``temperature``, ``top_p``, ``stop``, ...); when absent the judge uses
     ``{max_tokens: 2000, temperature: 0.8}``; ``stream`` is always false.
     """
+
+    known_extra_keys = frozenset({"timeout"})  # the judge's time budget, read by the judge metrics
 
     provider_name: str = ""
     model_name: str = ""
@@ -167,6 +171,13 @@ class LLMCriterion(CriterionModel):
     - ``judge_model``: see :class:`JudgeModelOptions` (optional when a judge is injected).
     - ``sample_parallelism_enabled`` / ``sample_parallelism``: run samples concurrently (0 = all at once).
     """
+
+    # trpc's judge template and the switches the judge metrics read from the block (as in an ADK criterion)
+    known_extra_keys = frozenset(
+        {"template", "stop_signal", "stopSignal"}
+        | {"include_intermediate_responses_in_final", "includeIntermediateResponsesInFinal"}
+        | {"evaluate_intermediate_nl_responses", "evaluateIntermediateNlResponses"}
+    )
 
     rubrics: list[Rubric] = Field(default_factory=empty_list)
     judge_model: JudgeModelOptions | None = None

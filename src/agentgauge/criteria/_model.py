@@ -3,15 +3,24 @@
 
 from __future__ import annotations
 
-from typing import Any, Self
+from collections.abc import Mapping
+from typing import Any, ClassVar, Self
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic.config import ExtraValues
+from pydantic.fields import FieldInfo
 
+from ..model import UNSAVED_KEY
 from ._base import CriterionError
 
-__all__ = ["CriterionConfigError", "CriterionModel", "format_validation_error", "match_strategy_or_exact"]
+__all__ = [
+    "CriterionConfigError",
+    "CriterionModel",
+    "UnknownCriterionKey",
+    "format_validation_error",
+    "match_strategy_or_exact",
+]
 
 
 class CriterionConfigError(CriterionError):
@@ -50,13 +59,39 @@ def _config_error(exc: ValidationError, name: str) -> CriterionConfigError:
     return CriterionConfigError(f"invalid {name}: {detail}", detail)
 
 
+UnknownCriterionKey = tuple[str, str, tuple[str, ...]]
+"""An unknown key of a criterion: its path inside the criterion (as spelled in the file), the key, and the keys the
+object it sits in reads (both spellings, for a did-you-mean)."""
+
+
+def _spellings(name: str, info: FieldInfo) -> list[str]:
+    out = [name]
+    for alias in (info.alias, info.serialization_alias):
+        if isinstance(alias, str):
+            out.append(alias)
+    if isinstance(info.validation_alias, str):
+        out.append(info.validation_alias)
+    elif isinstance(info.validation_alias, AliasChoices):
+        out.extend(choice for choice in info.validation_alias.choices if isinstance(choice, str))
+    return out
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
 class CriterionModel(BaseModel):
     """Base of every criterion model.
 
     Keys may be camelCase (as in metrics files) or snake_case; unknown keys are kept so files written by newer
-    tools still load. Any invalid value raises :class:`CriterionError` naming the offending key.
+    tools still load, and :meth:`unknown_keys` names them. Any invalid value raises :class:`CriterionError` naming
+    the offending key.
     Serialisation (``model_dump()``) is camelCase and leaves out unset options and in-process callables.
     """
+
+    known_extra_keys: ClassVar[frozenset[str]] = frozenset()
+    """Keys read from ``model_extra`` rather than declared as fields: known, so never named by
+    :meth:`unknown_keys`."""
 
     model_config = ConfigDict(
         alias_generator=to_camel,
@@ -104,3 +139,38 @@ class CriterionModel(BaseModel):
         kwargs.setdefault("mode", "json")
         kwargs.setdefault("exclude_none", True)
         return super().model_dump(**kwargs)
+
+    def unknown_keys(self, raw: Any = None, path: str = "") -> list[UnknownCriterionKey]:
+        """The keys no field of this criterion, or of a criterion nested in it, reads (almost always a typo such as
+        ``orderSensitve``), in document order. ``raw`` is the data the criterion was parsed from: paths use its
+        spelling of each key; ``path`` prefixes them."""
+        out: list[UnknownCriterionKey] = []
+        self._collect_unknown(raw if isinstance(raw, Mapping) else {}, path, out)
+        return out
+
+    def _collect_unknown(self, raw: Mapping[str, Any], path: str, out: list[UnknownCriterionKey]) -> None:
+        fields = type(self).model_fields
+        spelled = {name: _spellings(name, info) for name, info in fields.items()}
+        own = self.known_extra_keys
+        known = tuple(sorted({s for names in spelled.values() for s in names} | own))
+        for key in self.model_extra or {}:
+            if key not in own and key != UNSAVED_KEY:  # UNSAVED_KEY: written by agentgauge (see criterion_data)
+                out.append((_join(path, key), key, known))
+        for name, names in spelled.items():
+            value = getattr(self, name, None)
+            key = next((n for n in names if n in raw), names[-1])
+            _collect_nested(value, raw.get(key), _join(path, key), out)
+
+
+def _collect_nested(value: Any, raw: Any, path: str, out: list[UnknownCriterionKey]) -> None:
+    """The unknown keys of ``value`` (a criterion, or a list or mapping of criteria) parsed from ``raw``."""
+    if isinstance(value, CriterionModel):
+        value._collect_unknown(raw if isinstance(raw, Mapping) else {}, path, out)
+    elif isinstance(value, list):
+        items = raw if isinstance(raw, list) else []
+        for index, item in enumerate(value):
+            _collect_nested(item, items[index] if index < len(items) else None, f"{path}[{index}]", out)
+    elif isinstance(value, dict):
+        entries = raw if isinstance(raw, Mapping) else {}
+        for name, item in value.items():
+            _collect_nested(item, entries.get(name), _join(path, str(name)), out)

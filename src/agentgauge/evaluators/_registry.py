@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..criteria import CompareRegistry
+from ..criteria import CompareRegistry, UnknownCriterionKey
 from ..errors import InputError, NotFoundError
 from ..model import EvalMetric, Invocation
 from ._assertions import assertion_evaluators
@@ -20,6 +20,7 @@ from ._tool_parameter_match import ToolParameterMatchEvaluator
 from ._trajectory import ToolTrajectoryEvaluator
 
 if TYPE_CHECKING:
+    from ..formats import InputProblem, InputReport, MetricPaths
     from ..judges._settings import JudgeSettings
 
 __all__ = ["MetricInfo", "Registry"]
@@ -156,11 +157,17 @@ class Registry:
             raise NotFoundError(self._unknown(name)) from None
 
     def _unknown(self, name: str) -> str:
-        """The message for an unregistered metric name, with the right spelling when only the case differs."""
+        """The message for an unregistered metric name, with the closest registered one (and a word on case when
+        only the case differs)."""
+        from ..formats import did_you_mean
+
         names = self.names()
         # ADK-TS's sample test_config.json spells the PrebuiltMetrics enum member (TOOL_TRAJECTORY_AVG_SCORE):
         # ADK (Python and TypeScript) registers the lower-case values only, so the name is refused there too.
         hint = next((f" (did you mean {n!r}? metric names are case-sensitive)" for n in names if n == name.lower()), "")
+        if not hint:
+            close = did_you_mean(name, names)
+            hint = f" (did you mean {close!r}?)" if close else ""
         return f"unknown metric {name!r}{hint}; valid metrics: {', '.join(names)}"
 
     def resolve(self, metric: EvalMetric) -> Evaluator:
@@ -223,65 +230,96 @@ class Registry:
         metrics: Iterable[EvalMetric],
         *,
         file: str | None = None,
-        warn: Callable[[str], None] | None = None,
         skip: Collection[str] = (),
+        report: InputReport | None = None,
+        paths: MetricPaths | None = None,
+        checking_file: bool = False,
     ) -> None:
-        """Check metric names and criteria before a run; the first problem raises :class:`InputError`.
+        """Check metric names, criteria, thresholds and keys before a run; the first problem raises
+        :class:`InputError` naming the metric's place in its file (``criteria.response_match`` in a
+        ``test_config.json``, ``[1].metricName`` in a metrics array, ``evaluators[1].name`` in an agentevals
+        ``eval_config.yaml``: ``paths``, by default read from ``file``).
 
-        The error names the metric's position (``metrics[2].criterion``) and, for an unknown name, lists the
-        valid ones. With ``warn`` (file checks, not runs), a trpc judge metric without ``judgeModel`` is reported
-        through ``warn`` instead: trpc gives that judge in code, and a run takes it from its options. Metrics
-        named in ``skip`` (left out of the run) are not checked.
+        An unknown metric name gets the closest registered one; a threshold outside the metric's value range
+        (:class:`MetricInfo`) is refused. Unknown keys (``orderSensitve``) go to ``report``, as warnings or, where
+        the file's own tool refuses them, errors (the caller decides when to raise them: see
+        :meth:`InputReport.raise_errors`); without ``report`` only the errors are raised. ``checking_file``: a trpc
+        judge metric without ``judgeModel`` is a warning (trpc gives that judge in code, and a run takes it from its
+        options). Metrics named in ``skip`` (left out of the run) are not checked.
         """
+        from ..formats import InputReport, MetricPaths
+
+        where = paths if paths is not None else MetricPaths.of_file(file)
+        found = report if report is not None else InputReport()
         for i, metric in enumerate(metrics):
-            if metric.metric_name in skip:
-                continue
-            if custom_function_path(metric) is not None:
-                try:
-                    self._custom(metric, file)
-                except ValueError as exc:
-                    where = f"custom_metrics.{metric.metric_name}.code_config.name"
-                    raise InputError(f"{metric.metric_name}: {exc}", file=file, location=where) from None
-                continue
-            key = metric.evaluator_key
-            if key not in self:
-                field = "evaluatorName" if metric.evaluator_name else "metricName"
-                raise InputError(
-                    self._unknown(key),
-                    file=file,
-                    location=f"metrics[{i}].{field}",
-                )
-            lacks_judge = warn is not None and _lacks_judge_model(self._evaluators[key], metric)
-            if lacks_judge and warn is not None:
-                from .llm._default_judge import NO_JUDGE_HINT
+            if metric.metric_name not in skip:
+                self._validate_metric(i, metric, file, where, found, checking_file)
+        if report is None:
+            found.raise_errors()
 
-                where = f"{file}: " if file else ""
-                warn(
-                    f"{where}metrics[{i}].criterion.llmJudge: {metric.metric_name}: judgeModel is not set; "
-                    f"{NO_JUDGE_HINT} when running"
-                )
+    def _validate_metric(
+        self, i: int, metric: EvalMetric, file: str | None, paths: MetricPaths, report: InputReport, checking: bool
+    ) -> None:
+        from ..formats import metric_key_problems
+
+        if custom_function_path(metric) is not None:
             try:
-                _parse_blocks(metric)
-                check = getattr(self._evaluators[key], "validate_metric", None)
-                if callable(check):
-                    check(metric)
-            except (ValueError, EvaluatorError) as exc:  # CriterionError and pydantic errors are ValueErrors
-                from .llm._default_judge import NO_JUDGE_HINT, NoJudgeModelError
+                self._custom(metric, file)
+            except ValueError as exc:
+                where = f"custom_metrics.{metric.metric_name}.code_config.name"
+                raise InputError(f"{metric.metric_name}: {exc}", file=file, location=where) from None
+            report.extend(metric_key_problems(metric, i, paths, file))
+            return
+        key = metric.evaluator_key
+        if key not in self:
+            raise InputError(self._unknown(key), file=file, location=paths.name(i, metric))
+        report.extend(metric_key_problems(metric, i, paths, file))
+        evaluator = self._evaluators[key]
+        lacks_judge = checking and _lacks_judge_model(evaluator, metric)
+        if lacks_judge:
+            from .llm._default_judge import NO_JUDGE_HINT
 
-                if isinstance(exc, NoJudgeModelError):
-                    if lacks_judge:
-                        continue
-                    raise InputError(
-                        f"{metric.metric_name}: llmJudge.judgeModel not configured and no default judge: "
-                        f"{NO_JUDGE_HINT}",
-                        file=file,
-                        location=f"metrics[{i}].criterion.llmJudge",
-                    ) from None
-                message = str(exc)
-                # Evaluator errors usually start with the metric's name already; say it once.
-                if not message.startswith(f"{metric.metric_name}:"):
-                    message = f"{metric.metric_name}: {message}"
-                raise InputError(message, file=file, location=f"metrics[{i}].criterion") from None
+            report.warn(
+                file,
+                f"{paths.criterion(i, metric)}.llmJudge",
+                f"{metric.metric_name}: judgeModel is not set; {NO_JUDGE_HINT} when running",
+            )
+        try:
+            report.extend(_criterion_key_problems(evaluator, metric, paths.criterion(i, metric), file))
+            check = getattr(evaluator, "validate_metric", None)
+            if callable(check):
+                check(metric)
+        except (ValueError, EvaluatorError) as exc:  # CriterionError and pydantic errors are ValueErrors
+            from .llm._default_judge import NO_JUDGE_HINT, NoJudgeModelError
+
+            if isinstance(exc, NoJudgeModelError):
+                if lacks_judge:
+                    return
+                raise InputError(
+                    f"{metric.metric_name}: llmJudge.judgeModel not configured and no default judge: {NO_JUDGE_HINT}",
+                    file=file,
+                    location=f"{paths.criterion(i, metric)}.llmJudge",
+                ) from None
+            message = str(exc)
+            # Evaluator errors usually start with the metric's name already; say it once.
+            if not message.startswith(f"{metric.metric_name}:"):
+                message = f"{metric.metric_name}: {message}"
+            raise InputError(message, file=file, location=paths.criterion(i, metric)) from None
+        self._check_threshold(i, metric, file, paths)
+
+    def _check_threshold(self, i: int, metric: EvalMetric, file: str | None, paths: MetricPaths) -> None:
+        """A threshold the metric's scores can never reach, or always pass (``80`` for a 0-1 score), is refused."""
+        info = self._infos[metric.evaluator_key]
+        threshold = metric.threshold
+        if info.min_value <= threshold <= info.max_value:
+            return
+        shown = f"{threshold:g}" if math.isfinite(threshold) else str(threshold)
+        span = f"[{info.min_value:g}, {info.max_value:g}]"
+        raise InputError(
+            f"threshold {shown} is outside the range of {info.name}'s scores, {span}",
+            file=file,
+            location=paths.threshold(i, metric),
+        )
 
 
 def _lacks_judge_model(evaluator: Evaluator, metric: EvalMetric) -> bool:
@@ -296,16 +334,27 @@ def _lacks_judge_model(evaluator: Evaluator, metric: EvalMetric) -> bool:
     return block is not None and not any(block.get(k) for k in ("judgeModel", "judge_model"))
 
 
-def _parse_blocks(metric: EvalMetric) -> None:
-    """Parse every native criterion block present, whichever metric it is attached to."""
+def _criterion_key_problems(evaluator: Evaluator, metric: EvalMetric, at: str, file: str | None) -> list[InputProblem]:
+    """Parse every native criterion block present, whichever metric it is attached to, and name the keys no field
+    of it reads (a warning: trpc-agent-go's criteria ignore unknown keys too); ``at`` is the criterion's path. An
+    evaluator with settings of its own (a trajectory assertion's) names the unknown keys of those."""
     from .. import criteria
+    from ..formats import unknown_key_problem
 
     crit = metric.criterion
     if crit is None:
-        return
-    if crit.tool_trajectory is not None:
-        criteria.ToolTrajectoryCriterion.model_validate(crit.tool_trajectory)
-    if crit.final_response is not None:
-        criteria.FinalResponseCriterion.model_validate(crit.final_response)
-    if crit.llm_judge is not None:
-        criteria.LLMCriterion.model_validate(crit.llm_judge)
+        return []
+    found: list[UnknownCriterionKey] = []
+    blocks = (  # model names: the final-response and judge criteria are imported only when a metric has them
+        ("toolTrajectory", crit.tool_trajectory, "ToolTrajectoryCriterion"),
+        ("finalResponse", crit.final_response, "FinalResponseCriterion"),
+        ("llmJudge", crit.llm_judge, "LLMCriterion"),
+    )
+    for name, raw, model in blocks:
+        if raw is not None:
+            found += getattr(criteria, model).model_validate(raw).unknown_keys(raw, name)
+    own = getattr(evaluator, "unknown_setting_keys", None)
+    if callable(own):
+        found += own(metric)
+    who = "trpc-agent-go ignores it"
+    return [unknown_key_problem(file, f"{at}.{path}", key, known, None, who) for path, key, known in found]

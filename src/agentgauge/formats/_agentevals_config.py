@@ -24,6 +24,8 @@ from typing import Any
 
 from ..errors import InputError
 from ..model import Criterion, EvalMetric
+from ._metric_keys import agentevals_key_problems
+from ._problems import InputReport
 
 __all__ = ["AGENTEVALS_DEFAULT_THRESHOLD", "AgentevalsConfig", "CodeEvaluatorSpec", "load_agentevals_config"]
 
@@ -148,9 +150,9 @@ def _document(source: str) -> dict[str, Any]:
     return data
 
 
-def load_agentevals_config(path: str | os.PathLike[str]) -> AgentevalsConfig:
+def load_agentevals_config(path: str | os.PathLike[str], *, report: InputReport | None = None) -> AgentevalsConfig:
     """Read an agentevals ``eval_config.yaml`` (see the module docstring); :class:`InputError` for anything it
-    cannot run, with the entry's position (``evaluators[2].type``)."""
+    cannot run, with the entry's position (``evaluators[2].type``). ``report`` receives its unknown keys."""
     source = os.fspath(path)
     data = _document(source)
     legacy = [key for key in _LEGACY_KEYS if key in data]
@@ -163,6 +165,8 @@ def load_agentevals_config(path: str | os.PathLike[str]) -> AgentevalsConfig:
     entries = data.get("evaluators")
     if not isinstance(entries, list) or not entries:
         raise InputError("expected a non-empty 'evaluators' list", file=source, location="evaluators")
+    if report is not None:
+        report.extend(agentevals_key_problems(data, entries, source))
     folder = Path(source).resolve().parent
     metrics: list[EvalMetric] = []
     codes: list[CodeEvaluatorSpec] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from .._util.fileio import atomic_write
 from ..errors import InputError
@@ -16,8 +16,10 @@ from ._jsonio import dump_json, open_input, parse_json, read_bytes
 from ._keys import has_key
 from ._legacy import is_legacy_document
 from ._metrics import metrics_from_document, to_test_config
+from ._problems import InputReport
 from ._results import result_from_document, to_adk_result
 from ._stream import stream_eval_set
+from ._unknown import EvalSetKeys
 
 __all__ = [
     "DocumentKind",
@@ -25,6 +27,7 @@ __all__ = [
     "default_id_for",
     "detect_kind",
     "dump_metrics",
+    "eval_set_of_document",
     "load_eval_set",
     "load_metrics",
     "load_result",
@@ -35,6 +38,8 @@ __all__ = [
     "save_metrics",
     "save_result",
 ]
+
+_T = TypeVar("_T")
 
 Format = Literal["native", "adk"]
 DocumentKind = Literal["eval_set", "metrics", "result"]
@@ -76,31 +81,54 @@ def _check_format(fmt: str) -> None:
         raise InputError(f"unknown format {fmt!r}: expected 'native' or 'adk'")
 
 
-def parse_eval_set(data: bytes | str, *, source: str = "<input>") -> EvalSet:
-    """Parse an eval set in any supported format (native/trpc, ADK, ADK-TS, ADK legacy) into the native model."""
+def parse_eval_set(data: bytes | str, *, source: str = "<input>", report: InputReport | None = None) -> EvalSet:
+    """Parse an eval set in any supported format (native/trpc, ADK, ADK-TS, ADK legacy) into the native model;
+    ``report`` receives its unknown keys (see :class:`InputReport`)."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
-    streamed = stream_eval_set(io.BytesIO(data).read, source)
+    keys = EvalSetKeys(source) if report is not None else None
+    streamed = stream_eval_set(io.BytesIO(data).read, source, keys)
     if streamed is not None:
-        return streamed
-    return eval_set_from_document(parse_json(data, source), source, default_id=default_id_for(source), consume=True)
+        return _reported(keys, report, streamed)
+    return eval_set_of_document(parse_json(data, source), source, report=report)
 
 
-def load_eval_set(path: str | os.PathLike[str]) -> EvalSet:
-    """Load an eval set file in any supported format; errors name the file and JSON path."""
+def load_eval_set(path: str | os.PathLike[str], *, report: InputReport | None = None) -> EvalSet:
+    """Load an eval set file in any supported format; errors name the file and JSON path. ``report`` receives its
+    unknown keys (those of the cases read so far when the file is refused)."""
     source = os.fspath(path)
+    keys = EvalSetKeys(source) if report is not None else None
     with open_input(source) as handle:  # refuses FIFOs, devices and directories before reading
         try:
             # An eval set object is read one case at a time, keeping memory low; anything else is read whole.
-            streamed = stream_eval_set(handle.read, source)
+            streamed = stream_eval_set(handle.read, source, keys)
         except OSError:
             streamed = None  # read_bytes reports it
     if streamed is not None:
-        return streamed
+        return _reported(keys, report, streamed)
     data = read_bytes(source)
     doc = parse_json(data, source)
     del data  # the parsed tree is all we need from here on
-    return eval_set_from_document(doc, source, default_id=default_id_for(source), consume=True)
+    return eval_set_of_document(doc, source, report=report)
+
+
+def eval_set_of_document(doc: Any, source: str, *, report: InputReport | None = None) -> EvalSet:
+    """The eval set of a parsed document (which is consumed: read it again for anything else), its id defaulting
+    to ``source``'s file name; ``report`` receives its unknown keys, also those met before a case that is refused."""
+    keys = EvalSetKeys(source) if report is not None else None
+    try:
+        eval_set = eval_set_from_document(doc, source, default_id=default_id_for(source), consume=True, keys=keys)
+    except InputError:
+        _reported(keys, report, None)
+        raise
+    return _reported(keys, report, eval_set)
+
+
+def _reported(keys: EvalSetKeys | None, report: InputReport | None, eval_set: _T) -> _T:
+    """``eval_set``, once the unknown keys gathered in ``keys`` are in ``report``."""
+    if keys is not None and report is not None:
+        report.extend(keys.problems())
+    return eval_set
 
 
 def save_eval_set(eval_set: EvalSet, path: str | os.PathLike[str], *, fmt: Format = "native") -> None:
@@ -114,16 +142,22 @@ def eval_set_document(eval_set: EvalSet, fmt: Format = "native") -> Any:
     return to_adk_eval_set(eval_set) if fmt == "adk" else eval_set.model_dump(mode="json")
 
 
-def parse_metrics(data: bytes | str, *, source: str = "<input>", expand: bool = True) -> list[EvalMetric]:
-    """Parse a native metrics array or an ADK ``test_config.json``; ``expand`` controls judgeModel env expansion."""
-    return metrics_from_document(parse_json(data, source), source, expand=expand)
+def parse_metrics(
+    data: bytes | str, *, source: str = "<input>", expand: bool = True, report: InputReport | None = None
+) -> list[EvalMetric]:
+    """Parse a native metrics array or an ADK ``test_config.json``; ``expand`` controls judgeModel env expansion;
+    ``report`` receives the unknown keys of the document outside its metrics."""
+    return metrics_from_document(parse_json(data, source), source, expand=expand, report=report)
 
 
-def load_metrics(path: str | os.PathLike[str], *, expand: bool = True) -> list[EvalMetric]:
+def load_metrics(
+    path: str | os.PathLike[str], *, expand: bool = True, report: InputReport | None = None
+) -> list[EvalMetric]:
     """Load a native ``.metrics.json`` array (``${VAR}``/``$VAR`` expanded in judgeModel providerName, modelName,
-    variant, baseURL and apiKey only) or an ADK ``test_config.json`` (one metric per criterion, ADK semantics)."""
+    variant, baseURL and apiKey only) or an ADK ``test_config.json`` (one metric per criterion, ADK semantics);
+    ``report`` receives the unknown keys of the document outside its metrics."""
     source = os.fspath(path)
-    return metrics_from_document(parse_json(read_bytes(source), source), source, expand=expand)
+    return metrics_from_document(parse_json(read_bytes(source), source), source, expand=expand, report=report)
 
 
 def dump_metrics(metrics: list[EvalMetric], *, fmt: Format = "native", source: str = "<metrics>") -> bytes:

@@ -26,6 +26,7 @@ from ._stash import STASH_KEY
 
 __all__ = [
     "Dialect",
+    "DialectFacts",
     "KeyStyle",
     "case_in_dialect",
     "case_style",
@@ -46,14 +47,42 @@ _DATA_KEYS = frozenset(
 _CASES_KEYS = (b'"eval_cases"', b'"evalCases"')
 
 
-def _first_invocation(doc: dict[str, Any]) -> dict[str, Any] | None:
-    cases = get_key(doc, "eval_cases")
-    for case in cases if isinstance(cases, list) else ():
-        conversation = get_key(case, "conversation") if isinstance(case, dict) else None
+class DialectFacts:
+    """What decides an eval set document's dialect (see :func:`document_dialect`), gathered case by case, so that a
+    reader that never holds the whole document (a streamed file) decides it as a whole-document reader would."""
+
+    __slots__ = ("adk_scenario", "genai", "snake")
+
+    def __init__(self, snake: bool) -> None:
+        self.snake = snake  # the cases are under ``eval_cases`` (ADK writes snake_case)
+        self.genai: bool | None = None  # whether the document's first invocation is genai-shaped; None: none yet
+        self.adk_scenario: bool | None = None  # whether its first scenario is ADK's; None: none yet
+
+    def see_case(self, case: Any) -> None:
+        """Take in one raw case (in document order)."""
+        if self.genai is not None or not isinstance(case, dict):
+            return
+        conversation = get_key(case, "conversation")
         for inv in conversation if isinstance(conversation, list) else ():
             if isinstance(inv, dict):
-                return inv
-    return None
+                self.genai = is_genai_invocation(inv)
+                return
+        scenario = get_key(case, "conversation_scenario")
+        if self.adk_scenario is None and isinstance(scenario, dict):
+            # A scenario without trpc-agent-go's own fields (driver, stop signal, turn limit) is ADK's.
+            self.adk_scenario = not any(
+                has_key(scenario, k) for k in ("driver", "stop_signal", "max_allowed_invocations")
+            )
+
+    def dialect(self) -> Dialect:
+        """The dialect of the cases seen so far."""
+        if self.genai is None:
+            if self.snake:
+                return "adk"
+            return "adk_camel" if self.adk_scenario else "native"
+        if self.genai:
+            return "adk" if self.snake else "adk_camel"
+        return "native"
 
 
 def document_dialect(doc: Any) -> Dialect:
@@ -67,25 +96,13 @@ def document_dialect(doc: Any) -> Dialect:
     """
     if not isinstance(doc, dict) or not has_key(doc, "eval_cases"):
         return "adk"
-    snake = "eval_cases" in doc
-    inv = _first_invocation(doc)
-    if inv is None:
-        if snake:
-            return "adk"
-        return "adk_camel" if _adk_scenario(doc) else "native"
-    if is_genai_invocation(inv):
-        return "adk" if snake else "adk_camel"
-    return "native"
-
-
-def _adk_scenario(doc: dict[str, Any]) -> bool:
-    # A scenario without trpc-agent-go's own fields (driver, stop signal, turn limit) is ADK's.
+    facts = DialectFacts("eval_cases" in doc)
     cases = get_key(doc, "eval_cases")
     for case in cases if isinstance(cases, list) else ():
-        scenario = get_key(case, "conversation_scenario") if isinstance(case, dict) else None
-        if isinstance(scenario, dict):
-            return not any(has_key(scenario, k) for k in ("driver", "stop_signal", "max_allowed_invocations"))
-    return False
+        facts.see_case(case)
+        if facts.genai is not None:
+            break
+    return facts.dialect()
 
 
 def sniff_dialect(head: bytes) -> Dialect:

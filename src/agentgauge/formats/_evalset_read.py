@@ -7,7 +7,7 @@ rejected with a message that says what was found and what was expected.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -20,6 +20,9 @@ from ._jsonio import gc_paused, type_name, validation_error
 from ._keys import get_key, has_key, pop_key
 from ._legacy import is_legacy_document, legacy_eval_set
 from ._stash import STASH_KEY, fingerprint
+
+if TYPE_CHECKING:
+    from ._unknown import EvalSetKeys
 
 __all__ = [
     "case_from_raw",
@@ -52,8 +55,13 @@ def describe_document(doc: Any) -> str:
     return f"a JSON {type_name(doc)}"
 
 
-def eval_set_from_document(doc: Any, source: str, *, default_id: str, consume: bool = False) -> EvalSet:
-    """Build an eval set from a parsed document; ``consume`` lets the reader free the input as it goes."""
+def eval_set_from_document(
+    doc: Any, source: str, *, default_id: str, consume: bool = False, keys: EvalSetKeys | None = None
+) -> EvalSet:
+    """Build an eval set from a parsed document; ``consume`` lets the reader free the input as it goes; ``keys``
+    gathers its unknown keys (each raw case is looked at before it is converted)."""
+    if keys is not None and not (isinstance(doc, dict) and has_key(doc, "eval_cases")):
+        keys.document(doc)  # a legacy array or a scenarios document: small, and read whole anyway
     if is_legacy_document(doc):
         return legacy_eval_set(doc, source, default_id=default_id)
     if is_scenarios_document(doc):  # ADK ConversationScenarios: one case per scenario, ids as ADK gives them
@@ -68,6 +76,9 @@ def eval_set_from_document(doc: Any, source: str, *, default_id: str, consume: b
             file=source,
         )
     top = doc if consume else dict(doc)
+    if keys is not None:
+        keys.cases_under("eval_cases" if "eval_cases" in top else "evalCases")
+        keys.top(top)
     cases = pop_key(top, "eval_cases")
     if not isinstance(cases, list):
         raise InputError(f"expected an array of eval cases (got {type_name(cases)})", file=source, location="evalCases")
@@ -78,6 +89,8 @@ def eval_set_from_document(doc: Any, source: str, *, default_id: str, consume: b
             raw = cases[i]
             if consume:
                 cases[i] = None  # free each raw case once it is converted: keeps peak memory low
+            if keys is not None:
+                keys.case(raw, i)
             out.append(case_from_raw(raw, source, f"evalCases[{i}]"))
     eval_set.eval_cases = out
     return eval_set

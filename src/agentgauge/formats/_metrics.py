@@ -12,6 +12,8 @@ from pydantic import ValidationError
 from ..errors import InputError
 from ..model import Criterion, EvalMetric, redact_secrets
 from ._jsonio import type_name, validation_error
+from ._metric_keys import test_config_key_problems
+from ._problems import InputReport
 from ._scoring_dialect import check_dialect_name, common_dialect, with_scoring_dialect
 
 __all__ = [
@@ -72,10 +74,20 @@ def _expand_judge_model(metric: dict[str, Any], env: Mapping[str, str] | None) -
 
 
 def metrics_from_document(
-    doc: Any, source: str, *, expand: bool = True, env: Mapping[str, str] | None = None
+    doc: Any,
+    source: str,
+    *,
+    expand: bool = True,
+    env: Mapping[str, str] | None = None,
+    report: InputReport | None = None,
 ) -> list[EvalMetric]:
-    """A parsed metrics document: a native array, or an ADK ``test_config.json`` object with ``criteria``."""
+    """A parsed metrics document: a native array, or an ADK ``test_config.json`` object with ``criteria``.
+
+    ``report`` receives the unknown keys of a ``test_config.json`` outside its criteria (those of the metrics
+    themselves are checked with them: ``Registry.validate_metrics``)."""
     if isinstance(doc, dict):
+        if report is not None:
+            report.extend(test_config_key_problems(doc, source))
         if "criteria" not in doc:
             keys = ", ".join(sorted(doc)[:6]) or "no keys"
             raise InputError(

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -28,6 +28,9 @@ from ..model import EvalCase, EvalSet
 from ._evalset_read import case_from_raw, eval_set_top
 from ._jsonexact import exact_value
 from ._jsonio import BOM, MAX_DEPTH, gc_paused, loads_within_depth
+
+if TYPE_CHECKING:
+    from ._unknown import EvalSetKeys
 
 __all__ = ["stream_eval_set"]
 
@@ -235,7 +238,7 @@ def _file_members(path: str | os.PathLike[str]) -> Iterator[tuple[str, _Input]]:
             yield key, source_input
 
 
-def _cases(source_input: _Input, source: str) -> list[EvalCase]:
+def _cases(source_input: _Input, source: str, keys: EvalSetKeys | None) -> list[EvalCase]:
     out: list[EvalCase] = []
     source_input.expect(_OPEN_ARRAY)
     if source_input.peek() == _CLOSE_ARRAY:
@@ -244,6 +247,8 @@ def _cases(source_input: _Input, source: str) -> list[EvalCase]:
     with gc_paused() as collect_young:
         while True:
             raw = source_input.value(MAX_DEPTH - 2)  # a case is two levels down: {"evalCases": [{...}]}
+            if keys is not None:
+                keys.case(raw, len(out))
             out.append(case_from_raw(raw, source, f"evalCases[{len(out)}]"))
             if len(out) % _CASES_PER_COLLECTION == 0:
                 collect_young()
@@ -251,26 +256,33 @@ def _cases(source_input: _Input, source: str) -> list[EvalCase]:
                 return out
 
 
-def _document(source_input: _Input, source: str) -> EvalSet:
+def _document(source_input: _Input, source: str, keys: EvalSetKeys | None) -> EvalSet:
     top: dict[str, Any] = {}
     cases: list[EvalCase] | None = None
     for key in _object_members(source_input):
         if key in _CASES_KEYS:
             if cases is not None:
                 raise _NotStreamable
-            cases = _cases(source_input, source)
+            if keys is not None:
+                keys.cases_under(key)
+            cases = _cases(source_input, source, keys)
         else:
             top[key] = source_input.value(MAX_DEPTH - 1)
     if cases is None:
         raise _NotStreamable
+    if keys is not None:
+        keys.top(top)
     eval_set = eval_set_top(top, source)
     eval_set.eval_cases = cases
     return eval_set
 
 
-def stream_eval_set(read: Callable[[int], bytes], source: str) -> EvalSet | None:
-    """The eval set object read from ``read`` (a file's ``read``), or ``None`` when it must be read whole."""
+def stream_eval_set(read: Callable[[int], bytes], source: str, keys: EvalSetKeys | None = None) -> EvalSet | None:
+    """The eval set object read from ``read`` (a file's ``read``), or ``None`` when it must be read whole;
+    ``keys`` gathers its unknown keys (and is cleared when ``None`` is returned)."""
     try:
-        return _document(_Input(read), source)
+        return _document(_Input(read), source, keys)
     except (_NotStreamable, InputError):
+        if keys is not None:
+            keys.clear()
         return None

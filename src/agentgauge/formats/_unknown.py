@@ -1,55 +1,69 @@
-"""Keys of an eval set document that no reader knows: almost always a typo (``conversaton``) that would otherwise
-fail, or silently do nothing, only at run time.
+"""Keys of eval set documents that no reader knows: almost always a typo (``conversaton``, ``finalRespone``) that would
+otherwise fail, or silently do nothing, only at run time.
 
 Known keys are those of the native model, of Google ADK's models (with genai ``Content`` / ``Part`` /
-``FunctionCall`` / ``FunctionResponse``), trpc-agent-go's message extras and the keys agentgauge itself writes into
-ADK files (the ``agentgauge`` stash). Either spelling (``eval_id`` / ``evalId``) is known. Values that are the user's
-own data (tool arguments and results, session state, app details, metadata) are never looked into.
+``FunctionCall`` / ``FunctionResponse``), trpc-agent-go's fields and message extras and the keys agentgauge itself
+writes into ADK files (the ``agentgauge`` stash), in either spelling (``eval_id`` / ``evalId``). Values that are the
+user's own data (tool arguments and results, session state, app details, metadata) are never looked into.
 
-This is a separate pass over the parsed document, run by ``validate`` and the server's editor routes only: the
-readers used by ``eval`` stay as fast as they are.
+How much an unknown key matters depends on the tool whose file it is (:data:`KEY_RULES`): ADK's ``Invocation``
+refuses unknown keys (an error), its ``EvalCase`` keeps them and trpc-agent-go ignores them (warnings); the table is
+in docs/formats.md. The readers run this check while they read (:class:`EvalSetKeys`), on the raw cases they parse
+anyway, when asked to.
 """
 
 from __future__ import annotations
 
-import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic.alias_generators import to_camel
 
-from ._dialect import Dialect, document_dialect
-from ._keys import has_key, snake_key
+from ._dialect import DialectFacts
+from ._keys import has_key
+from ._problems import InputProblem, did_you_mean
 from ._stash import STASH_KEY
 
-__all__ = ["KeyReport", "UnknownKey", "check_keys", "unknown_case_keys", "unknown_keys"]
+__all__ = ["EvalSetKeys", "KeyRules", "case_key_rules", "check_case_keys", "check_eval_set_keys", "unknown_key_problem"]
+
+KeyRules = Literal["native", "adk", "adk_camel", "legacy"]
+"""Whose rules decide how much an unknown key of an eval set matters: trpc-agent-go's (native files), google-adk's
+(snake_case ADK files, and cases sent to ADK's web API routes), ADK-TS's (camelCase ADK files) or ADK's legacy reader
+(``.test.json`` arrays)."""
 
 
-@dataclass(frozen=True)
-class UnknownKey:
-    """One unknown key: its JSON path (as spelled in the document), the key, and the closest known key if any."""
-
-    path: str
-    key: str
-    suggestion: str | None
-
-    def message(self) -> str:
-        """``unknown key 'conversaton' (did you mean 'conversation'?)``."""
-        hint = f" (did you mean {self.suggestion!r}?)" if self.suggestion else ""
-        return f"unknown key {self.key!r}{hint}"
-
-    def as_json(self) -> dict[str, Any]:
-        """``{"path", "key", "didYouMean"}`` for HTTP answers."""
-        return {"path": self.path, "key": self.key, "didYouMean": self.suggestion}
+@dataclass(frozen=True, slots=True)
+class _Node:
+    known: frozenset[str]  # both spellings of every key
+    names: tuple[str, ...]  # snake_case names, for suggestions
+    children: Mapping[str, tuple[str, bool, bool]]  # spelling -> (kind of the value, array of it?, ADK models it?)
 
 
-# kind -> (known snake_case keys, {key: (kind of its value, whether the value is an array of that kind)})
-_Children = dict[str, tuple[str, bool]]
-_SCHEMA: dict[str, tuple[frozenset[str], _Children]] = {}
+_SCHEMA: dict[str, _Node] = {}
+# children ADK's models do not declare: ADK keeps them as case extras or refuses the object for other reasons, so the
+# keys inside are agentgauge's to judge (a warning)
+_NOT_ADK = frozenset(
+    {
+        ("case", "actual_conversation"),
+        ("case", "context_messages"),
+        ("invocation", "context_messages"),
+        ("invocation", "tools"),
+        ("invocation", "intermediate_responses"),
+        ("invocation", "usage"),
+        ("invocation", "tool_mock"),
+        ("rubric", "content"),
+    }
+)
 
 
-def _kind(name: str, keys: str, children: _Children | None = None) -> None:
-    _SCHEMA[name] = (frozenset(keys.split()) | frozenset(children or ()), children or {})
+def _kind(name: str, keys: str, children: dict[str, tuple[str, bool]] | None = None) -> None:
+    names = tuple(sorted(set(keys.split()) | set(children or ())))
+    spelled: dict[str, tuple[str, bool, bool]] = {}
+    for child, (kind, many) in (children or {}).items():
+        entry = (kind, many, (name, child) not in _NOT_ADK)
+        spelled[child] = spelled[to_camel(child)] = entry
+    _SCHEMA[name] = _Node(frozenset(names) | frozenset(to_camel(n) for n in names), names, spelled)
 
 
 _kind("set", "eval_set_id name description creation_timestamp adk_empty_fields", {"eval_cases": ("case", True)})
@@ -67,7 +81,7 @@ _kind(
 )
 _kind(
     "invocation",
-    "invocation_id creation_timestamp duration model_duration tool_duration app_details trace_id "
+    "invocation_id creation_timestamp duration model_duration tool_duration app_details trace_id execution_trace "
     "adk_intermediate_data adk_no_intermediate_data unpaired_tool_responses",
     {
         "user_content": ("message", False),
@@ -108,7 +122,7 @@ _kind(
     "author grounding_metadata usage_metadata model_version invocation_index tool_use_index",
     {"content": ("message", False)},
 )
-_kind("tool", "id name arguments result")
+_kind("tool", "id name arguments result mock_tool_output")
 _kind(
     "usage",
     "input_tokens output_tokens total_tokens prompt_tokens cached_tokens tool_use_tokens candidates_tokens "
@@ -129,6 +143,68 @@ _kind(
     {"content": ("rubric_content", False), "rubric_content": ("rubric_content", False)},
 )
 _kind("rubric_content", "text text_property")
+_kind("scenarios", "", {"scenarios": ("scenario", True)})  # an ADK ConversationScenarios document
+_kind(
+    "legacy_row",
+    "query reference",
+    {
+        "expected_tool_use": ("legacy_tool_use", True),
+        "expected_intermediate_agent_responses": ("legacy_response", True),
+    },
+)
+_kind("legacy_tool_use", "tool_name tool_input mock_tool_output")
+_kind("legacy_response", "author text")
+_kind("legacy_entry", "name initial_session", {"data": ("legacy_row", True)})
+
+# kind -> (the ADK class, whether it refuses unknown keys): google-adk 2.13's pydantic ``extra`` settings
+_ADK_CLASSES: dict[str, tuple[str, bool]] = {
+    "set": ("EvalSet", False),  # a plain model: unknown keys are ignored
+    "case": ("EvalCase", False),  # extra="allow": kept
+    "session": ("SessionInput", False),  # extra="allow"
+    "event": ("InvocationEvent", False),  # extra="ignore"
+    "invocation": ("Invocation", True),
+    "content": ("Content", True),
+    "part": ("Part", True),
+    "function_call": ("FunctionCall", True),
+    "function_response": ("FunctionResponse", True),
+    "intermediate_data": ("IntermediateData", True),
+    "scenario": ("ConversationScenario", True),
+    "scenarios": ("ConversationScenarios", True),
+    "rubric": ("Rubric", True),
+    "rubric_content": ("RubricContent", True),
+}
+_IGNORED_BY: dict[KeyRules, str] = {  # who reads the other files: none of them refuses an unknown key
+    "native": "agentgauge and trpc-agent-go ignore it",
+    "adk_camel": "ADK-TS ignores it",
+    "legacy": "ADK's legacy reader ignores it",
+}
+
+
+def unknown_key_problem(
+    file: str | None, path: str, key: str, known: tuple[str, ...] | frozenset[str], refused_by: str | None, who: str
+) -> InputProblem:
+    """The problem of one unknown ``key`` at ``path``: an error naming ``refused_by`` (``ADK's Invocation``) when
+    set, else a warning saying ``who`` ignores or keeps it. The suggestion is spelled as the key is (snake_case or
+    camelCase)."""
+    if "_" in key:
+        candidates: set[str] = set(known)
+    elif any(c.isupper() for c in key):
+        candidates = {to_camel(k) for k in known}
+    else:
+        candidates = set(known) | {to_camel(k) for k in known}
+    suggestion = did_you_mean(key, candidates)
+    hint = f" (did you mean {suggestion!r}?)" if suggestion else ""
+    if refused_by is not None:
+        return InputProblem(file, path, f"unknown key {key!r}{hint}; {refused_by} refuses it", "error", key, suggestion)
+    return InputProblem(file, path, f"unknown key {key!r}{hint}; it has no effect ({who})", "warning", key, suggestion)
+
+
+@dataclass(frozen=True, slots=True)
+class _Unknown:
+    path: str
+    key: str
+    kind: str
+    modelled: bool  # False under a key ADK's models do not declare (see _NOT_ADK)
 
 
 def _kind_of(kind: str, value: dict[str, Any]) -> str:
@@ -137,68 +213,129 @@ def _kind_of(kind: str, value: dict[str, Any]) -> str:
     return kind
 
 
-def _suggest(key: str, known: frozenset[str]) -> str | None:
-    # Offer the spelling the document uses: snake_case for keys with '_', camelCase for keys with capitals.
-    if "_" in key:
-        candidates = sorted(known)
-    elif any(c.isupper() for c in key):
-        candidates = sorted({to_camel(k) for k in known})
-    else:
-        candidates = sorted(known | {to_camel(k) for k in known})
-    found = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
-    return found[0] if found else None
-
-
-def _walk(value: Any, kind: str, path: str, out: list[UnknownKey]) -> None:
+def _walk(value: Any, kind: str, path: str, modelled: bool, out: list[_Unknown]) -> None:
     if not isinstance(value, dict):
         return
     kind = _kind_of(kind, value)
-    known, children = _SCHEMA[kind]
+    node = _SCHEMA[kind]
+    if not node.known.issuperset(value):  # the common case costs one set operation
+        for key in value:
+            if key not in node.known:
+                out.append(_Unknown(f"{path}.{key}" if path else key, key, kind, modelled))
+    if not node.children:
+        return
     for key, item in value.items():
-        name = snake_key(key) if key.isascii() else key
-        if name not in known:
-            out.append(UnknownKey(f"{path}.{key}" if path else key, key, _suggest(key, known)))
-            continue
-        child = children.get(name)
+        child = node.children.get(key)
         if child is None:
             continue
-        child_kind, many = child
+        child_kind, many, adk = child
         where = f"{path}.{key}" if path else key
-        if many and isinstance(item, list):
-            for index, element in enumerate(item):
-                _walk(element, child_kind, f"{where}[{index}]", out)
-        elif not many:
-            _walk(item, child_kind, where, out)
+        if many:
+            if isinstance(item, list):
+                for index, element in enumerate(item):
+                    _walk(element, child_kind, f"{where}[{index}]", modelled and adk, out)
+        else:
+            _walk(item, child_kind, where, modelled and adk, out)
 
 
-def unknown_keys(doc: Any) -> list[UnknownKey]:
-    """Every unknown key of an eval set object document, in document order (``[]`` for other documents)."""
-    out: list[UnknownKey] = []
-    if isinstance(doc, dict) and has_key(doc, "eval_cases"):  # not an ADK scenarios document or legacy array
-        _walk(doc, "set", "", out)
-    return out
+def _problem(found: _Unknown, rules: KeyRules, file: str | None) -> InputProblem:
+    known = _SCHEMA[found.kind].names
+    if rules == "adk":
+        cls, refuses = _ADK_CLASSES.get(found.kind, ("", False)) if found.modelled else ("", False)
+        if refuses:
+            return unknown_key_problem(file, found.path, found.key, known, f"ADK's {cls}", "")
+        who = (
+            f"ADK's {cls} {'keeps' if found.kind in ('case', 'session') else 'ignores'} it" if cls else "ADK ignores it"
+        )
+        return unknown_key_problem(file, found.path, found.key, known, None, who)
+    return unknown_key_problem(file, found.path, found.key, known, None, _IGNORED_BY[rules])
 
 
-def unknown_case_keys(case: Any, prefix: str = "") -> list[UnknownKey]:
-    """Every unknown key of one eval case (native or ADK, as the editor sends it); paths start with ``prefix``."""
-    out: list[UnknownKey] = []
-    _walk(case, "case", prefix, out)
-    return out
+class EvalSetKeys:
+    """The unknown keys of one eval set document, gathered while a reader goes through it: :meth:`cases_under` when
+    it meets the cases array, :meth:`case` with each raw case before it is converted and :meth:`top` with the other
+    top-level members (or :meth:`document` with a whole parsed document); :meth:`problems` then judges each key by
+    the rules of the document's dialect (``rules`` given: by those)."""
 
+    def __init__(self, file: str | None, *, rules: KeyRules | None = None) -> None:
+        self.file = file
+        self._rules = rules
+        self.clear()
 
-@dataclass(frozen=True)
-class KeyReport:
-    """The unknown keys of an eval set document and the dialect that decides how much they matter."""
+    def clear(self) -> None:
+        """Forget what was gathered (a streamed read that falls back to reading the whole document)."""
+        self._facts = DialectFacts(False)
+        self._top: list[_Unknown] = []
+        self._found: list[_Unknown] = []
+        self._cases_key = "evalCases"
+        self._legacy = False
 
-    dialect: Dialect
-    unknown: list[UnknownKey]
+    def cases_under(self, key: str) -> None:
+        """The document's cases are under ``key`` (``eval_cases``: an ADK snake_case file)."""
+        self._cases_key = key
+        self._facts.snake = key == "eval_cases"
+
+    def top(self, top: Mapping[str, Any]) -> None:
+        """The document's top-level members (its cases, if there, are skipped)."""
+        _walk({k: v for k, v in top.items() if k not in ("eval_cases", "evalCases")}, "set", "", True, self._top)
+
+    def case(self, raw: Any, index: int) -> None:
+        """One raw case, the ``index``-th of the document."""
+        self._facts.see_case(raw)
+        _walk(raw, "case", f"{self._cases_key}[{index}]", True, self._found)
+
+    def document(self, doc: Any) -> None:
+        """A whole parsed document: an eval set object, an ADK legacy array or a ConversationScenarios document."""
+        if isinstance(doc, dict) and has_key(doc, "eval_cases"):
+            key = "eval_cases" if "eval_cases" in doc else "evalCases"
+            self.cases_under(key)
+            self.top(doc)
+            cases = doc[key]
+            for index, raw in enumerate(cases if isinstance(cases, list) else ()):
+                self.case(raw, index)
+        elif isinstance(doc, dict) and "scenarios" in doc:
+            self._facts.snake = True  # ADK's own document: ADK's rules
+            _walk(doc, "scenarios", "", True, self._found)
+        elif isinstance(doc, list) and doc and isinstance(doc[0], dict):
+            self._legacy = True
+            kind = "legacy_entry" if "data" in doc[0] and "query" not in doc[0] else "legacy_row"
+            for index, item in enumerate(doc):
+                _walk(item, kind, f"[{index}]", True, self._found)
 
     @property
-    def blocking(self) -> bool:
-        """True when the document is an ADK file with unknown keys: ADK's models refuse them, so it is invalid."""
-        return self.dialect != "native" and bool(self.unknown)
+    def rules(self) -> KeyRules:
+        """The rules the keys are judged by: given, else those of the document's dialect."""
+        if self._rules is not None:
+            return self._rules
+        return "legacy" if self._legacy else self._facts.dialect()
+
+    def problems(self) -> list[InputProblem]:
+        """One problem per unknown key: the top-level ones first, then the cases' in document order."""
+        rules = self.rules
+        return [_problem(found, rules, self.file) for found in (*self._top, *self._found)]
 
 
-def check_keys(doc: Any) -> KeyReport:
-    """The :class:`KeyReport` of a parsed eval set document."""
-    return KeyReport(document_dialect(doc), unknown_keys(doc))
+def check_eval_set_keys(doc: Any, file: str | None = None) -> list[InputProblem]:
+    """The unknown keys of a parsed eval set document, judged by its dialect's rules (``[]`` for other documents)."""
+    keys = EvalSetKeys(file)
+    keys.document(doc)
+    return keys.problems()
+
+
+def case_key_rules(case: Any) -> KeyRules:
+    """The rules one eval case sent on its own (an editor's request body) is judged by: google-adk's when it is in
+    ADK's shape (genai invocations, or snake_case keys without native turns: what ADK's models would read),
+    agentgauge's native ones otherwise (a native case saved into an ADK file is written in ADK's form)."""
+    if not isinstance(case, dict):
+        return "native"
+    facts = DialectFacts("eval_id" in case)
+    facts.see_case(case)
+    return "native" if facts.dialect() == "native" else "adk"
+
+
+def check_case_keys(case: Any, rules: KeyRules, prefix: str = "", file: str | None = None) -> list[InputProblem]:
+    """The unknown keys of one eval case (native or ADK, as an editor sends it), judged by ``rules``; paths start
+    with ``prefix``."""
+    found: list[_Unknown] = []
+    _walk(case, "case", prefix, True, found)
+    return [_problem(item, rules, file) for item in found]

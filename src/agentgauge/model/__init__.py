@@ -19,7 +19,7 @@ from ._evalset import (
     new_tool_id,
 )
 from ._label import HumanLabel, LabelKey, LabelVerdict
-from ._metric import Criterion, EvalMetric, redact_secrets
+from ._metric import UNSAVED_KEY, Criterion, EvalMetric, redact_secrets
 from ._result import (
     CaseMetricRunResult,
     CaseRunSummary,
@@ -43,6 +43,7 @@ from ._usage_totals import UsageTotals
 
 __all__ = [
     "LABEL_KEY_PATTERN",
+    "UNSAVED_KEY",
     "CaseMetricRunResult",
     "CaseRubric",
     "CaseRunSummary",

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from ..errors import InputError, NotFoundError
 from ._adk_shapes import adk_case, parse_adk_case
 from ._deps import StateDep
-from ._editor import refuse_unknown_keys
+from ._editor import case_report, refuse_errors
 from ._state import ServerState
 
 __all__ = ["router"]
@@ -71,10 +71,8 @@ def update_eval(
     given = _pick(body, "eval_id", "evalId")
     if given and given != eval_case_id:
         raise InputError("Eval id in EvalCase should match the eval id in the API route.")
-    try:
-        refuse_unknown_keys(state, app_name, eval_set_id, body)  # ADK's models forbid them in an ADK file
-    except NotFoundError:
-        raise _not_found(eval_set_id, eval_case_id) from None
+    report, _ = case_report(state, body, "adk")  # ADK's server validates the body with its own models
+    refuse_errors(report, f"EvalCase {eval_case_id!r} not saved")
     case = parse_adk_case({**body, "evalId": eval_case_id}, eval_set_id, source="request body")
     try:
         state.eval_sets.update_case(app_name, eval_set_id, case)

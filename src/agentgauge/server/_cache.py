@@ -12,13 +12,16 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from fastapi.responses import JSONResponse
 
 from ..errors import InputError
 from ..model import EvalSet
 from ..storage import LocalEvalSetManager, check_segment
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..formats import InputProblem
 
 __all__ = ["CachedSet", "FileMemo", "ServerEvalSets", "file_key"]
 
@@ -106,9 +109,13 @@ class CachedSet:
     """One version of an eval set file, parsed: the :class:`EvalSet` (shared: never change it) and the answers
     made from it, each made once (``view``)."""
 
-    def __init__(self, eval_set: EvalSet | None, error: InputError | None = None) -> None:
+    def __init__(
+        self, eval_set: EvalSet | None, error: InputError | None = None, problems: list[InputProblem] | None = None
+    ) -> None:
         self._eval_set = eval_set
         self.error = error
+        self.problems = problems or []
+        """What the input checks found in this version of the file (unknown keys), as the file's tool judges them."""
         self._views: dict[str, Any] = {}
         self._lock = threading.Lock()
 
@@ -154,13 +161,16 @@ class ServerEvalSets(LocalEvalSetManager):
         check_segment(set_id, "eval set id")
 
         def parse(_: Path) -> CachedSet:
+            from ..formats import InputReport
+
+            report = InputReport()
             try:
-                found = super(ServerEvalSets, self)._read(app, set_id)
+                found = super(ServerEvalSets, self)._read(app, set_id, report)
             except InputError as exc:  # kept too: a broken file is not parsed again until it changes
-                return CachedSet(None, exc)
+                return CachedSet(None, exc, report.problems)
             if found is None:
                 raise self._not_found(app, set_id)
-            return CachedSet(found)
+            return CachedSet(found, problems=report.problems)
 
         cached = self._memo.get(self.path_for(app, set_id), parse)
         if cached is None:

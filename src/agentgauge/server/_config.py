@@ -64,6 +64,8 @@ class ServerConfig:
     - ``debug``: keep agents' tracebacks in results and reports served over HTTP (dropped otherwise).
     - ``otlp``: receive OTLP/HTTP at ``/v1/traces`` and ``/v1/logs`` into ``<data_dir>/otlp/`` (live sessions);
       ``otlp_grpc_port``: also OTLP/gRPC on that port (the ``otlp`` extra).
+    - ``strict_inputs``: every input warning (an unknown key the file's own tool ignores) is an error: saving such
+      a case or metrics file, or running such an eval set, answers 422 (``serve --strict``).
     """
 
     data_dir: Path
@@ -85,6 +87,7 @@ class ServerConfig:
     otlp: bool = False
     otlp_grpc_port: int | None = None
     remote: Any = None  # RemoteAgentSettings of the remote agents (serve --agent-header / --agent-config)
+    strict_inputs: bool = False
 
     @property
     def eval_root(self) -> Path:

@@ -13,7 +13,7 @@ from ..errors import InputError, NotFoundError
 from ..model import EvalSet
 from ._adk_shapes import parse_adk_case
 from ._deps import StateDep, as_json
-from ._editor import case_keys, key_report_json, refuse_unknown_keys
+from ._editor import case_report, problems_json, refuse_errors, server_report, warnings_header
 from ._requests import NativeCreateSetBody
 
 __all__ = ["router"]
@@ -88,10 +88,12 @@ def put_case(
     state.check_app(app)
     if body.get("evalId", case_id) != case_id:
         raise InputError(f"evalId {body.get('evalId')!r} does not match the case in the URL {case_id!r}")
-    refuse_unknown_keys(state, app, set_id, body)  # 422 in an ADK file; a native one keeps them
+    report, _ = case_report(state, body)
+    refuse_errors(report, f"case {case_id!r} not saved")  # e.g. a key ADK's Invocation refuses, in an ADK case
     case = parse_adk_case({**body, "evalId": case_id}, set_id, source="case")
     state.eval_sets.update_case(app, set_id, case)
-    return JSONResponse(as_json(state.eval_sets.get_case(app, set_id, case_id)))
+    saved = as_json(state.eval_sets.get_case(app, set_id, case_id))
+    return JSONResponse(saved, headers=warnings_header(report))
 
 
 @router.post("/apps/{app}/eval-sets/{set_id}/cases/{case_id}/check")
@@ -99,10 +101,15 @@ def check_case(
     app: str, set_id: str, case_id: str, body: Annotated[dict[str, Any], Body()], state: StateDep
 ) -> JSONResponse:
     """The unknown keys of a case as the editor holds it, nothing saved: ``{"dialect", "blocking",
-    "unknownKeys": [{"path", "key", "didYouMean"}]}``; ``blocking`` when the set is an ADK file (saving is
-    refused with 422)."""
+    "unknownKeys": [{"path", "key", "didYouMean", "message", "severity", "file"}]}``. ``dialect`` names the rules
+    the case is judged by (``adk`` for a case in ADK's shape, ``native`` otherwise); ``blocking`` when one is an
+    error (saving is refused with 422): a key ADK's model refuses, or any with ``serve --strict``."""
     state.check_app(app)
-    return JSONResponse(key_report_json(case_keys(state, app, set_id, body)))
+    state.eval_sets.snapshot(app, set_id)  # 404 for a set that does not exist
+    report, rules = case_report(state, body)
+    return JSONResponse(
+        {"dialect": rules, "blocking": bool(report.errors), "unknownKeys": problems_json(report.problems)}
+    )
 
 
 @router.delete("/apps/{app}/eval-sets/{set_id}/cases/{case_id}", status_code=204)
@@ -127,11 +134,16 @@ def get_metrics(app: str, set_id: str, state: StateDep) -> JSONResponse:
 def put_metrics(
     app: str, set_id: str, body: Annotated[list[Any] | dict[str, Any], Body()], state: StateDep
 ) -> JSONResponse:
-    """Replace the eval set's metrics file; names and criteria are checked first."""
-    from ..formats import parse_metrics
+    """Replace the eval set's metrics file (a native array, or a ``test_config.json`` object); names, criteria,
+    thresholds and keys are checked first, as ``agentgauge validate`` checks them (errors: 400 / 422, nothing
+    saved; warnings: the ``X-Agentgauge-Warnings`` header)."""
+    from ..formats import MetricPaths, parse_metrics
 
     state.check_app(app)
-    metrics = parse_metrics(json.dumps(body), source="metrics")
-    state.registry.validate_metrics(metrics)
+    report = server_report(state)
+    metrics = parse_metrics(json.dumps(body), source="metrics", report=report)
+    paths = MetricPaths("test_config") if isinstance(body, dict) else MetricPaths()
+    state.registry.validate_metrics(metrics, file="metrics", report=report, paths=paths)
+    refuse_errors(report, "metrics not saved")
     state.metrics.put_all(app, set_id, metrics)
-    return JSONResponse([as_json(m) for m in metrics])
+    return JSONResponse([as_json(m) for m in metrics], headers=warnings_header(report))

@@ -15,7 +15,7 @@ import math
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 from pydantic import AfterValidator, Field, StringConstraints
 
 from ..errors import InputError, NotFoundError
@@ -225,21 +225,28 @@ def _new_document(body: PickerSaveBody, entries: dict[str, Any], document: Any, 
 
 
 @router.put("/apps/{app}/eval-sets/{set_id}/metric-picker")
-def save_picker(app: str, set_id: str, body: PickerSaveBody, state: StateDep) -> PickerAnswer:
-    """Save the chosen metrics to the set's metrics file in its dialect (names, thresholds and judge models are
-    checked first; an entry's other options are kept); answers the picker as it now stands."""
+def save_picker(app: str, set_id: str, body: PickerSaveBody, state: StateDep, response: Response) -> PickerAnswer:
+    """Save the chosen metrics to the set's metrics file in its dialect (names, thresholds, keys and judge models
+    are checked first, as ``agentgauge validate`` checks them; an entry's other options are kept); answers the
+    picker as it now stands, the file's input warnings in the ``X-Agentgauge-Warnings`` header."""
     from .._util.fileio import atomic_write
+    from ..formats import MetricPaths
     from ..formats._jsonio import dump_json
     from ..formats._metrics import metrics_from_document
     from ..storage._lock import file_lock
+    from ._editor import refuse_errors, server_report, warnings_header
 
     state.check_app(app)
     _, target, dialect = _metrics_file(state, app, set_id)
+    report = server_report(state)
     with file_lock(target, lock_dir=state.config.data_dir / LOCK_DIR):
         found = target if target.is_file() else None
         entries, document = _current(found)
         new = _new_document(body, entries, document, dialect)
-        metrics = metrics_from_document(new, source="metrics", expand=False)
-        state.registry.validate_metrics(metrics)
+        metrics = metrics_from_document(new, source="metrics", expand=False, report=report)
+        paths = MetricPaths("test_config") if dialect == "adk" else MetricPaths()
+        state.registry.validate_metrics(metrics, file="metrics", report=report, paths=paths)
+        refuse_errors(report, "metrics not saved")
         atomic_write(target, dump_json(new))
+    response.headers.update(warnings_header(report))
     return get_picker(app, set_id, state)

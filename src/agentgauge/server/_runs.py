@@ -71,6 +71,7 @@ class Run:
     task: asyncio.Task[EvalSetResult | None] | None = None
     cancel_requested: bool = False
     evaluator: AgentEvaluator | None = None
+    warnings: list[dict[str, Any]] = field(default_factory=list)  # what the input checks warned of (unknown keys)
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
     def snapshot(self) -> dict[str, Any]:
@@ -87,6 +88,7 @@ class Run:
             "error": self.error,
             "started": self.started,
             "timeout": self.request.timeout,
+            "warnings": self.warnings,
         }
 
     async def emit(self, kind: str, **data: Any) -> None:
@@ -159,12 +161,12 @@ class RunManager:
         :class:`InputError` / :class:`NotFoundError` before anything runs."""
         from ..errors import InputError
         from ..service import select_cases
+        from ._editor import run_input_warnings
 
         state = self.state
-        eval_set = state.eval_sets.snapshot(request.app, request.eval_set_id).eval_set
-        cases = select_cases(eval_set, request.case_ids or None)
-        if request.metrics is not None:
-            state.registry.validate_metrics(request.metrics)
+        cached = state.eval_sets.snapshot(request.app, request.eval_set_id)
+        cases = select_cases(cached.eval_set, request.case_ids or None)
+        warnings = run_input_warnings(state, request.app, request.eval_set_id, cached.problems, request.metrics)
         if request.num_runs < 1 or request.num_runs > 100:
             raise InputError(f"numRuns must be between 1 and 100, got {request.num_runs}")
         if request.parallelism < 1 or request.parallelism > 64:
@@ -178,6 +180,7 @@ class RunManager:
 
             install_tracing()  # the agent's spans of each case run show in ADK Web's Trace tab
         run = Run(id=uuid4().hex, request=request, total=len(cases) * request.num_runs)
+        run.warnings = [w.as_json() for w in warnings]
         run.cases = {c.eval_id: "pending" for c in cases}
         self.runs[run.id] = run
         self._forget_old()

@@ -14,10 +14,13 @@ import os
 from collections.abc import Iterator
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import InputError, NotFoundError
 from ..model import EvalCase, EvalSet, SessionInput
+
+if TYPE_CHECKING:
+    from ..formats import EvalSetKeys, InputReport
 
 __all__ = [
     "STREAM_MIN_BYTES",
@@ -55,11 +58,12 @@ class CaseStream(Protocol):
         ...
 
 
-def _walk(path: Path, *, pause_gc: bool) -> Iterator[tuple[str, Any]]:
+def _walk(path: Path, *, pause_gc: bool, keys: EvalSetKeys | None = None) -> Iterator[tuple[str, Any]]:
     """Yield ``("case", EvalCase)`` for every case, then ``("top", dict)``; raise ``_NotStreamable`` otherwise.
 
     ``pause_gc`` pauses the cyclic collector while reading (only for the scan: during a run this generator stays
-    suspended between cases, and the run's own objects must be collected as usual).
+    suspended between cases, and the run's own objects must be collected as usual); ``keys`` gathers the unknown
+    keys of the raw cases and top-level members.
     """
     from ..formats._evalset_read import case_from_raw
     from ..formats._jsonio import MAX_DEPTH, gc_paused
@@ -73,6 +77,8 @@ def _walk(path: Path, *, pause_gc: bool) -> Iterator[tuple[str, Any]]:
             if seen_cases:
                 raise _NotStreamable
             seen_cases = True
+            if keys is not None:
+                keys.cases_under(key)
             reader.expect(ord("["))
             if reader.peek() == ord("]"):
                 reader.expect(ord("]"))
@@ -80,7 +86,10 @@ def _walk(path: Path, *, pause_gc: bool) -> Iterator[tuple[str, Any]]:
                 index = 0
                 with gc_paused() if pause_gc else nullcontext():
                     while True:
-                        yield "case", case_from_raw(reader.value(MAX_DEPTH - 2), source, f"evalCases[{index}]")
+                        raw = reader.value(MAX_DEPTH - 2)
+                        if keys is not None:
+                            keys.case(raw, index)
+                        yield "case", case_from_raw(raw, source, f"evalCases[{index}]")
                         index += 1
                         if pause_gc and index % 500 == 0:
                             # Always, even when the caller had the collector off (the command line does during
@@ -93,6 +102,8 @@ def _walk(path: Path, *, pause_gc: bool) -> Iterator[tuple[str, Any]]:
             top[key] = reader.value(MAX_DEPTH - 1)
     if not seen_cases:
         raise _NotStreamable
+    if keys is not None:
+        keys.top(top)
     yield "top", top
 
 
@@ -156,11 +167,13 @@ class StreamedEvalSet:
         """The eval set with index-only cases (see :meth:`index`)."""
 
     @classmethod
-    def scan(cls, path: str | os.PathLike[str]) -> StreamedEvalSet | None:
+    def scan(cls, path: str | os.PathLike[str], *, report: InputReport | None = None) -> StreamedEvalSet | None:
         """Read ``path`` once, checking every case; ``None`` when the file is not a streamable eval set object.
 
         A case that fails to convert raises the same :class:`InputError` (file and JSON path) as ``load_eval_set``.
+        ``report`` receives the unknown keys of the file (see :class:`~agentgauge.formats.InputReport`).
         """
+        from ..formats import EvalSetKeys
         from ..formats._evalset_read import eval_set_top
         from ..formats._stream import _NotStreamable
 
@@ -168,14 +181,20 @@ class StreamedEvalSet:
         stubs: list[EvalCase] = []
         sessions: dict[str, SessionInput] = {}
         top: dict[str, Any] = {}
+        keys = EvalSetKeys(os.fspath(target)) if report is not None else None
         try:
-            for kind, item in _walk(target, pause_gc=True):
+            for kind, item in _walk(target, pause_gc=True, keys=keys):
                 if kind == "case":
                     stubs.append(index_stub(item, sessions))
                 else:
                     top = item
         except (_NotStreamable, OSError):
+            if keys is not None:
+                keys.clear()  # the caller reads the file whole, and reports its keys then
             return None
+        finally:
+            if keys is not None and report is not None:
+                report.extend(keys.problems())
         header = eval_set_top(top, os.fspath(target))
         header.eval_cases = stubs
         return cls(target, header)
@@ -215,9 +234,11 @@ class StreamedEvalSet:
             raise InputError(f"the file changed while it was being evaluated: {reason}", file=str(self.path)) from None
 
 
-def open_eval_set(path: str | os.PathLike[str], *, min_bytes: int | None = None) -> EvalSet | StreamedEvalSet:
+def open_eval_set(
+    path: str | os.PathLike[str], *, min_bytes: int | None = None, report: InputReport | None = None
+) -> EvalSet | StreamedEvalSet:
     """The eval set of ``path``: loaded whole when smaller than ``min_bytes`` (default :func:`stream_min_bytes`) or
-    not streamable, else a :class:`StreamedEvalSet`."""
+    not streamable, else a :class:`StreamedEvalSet`. ``report`` receives the file's unknown keys."""
     from ..formats import load_eval_set
 
     threshold = stream_min_bytes() if min_bytes is None else min_bytes
@@ -226,7 +247,7 @@ def open_eval_set(path: str | os.PathLike[str], *, min_bytes: int | None = None)
     except OSError:
         size = -1
     if size >= threshold and os.path.isfile(path):
-        streamed = StreamedEvalSet.scan(path)
+        streamed = StreamedEvalSet.scan(path, report=report)
         if streamed is not None:
             return streamed
-    return load_eval_set(path)
+    return load_eval_set(path, report=report)

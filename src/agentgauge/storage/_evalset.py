@@ -20,6 +20,7 @@ from ._lock import DEFAULT_LOCK_TIMEOUT, LockedFiles
 __all__ = ["EvalSetManager", "InMemoryEvalSetManager", "LocalEvalSetManager"]
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..formats import InputReport
     from ..formats._dialect import Dialect
 
 _SNIFFED_SETS = 20  # how many neighbours of a new set are looked at to choose its dialect
@@ -218,13 +219,15 @@ class LocalEvalSetManager(LockedFiles, EvalSetManager):
     ) -> None:
         super().__init__(base_dir, locator, default_evalset_locator, lock_timeout, lock_dir)
 
-    def _read(self, app: str, set_id: str) -> EvalSet | None:
+    def _read(self, app: str, set_id: str, report: InputReport | None = None) -> EvalSet | None:
+        """The eval set in the file of ``set_id`` (``None`` when there is none); ``report`` receives its unknown
+        keys."""
         from ..formats._api import load_eval_set
 
         path = self.path_for(app, set_id)
         if not path.is_file():
             return None
-        eval_set = load_eval_set(path)
+        eval_set = load_eval_set(path, report=report)
         eval_set.eval_set_id = set_id
         return eval_set
 

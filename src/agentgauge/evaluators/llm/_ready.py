@@ -36,10 +36,14 @@ def check_judge_ready(
     the provider's key variable), so a configuration problem stops the run before any agent or judge is called.
 
     Raises :class:`~agentgauge.errors.InputError` (exit code 2 in the CLI) naming ``file`` and the metric's
-    position, e.g. ``metrics[1].criterion: llm_final_response: no API key for judge provider 'openai' ...``.
+    criterion there (:class:`~agentgauge.formats.MetricPaths`, from ``file``), e.g. ``[1].criterion:
+    llm_final_response: no API key for judge provider 'openai' ...``.
     Keys found are registered for masking on the way. Metrics of an unknown name are left to
     ``Registry.validate_metrics``; metrics named in ``skip`` (left out of the run) are not checked.
     """
+    from ...formats import MetricPaths
+
+    paths = MetricPaths.of_file(file)
     for i, metric in enumerate(metrics):
         if metric.metric_name in skip or metric.evaluator_key not in registry:
             continue
@@ -52,4 +56,4 @@ def check_judge_ready(
             message = str(exc)
             if not message.startswith(f"{metric.metric_name}:"):
                 message = f"{metric.metric_name}: {message}"
-            raise InputError(message, file=file, location=f"metrics[{i}].criterion") from None
+            raise InputError(message, file=file, location=paths.criterion(i, metric)) from None

@@ -166,18 +166,18 @@ async function openEditor(id) {
 }
 
 function describeKeys(report) {
-  return report.unknownKeys.map((k) =>
-    `${k.path}: unknown key '${k.key}'` + (k.didYouMean ? ` (did you mean '${k.didYouMean}'?)` : "")).join("\n");
+  return report.unknownKeys.map((k) => `${k.path}: ${k.message}`).join("\n");
 }
 
-// Unknown keys are shown under the editor: a warning in a native eval set, an error in an ADK file (not saved).
+// Unknown keys are shown under the editor: warnings where the case's own tool accepts them (the case is saved),
+// errors where it refuses them (a key ADK's Invocation refuses in an ADK-shaped case; any with serve --strict).
 async function checkKeys(caseJson) {
   const report = await api("POST",
     `/api/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}/cases/${enc(ui.editing)}/check`, caseJson);
   const listed = describeKeys(report);
   const node = $("case-keys");
   node.textContent = !listed ? "" : report.blocking
-    ? `This eval set is an ADK file and ADK allows no unknown keys; fix them to save:\n${listed}`
+    ? `Unknown keys that are refused; fix them to save:\n${listed}`
     : `Unknown keys (kept, but nothing reads them):\n${listed}`;
   node.className = report.blocking ? "error" : "warning";
   node.hidden = !listed;
@@ -199,7 +199,7 @@ async function saveCase() {
   }
   try {
     if (parsed && typeof parsed === "object" && !Array.isArray(parsed) && (await checkKeys(parsed)).blocking) {
-      showError("case-error", "Not saved: unknown keys in an ADK eval set (listed above).");
+      showError("case-error", "Not saved: refused unknown keys (listed above).");
       return;
     }
     const saved = await api("PUT", `/api/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}/cases/${enc(ui.editing)}`, parsed);
