@@ -229,3 +229,17 @@ async def test_a_run_reads_the_checked_inputs_only(client: httpx.AsyncClient) ->
     (folder / "calc.metrics.json").write_text('{"criteria": {"response_match_score": 80}}')
     refused = await client.post(f"{API}/calc/runs", json={})
     assert refused.status_code == 400 and "criteria.response_match_score: threshold 80" in refused.json()["error"]
+
+
+async def test_the_metric_picker_saves_checked_metrics(client: httpx.AsyncClient) -> None:
+    folder: Path = client.folder  # type: ignore[attr-defined]
+    url = f"{API}/calc/metric-picker"
+    body = {"metrics": [{"metricName": "response_match_score", "threshold": 80}]}
+    refused = await client.put(url, json=body)
+    assert refused.status_code == 400 and "[0].threshold: threshold 80 is outside" in refused.json()["error"]
+    assert not (folder / "calc.metrics.json").exists()
+    # an entry's other options are kept, unknown keys too: saved, with the warning
+    (folder / "calc.metrics.json").write_text('[{"metricName": "response_match_score", "threshold": 0.5, "treshold": 1}]')
+    saved = await client.put(url, json={"metrics": [{"metricName": "response_match_score", "threshold": 0.7}]})
+    assert saved.status_code == 200, saved.text
+    assert [w["path"] for w in _warnings(saved)] == ["[0].treshold"]

@@ -31,9 +31,9 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
     original = LocalEvalSetManager._read
 
-    def counting(self: LocalEvalSetManager, app: str, set_id: str) -> Any:
+    def counting(self: LocalEvalSetManager, app: str, set_id: str, report: Any = None) -> Any:
         calls.append(set_id)
-        return original(self, app, set_id)
+        return original(self, app, set_id, report)
 
     monkeypatch.setattr(LocalEvalSetManager, "_read", counting)
     return calls

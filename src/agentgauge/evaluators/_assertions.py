@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..criteria import ASSERTION_KINDS, CriterionError, TrajectoryAssertion, UnknownCriterionKey
+from ..criteria import ASSERTION_KINDS, CriterionError, TrajectoryAssertion
 from ..model import EvalMetric, EvalStatus, Invocation, status_for_score
 from ._base import EvaluateResult, NamedEvaluator, PerInvocationResult
 from ._common import ParsedCache, criterion_error
@@ -56,12 +56,6 @@ class TrajectoryAssertionEvaluator(NamedEvaluator):
     def validate_metric(self, metric: EvalMetric) -> None:
         """Parse the settings now, so a mistake is reported before a run."""
         self.assertion(metric)
-
-    def unknown_setting_keys(self, metric: EvalMetric) -> list[UnknownCriterionKey]:
-        """The keys of the assertion's settings that no field reads, with paths from the metric's criterion."""
-        raw = _config(metric)
-        adk = metric.criterion is not None and metric.criterion.adk is not None
-        return self.assertion(metric).unknown_keys(raw, "" if adk else "assertion")
 
     async def evaluate(
         self, actuals: Sequence[Invocation], expecteds: Sequence[Invocation], metric: EvalMetric

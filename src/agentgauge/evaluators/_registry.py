@@ -285,7 +285,7 @@ class Registry:
                 f"{metric.metric_name}: judgeModel is not set; {NO_JUDGE_HINT} when running",
             )
         try:
-            report.extend(_criterion_key_problems(evaluator, metric, paths.criterion(i, metric), file))
+            report.extend(_criterion_key_problems(metric, paths.criterion(i, metric), file))
             check = getattr(evaluator, "validate_metric", None)
             if callable(check):
                 check(metric)
@@ -334,10 +334,10 @@ def _lacks_judge_model(evaluator: Evaluator, metric: EvalMetric) -> bool:
     return block is not None and not any(block.get(k) for k in ("judgeModel", "judge_model"))
 
 
-def _criterion_key_problems(evaluator: Evaluator, metric: EvalMetric, at: str, file: str | None) -> list[InputProblem]:
+def _criterion_key_problems(metric: EvalMetric, at: str, file: str | None) -> list[InputProblem]:
     """Parse every native criterion block present, whichever metric it is attached to, and name the keys no field
-    of it reads (a warning: trpc-agent-go's criteria ignore unknown keys too); ``at`` is the criterion's path. An
-    evaluator with settings of its own (a trajectory assertion's) names the unknown keys of those."""
+    of it reads (a warning: trpc-agent-go's criteria ignore unknown keys too); ``at`` is the criterion's path. (A
+    trajectory assertion's settings refuse unknown keys when the evaluator parses them.)"""
     from .. import criteria
     from ..formats import unknown_key_problem
 
@@ -353,8 +353,5 @@ def _criterion_key_problems(evaluator: Evaluator, metric: EvalMetric, at: str, f
     for name, raw, model in blocks:
         if raw is not None:
             found += getattr(criteria, model).model_validate(raw).unknown_keys(raw, name)
-    own = getattr(evaluator, "unknown_setting_keys", None)
-    if callable(own):
-        found += own(metric)
     who = "trpc-agent-go ignores it"
     return [unknown_key_problem(file, f"{at}.{path}", key, known, None, who) for path, key, known in found]
