@@ -213,6 +213,32 @@ def _kind_of(kind: str, value: dict[str, Any]) -> str:
     return kind
 
 
+def _clean(value: Any, kind: str) -> bool:
+    """Whether ``value`` holds no unknown key: what almost every case is, found without building a single path (a
+    case that is not clean is walked again by :func:`_walk`, which names the keys)."""
+    if type(value) is not dict:
+        return True
+    if kind == "message" and "parts" in value and "content" not in value:
+        kind = "content"
+    node = _SCHEMA[kind]
+    if not node.known.issuperset(value):
+        return False
+    children = node.children
+    if children:
+        for key, item in value.items():
+            child = children.get(key)
+            if child is None:
+                continue
+            if not child[1]:
+                if not _clean(item, child[0]):
+                    return False
+            elif type(item) is list:
+                for element in item:
+                    if not _clean(element, child[0]):
+                        return False
+    return True
+
+
 def _walk(value: Any, kind: str, path: str, modelled: bool, out: list[_Unknown]) -> None:
     if not isinstance(value, dict):
         return
@@ -282,7 +308,8 @@ class EvalSetKeys:
     def case(self, raw: Any, index: int) -> None:
         """One raw case, the ``index``-th of the document."""
         self._facts.see_case(raw)
-        _walk(raw, "case", f"{self._cases_key}[{index}]", True, self._found)
+        if not _clean(raw, "case"):
+            _walk(raw, "case", f"{self._cases_key}[{index}]", True, self._found)
 
     def document(self, doc: Any) -> None:
         """A whole parsed document: an eval set object, an ADK legacy array or a ConversationScenarios document."""
