@@ -36,7 +36,8 @@ def _refused(metrics: list[EvalMetric], paths: MetricPaths) -> InputError:
     ids=["test_config.json", "metrics array", "request body", "eval_config.yaml"],
 )
 def test_a_metric_name_typo_gets_its_paths_and_the_closest_name(paths: MetricPaths, location: str) -> None:
-    error = _refused([EvalMetric(metric_name="tool_trajectory_avg_score"), EvalMetric(metric_name="response_match")], paths)
+    metrics = [EvalMetric(metric_name="tool_trajectory_avg_score"), EvalMetric(metric_name="response_match")]
+    error = _refused(metrics, paths)
     assert error.location == location
     assert error.message.startswith("unknown metric 'response_match' (did you mean 'response_match_score'?); ")
     assert "valid metrics: final_response_avg_score, " in error.message
@@ -230,3 +231,9 @@ def test_the_shipped_metrics_files_have_no_unknown_keys(path: Path, monkeypatch:
     custom = [m.metric_name for m in metrics if isinstance(m.extension, dict) and "custom_metric" in m.extension]
     registry.validate_metrics(metrics, file=str(path), report=report, skip=custom, checking_file=True)
     assert [p.line() for p in report.problems if "judgeModel is not set" not in p.message] == []
+
+
+def test_a_metric_without_a_threshold_is_not_refused_for_its_range() -> None:
+    Registry().validate_metrics([EvalMetric(metric_name="response_evaluation_score")])  # range 1-5, default 0
+    with pytest.raises(InputError, match=r"threshold 0 is outside the range of response_evaluation_score's scores"):
+        Registry().validate_metrics([EvalMetric(metric_name="response_evaluation_score", threshold=0)])

@@ -239,7 +239,8 @@ async def test_the_metric_picker_saves_checked_metrics(client: httpx.AsyncClient
     assert refused.status_code == 400 and "[0].threshold: threshold 80 is outside" in refused.json()["error"]
     assert not (folder / "calc.metrics.json").exists()
     # an entry's other options are kept, unknown keys too: saved, with the warning
-    (folder / "calc.metrics.json").write_text('[{"metricName": "response_match_score", "threshold": 0.5, "treshold": 1}]')
+    entry = '{"metricName": "response_match_score", "threshold": 0.5, "treshold": 1}'
+    (folder / "calc.metrics.json").write_text(f"[{entry}]")
     saved = await client.put(url, json={"metrics": [{"metricName": "response_match_score", "threshold": 0.7}]})
     assert saved.status_code == 200, saved.text
     assert [w["path"] for w in _warnings(saved)] == ["[0].treshold"]

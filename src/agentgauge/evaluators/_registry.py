@@ -308,10 +308,11 @@ class Registry:
         self._check_threshold(i, metric, file, paths)
 
     def _check_threshold(self, i: int, metric: EvalMetric, file: str | None, paths: MetricPaths) -> None:
-        """A threshold the metric's scores can never reach, or always pass (``80`` for a 0-1 score), is refused."""
+        """A threshold the metric's scores can never reach, or always pass (``80`` for a 0-1 score), is refused; a
+        metric that gives none (the default 0) is not checked."""
         info = self._infos[metric.evaluator_key]
         threshold = metric.threshold
-        if info.min_value <= threshold <= info.max_value:
+        if "threshold" not in metric.model_fields_set or info.min_value <= threshold <= info.max_value:
             return
         shown = f"{threshold:g}" if math.isfinite(threshold) else str(threshold)
         span = f"[{info.min_value:g}, {info.max_value:g}]"
