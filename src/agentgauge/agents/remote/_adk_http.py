@@ -16,7 +16,7 @@ from ...errors import InputError
 from .._adk_convert import AdkEventView, adk_views_to_output, view_of_adk_json
 from .._types import AgentOutput, AgentRequest
 from ._http import RemoteEndpoint
-from ._response import load_json
+from ._response import json_problem, load_json
 from ._settings import RemoteAgentSettings
 
 __all__ = ["AdkHttpAgent", "parse_adk_url"]
@@ -88,7 +88,7 @@ class AdkHttpAgent:
         try:
             value = response.json()
         except ValueError as exc:
-            problem = f"{what} is not JSON: {exc}"
+            problem = json_problem(exc, f"{what} is not JSON")
         else:
             if isinstance(value, list):
                 return value
@@ -148,7 +148,8 @@ class AdkHttpAgent:
         try:
             event = load_json(data)
         except ValueError as exc:
-            raise self.endpoint.failure("POST", "/run_sse", body=data, error=f"an event is not JSON: {exc}") from None
+            problem = json_problem(exc, "an event is not JSON")
+            raise self.endpoint.failure("POST", "/run_sse", body=data, error=problem) from None
         if not isinstance(event, dict):
             raise self.endpoint.failure("POST", "/run_sse", body=data, error="an event is not a JSON object")
         if "error" in event and "author" not in event:

@@ -15,7 +15,7 @@ from ...errors import AgentError, InputError
 from .._types import AgentOutput, AgentRequest
 from ._agui_convert import AguiTurn, agui_messages
 from ._http import RemoteEndpoint
-from ._response import JsonTooDeep, load_json
+from ._response import json_problem, load_json
 from ._settings import RemoteAgentSettings
 
 __all__ = ["AguiAgent"]
@@ -115,7 +115,7 @@ class AguiAgent:
         try:
             raw = load_json(data)
         except ValueError as exc:
-            problem = f"an event: {exc}" if isinstance(exc, JsonTooDeep) else f"an event is not JSON: {data[:80]!r}"
+            problem = json_problem(exc, f"an event is not JSON: {data[:80]!r}")
             raise self.endpoint.failure("POST", self.url, status=status, error=problem) from None
         kind = raw.get("type") if isinstance(raw, dict) else None
         if kind not in self._known:

@@ -63,13 +63,19 @@ class OriginPolicy:
     """The policy of one endpoint: ``home`` is the agent's URL, ``follow`` whether other origins may be reached,
     ``configured`` the names of the headers that stay home (besides the credential headers)."""
 
-    __slots__ = ("_home", "_home_url", "_private", "follow")
+    __slots__ = ("_home", "_private", "follow")
 
     def __init__(self, home: str, *, follow: bool, configured: Iterable[str] = ()) -> None:
         self._home = _origin(home)
-        self._home_url = home
         self.follow = follow
         self._private = _CREDENTIALS | {name.lower() for name in configured}
+
+    @property
+    def home(self) -> str:
+        """The agent's origin as ``scheme://host:port``."""
+        scheme, host, port = self._home
+        host = f"[{host}]" if ":" in host else host
+        return f"{scheme}://{host}:{port}" if port is not None else f"{scheme}://{host}"
 
     def is_home(self, url: str) -> bool:
         """Whether ``url`` is on the agent's origin."""
@@ -82,7 +88,7 @@ class OriginPolicy:
             return True
         if not self.follow:
             raise OriginRefused(
-                f"{why} {public_url(url)}, another origin than {public_url(self._home_url)}: refused ({_HOW_TO_FOLLOW})"
+                f"{why} {public_url(url)}, another origin than the agent's {self.home}: refused ({_HOW_TO_FOLLOW})"
             )
         return False
 

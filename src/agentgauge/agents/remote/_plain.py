@@ -17,7 +17,7 @@ from .._types import AgentOutput, AgentRequest
 from ._config import PlainResponse, RemoteAgentConfig, load_config
 from ._http import RemoteEndpoint
 from ._jsonpath import MISSING, JsonPath, parse_json_path, select
-from ._response import JsonTooDeep
+from ._response import json_problem
 from ._settings import RemoteAgentSettings
 
 __all__ = ["PlainHttpAgent", "render_template"]
@@ -115,7 +115,7 @@ class PlainHttpAgent:
         try:
             answer = response.json()
         except ValueError as exc:
-            problem = str(exc) if isinstance(exc, JsonTooDeep) else "the answer is not JSON"
+            problem = json_problem(exc, "the answer is not JSON")
             raise self.endpoint.failure(
                 template.method, url, status=response.status_code, body=response.content, error=problem
             ) from None

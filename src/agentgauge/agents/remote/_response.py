@@ -25,6 +25,7 @@ __all__ = [
     "JsonTooDeep",
     "RemoteResponse",
     "describe_error",
+    "json_problem",
     "load_json",
     "size_limit_text",
 ]
@@ -100,6 +101,11 @@ class JsonTooDeep(ValueError):
 def size_limit_text(limit: int) -> str:
     """What an answer over ``limit`` bytes fails with."""
     return f"the answer is larger than the {limit / 1e6:g} MB limit (--agent-max-response-mb, maxResponseMb)"
+
+
+def json_problem(error: ValueError, otherwise: str) -> str:
+    """What to say of an answer :func:`load_json` refused: the nesting it found too deep, else ``otherwise``."""
+    return str(error) if isinstance(error, JsonTooDeep) else otherwise
 
 
 def _brackets(data: bytes | bytearray | str) -> int:
