@@ -122,3 +122,25 @@ def test_limits_out_of_range_exit_2_naming_the_option(option: str, value: str, t
     done = run_cli("eval", "a2a+http://127.0.0.1:9", _one_case_set(tmp_path), option, value, cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip().startswith(f"error: {option} must be a positive number of at most ")
+
+
+def test_the_pytest_plugin_takes_the_same_limits(hostile: tuple[HostileServer, HostileServer], tmp_path: Path) -> None:
+    home, _ = hostile
+    (tmp_path / "evals").mkdir()
+    _one_case_set(tmp_path / "evals")
+    config = _plain_config(tmp_path)
+    command = [
+        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "evals",
+        "--agentgauge-agent", f"http://{home.address}/huge/3000000/chat", "--agentgauge-agent-config", str(config),
+        "--agentgauge-agent-max-response-mb", "1",
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "the answer is larger than the 1 MB limit (--agent-max-response-mb, maxResponseMb)" in done.stdout
+    refused = subprocess.run(
+        [*command[:-2], "--agentgauge-agent-timeout", "0"], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert (
+        "--agentgauge-agent-timeout must be a positive number of at most 86400, got 0"
+        in refused.stdout + refused.stderr
+    )
