@@ -101,7 +101,7 @@ def _client_floor(protocol: str, url: str, p: int, manifest: dict[str, Any], env
         if done.returncode != 0:
             raise MeasureError(f"a2a_client_floor.py {protocol} P={p}: {done.stderr.strip()[-300:]}")
         runs.append(json.loads(done.stdout))
-    return {key: median([run[key] for run in runs]) for key in ("wall_s", "cpu_s")}
+    return {key: median([run[key] for run in runs]) for key in ("wall_s", "cpu_s", "startup_cpu_s")}
 
 
 def _run_protocol(cfg: Config, setup: dict[str, Any], protocol: str, env: dict[str, str]) -> list[dict[str, Any]]:
@@ -113,7 +113,7 @@ def _run_protocol(cfg: Config, setup: dict[str, Any], protocol: str, env: dict[s
         for p in cfg.parallelism:
             cmd = [str(_BIN), "eval", url, manifest["files"]["expected.native"]["path"],
                    "--metrics", str(setup["metrics"]), "--parallelism", str(p)]  # fmt: skip
-            helps, evals, rss, server_cpu = [], [], [], []
+            helps, evals, rss, server_cpu, cpu = [], [], [], [], []
             for attempt in range(cfg.repeats + 1):  # the first run warms caches and the server; not counted
                 out = Path(tempfile.mkdtemp(prefix="agentgauge-remote-bench-"))
                 cpu_before = _cpu_seconds(server.pid)
@@ -130,15 +130,19 @@ def _run_protocol(cfg: Config, setup: dict[str, Any], protocol: str, env: dict[s
                     helps.append(run_child([str(_BIN), "--help"]).wall_s)
                     evals.append(run.wall_s)
                     rss.append(run.peak_rss_mb)
+                    cpu.append(run.cpu_s)
             floor = _client_floor(protocol, url, p, manifest, env) if protocol.startswith("a2a") else None
             ideal = fifo_ideal(durations, p)
-            wall, startup = median(evals), median(helps)
+            wall, startup, turns = median(evals), median(helps), manifest["n_invocations"]
             rows.append({
                 "parallelism": p, "ideal_s": ideal, "eval_wall_s": wall, "help_wall_s": startup,
-                "net_s": wall - startup, "net_over_ideal": (wall - startup) / ideal, "peak_rss_mb": median(rss),
-                "server_cpu_s": median(server_cpu), "eval_walls_s": evals,
+                "net_s": wall - startup, "net_over_ideal": (wall - startup) / ideal, "wall_over_ideal": wall / ideal,
+                "peak_rss_mb": median(rss), "server_cpu_s": median(server_cpu), "eval_walls_s": evals,
+                "eval_cpu_s": median(cpu), "client_cpu_ms_per_turn": 1000 * median(cpu) / turns,
                 **({"a2a_sdk_client_wall_s": floor["wall_s"], "a2a_sdk_client_cpu_s": floor["cpu_s"],
-                    "a2a_sdk_client_over_ideal": floor["wall_s"] / ideal} if floor else {}),
+                    "a2a_sdk_client_over_ideal": floor["wall_s"] / ideal,
+                    "a2a_sdk_client_cpu_ms_per_turn": 1000 * (floor["cpu_s"] + floor["startup_cpu_s"]) / turns,
+                    } if floor else {}),
             })  # fmt: skip
     finally:
         server.terminate()
@@ -161,7 +165,10 @@ def measure_remote(cfg: Config) -> dict[str, Any]:
         "load_average_1m": os.getloadavg()[0],  # other work on the machine slows both sides alike
     }  # fmt: skip
     errors = []
-    for protocol in PROTOCOLS:
+    for protocol in cfg.remote_modes:
+        if protocol not in PROTOCOLS:
+            errors.append(f"unknown remote mode {protocol!r} (modes: {', '.join(PROTOCOLS)})")
+            continue
         why = _available(protocol)
         if why is not None:
             doc["skipped"][protocol] = why

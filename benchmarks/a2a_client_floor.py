@@ -5,8 +5,9 @@
 Sends each case's turns (``TURNS_PER_CASE_JSON``: a JSON list, the manifest's ``invocations_per_case``; one
 context per case, P cases at a time) as streamed A2A messages with a2a-sdk's client over the same aiohttp transport
 agentgauge gives it, reads every event and does nothing else: no scoring, no conversion, no result files. Prints
-``{"wall_s": ..., "cpu_s": ...}`` of one timed pass after an untimed warm-up: what any Python evaluator using
-a2a-sdk pays before doing its own work.
+``{"wall_s": ..., "cpu_s": ..., "startup_cpu_s": ...}``: wall and CPU of one timed pass after an untimed warm-up,
+and the CPU spent before the warm-up (interpreter, imports, the card): what any Python evaluator using a2a-sdk pays
+before doing its own work, ``startup_cpu_s + cpu_s`` with its start-up.
 """
 
 from __future__ import annotations
@@ -44,10 +45,11 @@ async def _run(url: str, parallelism: int, per_case: list[int], texts: list[str]
                     async for response in client.send_message(SendMessageRequest(message=message)):
                         context = context or response.task.context_id or None
 
+        startup = time.process_time()  # since the interpreter started
         await asyncio.gather(*(case(i) for i in range(min(20, len(per_case)))))  # warm-up, not timed
         cpu, wall = time.process_time(), time.perf_counter()
         await asyncio.gather(*(case(i) for i in range(len(per_case))))
-        return {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu}
+        return {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu, "startup_cpu_s": startup}
 
 
 def main() -> None:
