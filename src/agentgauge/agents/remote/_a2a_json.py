@@ -119,7 +119,7 @@ def _value(value: Any) -> Any:
     if kind == "bool_value":
         return value.bool_value
     if kind == "struct_value":
-        return {key: _value(item) for key, item in value.struct_value.fields.items()}
+        return _struct(value.struct_value)
     if kind == "list_value":
         return [_value(item) for item in value.list_value.values]
     return None  # null_value, or no kind set (MessageToDict gives None for both)
@@ -138,7 +138,8 @@ def _wrapped(field: FieldDescriptor, value: float) -> Message:
 
 
 def _struct(message: Any) -> dict[str, Any]:
-    return {key: _value(item) for key, item in message.fields.items()}
+    fields = message.fields  # keys and lookups in C; .items() would pair them in Python (collections.abc)
+    return {key: _value(fields[key]) for key in fields}
 
 
 def _list_value(message: Any) -> list[Any]:
