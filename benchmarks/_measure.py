@@ -113,8 +113,8 @@ start = time.perf_counter()
 pid = os.posix_spawnp(argv[0], argv, os.environ)
 _, status, usage = os.wait4(pid, 0)
 wall = time.perf_counter() - start
-cpu = usage.ru_utime + usage.ru_stime
-sys.stderr.write("%s%r %r %d %r\\n" % (CHILD_MARK, wall, usage.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status), cpu))
+report = (wall, usage.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime)
+sys.stderr.write("%s%r %r %d %r\\n" % (CHILD_MARK, *report))
 """
 CHILD_MARK = "@@BENCH-CHILD@@ "
 
