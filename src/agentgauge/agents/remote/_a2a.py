@@ -24,7 +24,7 @@ from ._a2a_convert import TERMINAL_STATES, A2aTurn
 from ._http import RemoteEndpoint
 from ._httpx_bridge import AnswerTooLarge
 from ._origin import OriginRefused, public_url
-from ._response import CONNECT_ERRORS, MAX_JSON_DEPTH, TRANSPORT_ERRORS, describe_error
+from ._response import CONNECT_ERRORS, TRANSPORT_ERRORS, describe_error
 from ._settings import RemoteAgentSettings
 
 __all__ = ["A2aAgent"]
@@ -178,7 +178,7 @@ class A2aAgent:
         if bounded is not None:
             return self.endpoint.failure("POST", self._rpc_url, error=str(bounded))
         if _cause(error, RecursionError) is not None:
-            detail = f"the answer's JSON nests deeper than {MAX_JSON_DEPTH} levels"
+            detail = "the answer's JSON nests arrays and objects too deeply to be read"
             return self.endpoint.failure("POST", self._rpc_url, error=detail)
         cause = _http_cause(error)
         if isinstance(cause, httpx.HTTPStatusError):
