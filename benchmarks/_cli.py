@@ -49,7 +49,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 def cli_commands(cfg: Config) -> dict[str, Any]:
     """The data files and the exact commands of the cli measure (also printed for reruns)."""
-    m = dataset(cfg, cfg.n_e2e)
+    m = dataset(cfg, cfg.n_e2e, cfg.turns)
     folder = Path(m["files"]["expected.native"]["path"]).parent
     replay = _replay_script(Path(m["files"]["actual.native"]["path"]), folder / "replay.json")
     return {"manifest": m, "metrics": _native_metrics(folder), "replay": replay}
@@ -68,7 +68,7 @@ def measure_cli(cfg: Config) -> dict[str, Any]:
                "--metrics", str(setup["metrics"]), "--parallelism", str(p), "--output-dir", str(out)]  # fmt: skip
         try:
             run_child(cmd, env=env)  # warm the file cache; not counted
-            helps, evals, rss = [], [], []
+            helps, evals, rss, cpu = [], [], [], []
             for _ in range(cfg.repeats):
                 helps.append(run_child([str(_BIN), "--help"]).wall_s)
                 run = run_child(cmd, env=env)
@@ -76,14 +76,16 @@ def measure_cli(cfg: Config) -> dict[str, Any]:
                     raise MeasureError(f"agentgauge eval exited {run.returncode}: {' '.join(cmd)}")
                 evals.append(run.wall_s)
                 rss.append(run.peak_rss_mb)
+                cpu.append(run.cpu_s)
         finally:
             shutil.rmtree(out, ignore_errors=True)
         ideal = fifo_ideal(durations, p)
         wall, startup = median(evals), median(helps)
         rows.append({
             "parallelism": p, "ideal_s": ideal, "eval_wall_s": wall, "help_wall_s": startup,
-            "net_s": wall - startup, "net_over_ideal": (wall - startup) / ideal, "peak_rss_mb": median(rss),
-            "eval_walls_s": evals, "help_walls_s": helps,
+            "net_s": wall - startup, "net_over_ideal": (wall - startup) / ideal, "wall_over_ideal": wall / ideal,
+            "peak_rss_mb": median(rss), "eval_walls_s": evals, "help_walls_s": helps, "eval_cpu_s": median(cpu),
+            "client_cpu_ms_per_turn": 1000 * median(cpu) / m["n_invocations"],
         })  # fmt: skip
     return {"n_cases": m["n_cases"], "n_invocations": m["n_invocations"], "latency_s": cfg.latency, "runs": rows}
 

@@ -57,21 +57,24 @@ class Config:
     results_dir: Path
     only: frozenset[str]
     n_scale: int = 100_000
+    turns: int | None = None  # turns per case of the cli and remote measures (None: 1-3 at random)
+    remote_modes: tuple[str, ...] = ("adk-lite", "a2a-lite", "a2a", "adk")
     n_traces: tuple[int, ...] = (1000, 10_000, 100_000)
     projections: bool = False
     profile: bool = False
     profiles: dict[str, str] = field(default_factory=dict)
 
 
-def dataset(cfg: Config, n: int) -> dict[str, Any]:
-    """The generated files for ``n`` cases (reused when a matching manifest is already on disk)."""
-    folder = cfg.data_dir / f"n{n}_s{cfg.seed}"
+def dataset(cfg: Config, n: int, turns: int | None = None) -> dict[str, Any]:
+    """The generated files for ``n`` cases, ``turns`` turns each (default 1-3; reused when a matching manifest is
+    already on disk)."""
+    folder = cfg.data_dir / (f"n{n}_s{cfg.seed}" + (f"_t{turns}" if turns else ""))
     manifest_path = folder / f"gauge_n{n}_s{cfg.seed}.manifest.json"
     if manifest_path.exists():
         manifest: dict[str, Any] = json.loads(manifest_path.read_text())
         if all(Path(f["path"]).exists() for f in manifest["files"].values()):
             return manifest
-    return gen.write(folder, n, cfg.seed)
+    return gen.write(folder, n, cfg.seed, turns=turns)
 
 
 def call(

@@ -94,11 +94,12 @@ def mean_case_scores(per_invocation: Sequence[Sequence[float | None]]) -> float 
 
 @dataclass(frozen=True)
 class ChildRun:
-    """One finished child process: wall time, its peak RSS and its exit code."""
+    """One finished child process: wall time, its peak RSS, its exit code and its CPU time (user + system)."""
 
     wall_s: float
     peak_rss_mb: float
     returncode: int
+    cpu_s: float = 0.0
 
 
 # Linux carries the RSS high-water mark of the exec'ing process into the new program's ru_maxrss, so a child started
@@ -112,7 +113,8 @@ start = time.perf_counter()
 pid = os.posix_spawnp(argv[0], argv, os.environ)
 _, status, usage = os.wait4(pid, 0)
 wall = time.perf_counter() - start
-sys.stderr.write("%s%r %r %d\\n" % (CHILD_MARK, wall, usage.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status)))
+report = (wall, usage.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime)
+sys.stderr.write("%s%r %r %d %r\\n" % (CHILD_MARK, *report))
 """
 CHILD_MARK = "@@BENCH-CHILD@@ "
 
@@ -126,8 +128,8 @@ def parse_child(stderr: str) -> ChildRun | None:
     """The launcher's report from a captured stderr (``None`` when it is missing)."""
     for line in reversed(stderr.splitlines()):
         if line.startswith(CHILD_MARK):
-            wall, rss, code = line[len(CHILD_MARK) :].split()
-            return ChildRun(float(wall), float(rss), int(code))
+            wall, rss, code, cpu = line[len(CHILD_MARK) :].split()
+            return ChildRun(float(wall), float(rss), int(code), float(cpu))
     return None
 
 

@@ -88,20 +88,24 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _client_floor(protocol: str, url: str, p: int, manifest: dict[str, Any], env: dict[str, str]) -> dict[str, float]:
-    """a2a-sdk's client alone sending the same turns to the same server (``a2a_client_floor.py``, median of 3)."""
+def _client_floor(
+    protocol: str, url: str, p: int, manifest: dict[str, Any], env: dict[str, str], *, ours: bool, runs: int
+) -> dict[str, float]:
+    """a2a-sdk's client alone sending the same turns to the same server (``a2a_client_floor.py``, median of
+    ``runs``); ``ours``: agentgauge's A2A agent alone instead (the same client and what the scheme adds, no
+    evaluation)."""
     base = "http://" + url.split("://", 1)[1]
     turns = json.dumps(manifest["invocations_per_case"])
-    runs = []
-    for _ in range(3):
+    command = [sys.executable, str(BENCH_DIR / "a2a_client_floor.py"), base, str(p), turns]
+    measured = []
+    for _ in range(runs):
         done = subprocess.run(
-            [sys.executable, str(BENCH_DIR / "a2a_client_floor.py"), base, str(p), turns],
-            env=env, capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
+            [*command, *(["--agentgauge"] if ours else [])], env=env, capture_output=True, text=True, timeout=600
+        )
         if done.returncode != 0:
             raise MeasureError(f"a2a_client_floor.py {protocol} P={p}: {done.stderr.strip()[-300:]}")
-        runs.append(json.loads(done.stdout))
-    return {key: median([run[key] for run in runs]) for key in ("wall_s", "cpu_s")}
+        measured.append(json.loads(done.stdout))
+    return {key: median([run[key] for run in measured]) for key in ("wall_s", "cpu_s", "startup_cpu_s")}
 
 
 def _run_protocol(cfg: Config, setup: dict[str, Any], protocol: str, env: dict[str, str]) -> list[dict[str, Any]]:
@@ -113,7 +117,7 @@ def _run_protocol(cfg: Config, setup: dict[str, Any], protocol: str, env: dict[s
         for p in cfg.parallelism:
             cmd = [str(_BIN), "eval", url, manifest["files"]["expected.native"]["path"],
                    "--metrics", str(setup["metrics"]), "--parallelism", str(p)]  # fmt: skip
-            helps, evals, rss, server_cpu = [], [], [], []
+            helps, evals, rss, server_cpu, cpu = [], [], [], [], []
             for attempt in range(cfg.repeats + 1):  # the first run warms caches and the server; not counted
                 out = Path(tempfile.mkdtemp(prefix="agentgauge-remote-bench-"))
                 cpu_before = _cpu_seconds(server.pid)
@@ -130,15 +134,25 @@ def _run_protocol(cfg: Config, setup: dict[str, Any], protocol: str, env: dict[s
                     helps.append(run_child([str(_BIN), "--help"]).wall_s)
                     evals.append(run.wall_s)
                     rss.append(run.peak_rss_mb)
-            floor = _client_floor(protocol, url, p, manifest, env) if protocol.startswith("a2a") else None
+                    cpu.append(run.cpu_s)
+            floor = agent = None
+            if protocol.startswith("a2a"):
+                runs = 1 if cfg.quick else 3  # a smoke run, not a measurement
+                floor = _client_floor(protocol, url, p, manifest, env, ours=False, runs=runs)
+                agent = _client_floor(protocol, url, p, manifest, env, ours=True, runs=runs)
             ideal = fifo_ideal(durations, p)
-            wall, startup = median(evals), median(helps)
+            wall, startup, turns = median(evals), median(helps), manifest["n_invocations"]
             rows.append({
                 "parallelism": p, "ideal_s": ideal, "eval_wall_s": wall, "help_wall_s": startup,
-                "net_s": wall - startup, "net_over_ideal": (wall - startup) / ideal, "peak_rss_mb": median(rss),
-                "server_cpu_s": median(server_cpu), "eval_walls_s": evals,
+                "net_s": wall - startup, "net_over_ideal": (wall - startup) / ideal, "wall_over_ideal": wall / ideal,
+                "peak_rss_mb": median(rss), "server_cpu_s": median(server_cpu), "eval_walls_s": evals,
+                "eval_cpu_s": median(cpu), "client_cpu_ms_per_turn": 1000 * median(cpu) / turns,
                 **({"a2a_sdk_client_wall_s": floor["wall_s"], "a2a_sdk_client_cpu_s": floor["cpu_s"],
-                    "a2a_sdk_client_over_ideal": floor["wall_s"] / ideal} if floor else {}),
+                    "a2a_sdk_client_over_ideal": floor["wall_s"] / ideal,
+                    "a2a_sdk_client_cpu_ms_per_turn": 1000 * (floor["cpu_s"] + floor["startup_cpu_s"]) / turns,
+                    "agentgauge_agent_cpu_ms_per_turn": 1000 * (agent["cpu_s"] + agent["startup_cpu_s"]) / turns,
+                    "agentgauge_agent_wall_s": agent["wall_s"],
+                    } if floor and agent else {}),
             })  # fmt: skip
     finally:
         server.terminate()
@@ -161,7 +175,10 @@ def measure_remote(cfg: Config) -> dict[str, Any]:
         "load_average_1m": os.getloadavg()[0],  # other work on the machine slows both sides alike
     }  # fmt: skip
     errors = []
-    for protocol in PROTOCOLS:
+    for protocol in cfg.remote_modes:
+        if protocol not in PROTOCOLS:
+            errors.append(f"unknown remote mode {protocol!r} (modes: {', '.join(PROTOCOLS)})")
+            continue
         why = _available(protocol)
         if why is not None:
             doc["skipped"][protocol] = why

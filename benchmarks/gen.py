@@ -234,11 +234,12 @@ class Synth:
         detail = " ".join(self.rng.choice(LEXICON) for _ in range(self.rng.randint(5, 15)))
         return f"Ticket {case}.{turn}: could you handle {asks}? Context: {detail}."
 
-    def golden(self, n: int) -> list[list[Turn]]:
+    def golden(self, n: int, turns_per_case: int | None = None) -> list[list[Turn]]:
         cases: list[list[Turn]] = []
         for c in range(n):
             turns: list[Turn] = []
-            for t in range(self.rng.randint(1, 3)):
+            count = self.rng.randint(1, 3)  # drawn either way, so a fixed count keeps the rest of the stream
+            for t in range(turns_per_case or count):
                 calls = []
                 for k in range(self.rng.randint(0, 6)):
                     name = self.rng.choice(TOOLS)
@@ -328,9 +329,12 @@ def _differ(a: Call, b: Call) -> bool:
     return a.name != b.name or a.args != b.args
 
 
-def build(n: int, seed: int = DEFAULT_SEED, mutate_frac: float = DEFAULT_MUTATE_FRAC) -> Dataset:
-    """The golden cases and their recorded twins (a separate stream, seed + 1, draws the perturbations)."""
-    golden = Synth(seed).golden(n)
+def build(
+    n: int, seed: int = DEFAULT_SEED, mutate_frac: float = DEFAULT_MUTATE_FRAC, turns: int | None = None
+) -> Dataset:
+    """The golden cases and their recorded twins (a separate stream, seed + 1, draws the perturbations); ``turns``:
+    that many turns in every case (default 1-3 at random)."""
+    golden = Synth(seed).golden(n, turns)
     recorded = copy.deepcopy(golden)
     synth = Synth(seed + 1)
     tally: Counter[str] = Counter()
@@ -429,9 +433,12 @@ def _encode(obj: Any, indent: int | None = None) -> bytes:
     return text.encode("utf-8")
 
 
-def write(out: Path, n: int, seed: int = DEFAULT_SEED, mutate_frac: float = DEFAULT_MUTATE_FRAC) -> dict[str, Any]:
-    """Write the six files for ``n`` cases under ``out`` and return the manifest (also written)."""
-    data = build(n, seed, mutate_frac)
+def write(
+    out: Path, n: int, seed: int = DEFAULT_SEED, mutate_frac: float = DEFAULT_MUTATE_FRAC, turns: int | None = None
+) -> dict[str, Any]:
+    """Write the six files for ``n`` cases (``turns`` turns each, default 1-3) under ``out`` and return the
+    manifest (also written)."""
+    data = build(n, seed, mutate_frac, turns)
     out = out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     set_id = f"gauge_n{n}_s{seed}"

@@ -50,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--n-traces", help="comma list of trace counts for the traces measure (default 1000,10000,100000)")
     p.add_argument("--repeats", type=int, help="repeats per measure, the median is reported (default 3; quick 1)")
     p.add_argument("--startup-repeats", type=int, help="fresh processes per start-up target (default 7; quick 2)")
+    p.add_argument("--turns", type=int, help="turns in every case of the cli and remote measures (default 1-3)")
+    p.add_argument(
+        "--remote-modes", help="comma list of remote_server.py modes for the remote measure (default: all four)"
+    )
     p.add_argument("--latency", type=float, help="simulated agent latency per invocation, s (default 0.05)")
     p.add_argument("--parallelism", help="comma list (default 4,16,200; quick 4,16)")
     p.add_argument("--seed", type=int, default=11)
@@ -92,6 +96,8 @@ def _config(args: argparse.Namespace) -> Config:
         data_dir=args.data_dir.resolve(),
         results_dir=args.results_dir.resolve(),
         only=only,
+        turns=args.turns,
+        remote_modes=tuple(args.remote_modes.split(",")) if args.remote_modes else Config.remote_modes,
         projections=args.projections,
         profile=args.profile,
     )
@@ -136,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             "n_score": cfg.n_score,
             "n_load": cfg.n_load,
             "n_e2e": cfg.n_e2e,
+            "turns": cfg.turns,
             "n_scale": cfg.n_scale,
             "n_traces": list(cfg.n_traces),
             "seed": cfg.seed,

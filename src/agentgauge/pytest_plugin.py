@@ -58,6 +58,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "answer paths",
     )
     group.addoption(
+        "--agentgauge-agent-timeout",
+        dest="agentgauge_agent_timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds one turn of a remote agent may take in all (default 300)",
+    )
+    group.addoption(
+        "--agentgauge-agent-max-response-mb",
+        dest="agentgauge_agent_max_response_mb",
+        type=float,
+        default=None,
+        metavar="MB",
+        help="largest answer read from a remote agent (default 32)",
+    )
+    group.addoption(
+        "--agentgauge-agent-follow-redirects",
+        dest="agentgauge_agent_follow_redirects",
+        action="store_true",
+        default=False,
+        help="follow a remote agent's redirects to another origin, without the configured headers",
+    )
+    group.addoption(
         "--agentgauge-num-runs",
         dest="agentgauge_num_runs",
         type=int,
@@ -95,17 +118,18 @@ def _configured_agent(config: pytest.Config) -> str | None:
 
 
 def _remote_settings(config: pytest.Config) -> Any:
-    """The remote-agent settings of ``--agentgauge-agent-header`` / ``--agentgauge-agent-config`` (``None``
-    without them)."""
-    headers = config.getoption("agentgauge_agent_headers") or []
-    file = config.getoption("agentgauge_agent_config")
-    if not headers and not file:
-        return None
-    from .agents.remote import RemoteAgentSettings, parse_header
+    """The remote-agent settings of the ``--agentgauge-agent-*`` options (``None`` without them), read as ``eval``
+    reads its ``--agent-*`` options."""
+    from .agents.remote import RemoteAgentSettings
 
-    path = None if not file else config.invocation_params.dir / str(file)
-    return RemoteAgentSettings.build(
-        source="--agentgauge-agent-header", headers=dict(parse_header(h) for h in headers), config=path
+    file = config.getoption("agentgauge_agent_config")
+    return RemoteAgentSettings.from_options(
+        headers=config.getoption("agentgauge_agent_headers") or (),
+        config=None if not file else config.invocation_params.dir / str(file),
+        turn_timeout=config.getoption("agentgauge_agent_timeout"),
+        max_response_mb=config.getoption("agentgauge_agent_max_response_mb"),
+        follow_redirects=bool(config.getoption("agentgauge_agent_follow_redirects")),
+        prefix="--agentgauge-agent-",
     )
 
 

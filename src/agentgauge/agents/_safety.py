@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from ..errors import AgentError
 from ._types import AgentOutput
 
-__all__ = ["MAX_OUTPUT_DEPTH", "check_output_depth", "describe_exception"]
+__all__ = ["MAX_OUTPUT_DEPTH", "check_output_depth", "depth_exceeds", "describe_exception"]
 
 MAX_OUTPUT_DEPTH = 100
 """How deeply JSON arrays and objects may nest inside one value of an agent's output (a tool's arguments or
@@ -56,7 +56,7 @@ def _safe_code(exc: SystemExit) -> bool:
     return True
 
 
-def _depth_exceeds(value: Any, limit: int) -> bool:
+def depth_exceeds(value: Any, limit: int) -> bool:
     """Whether ``value`` nests containers more than ``limit`` levels deep (iterative: no recursion limit)."""
     if _few_containers(value, limit):
         return False
@@ -98,7 +98,7 @@ def check_output_depth(output: AgentOutput, limit: int = MAX_OUTPUT_DEPTH) -> No
         fields.append(("final_response", output.final_response))
     fields += [(f"intermediate_responses[{i}]", m) for i, m in enumerate(output.intermediate_responses)]
     for where, value in fields:
-        if _depth_exceeds(value, limit):
+        if depth_exceeds(value, limit):
             raise AgentError(
                 f"agent output {where} is nested more than {limit} levels deep; "
                 f"results are limited to {limit} levels of JSON nesting"

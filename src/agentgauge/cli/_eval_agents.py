@@ -25,6 +25,7 @@ def run_agents(args: list[str], options: EvalRunOptions) -> list[EvaluationResul
     """Validate every input, then evaluate each eval set in turn (results go to ``options.result_store`` when
     given; ``keep_results=False``: the outcomes read case results back from where they were saved, when asked)."""
     from ..agents import load_agent, looks_like_agent_spec
+    from ..agents.remote import check_remote_agents
     from ..model._prices import prices_for_run
     from ._eval_inputs import check_set_args
     from ._eval_run import run_phase_starts
@@ -54,6 +55,7 @@ def run_agents(args: list[str], options: EvalRunOptions) -> list[EvaluationResul
         _note_tool_mocks(targets, options.console)
     run = _AgentRun(app, agent, registry, options, resumed)
     run.prepare(agent_spec, targets, price_table)
+    check_remote_agents([agent, getattr(run.simulation, "expected_agent", None)])  # exit 2 when one is unusable
     run_phase_starts()
     outcomes = []
     for target in targets:
@@ -105,13 +107,13 @@ def _load_targets(
 
 
 def _with_remote_settings(agent_spec: str | None, options: EvalRunOptions) -> EvalRunOptions:
-    """``options`` with the remote-agent settings of ``--agent-header`` / ``--agent-config`` in its simulation
+    """``options`` with the remote-agent settings of ``--agent-header``, ``--agent-config``, ... in its simulation
     options (where the expected agent is loaded, too); refused when no agent of the run is remote."""
     import dataclasses
 
     from ..agents.remote import is_remote_agent_spec
     from ..errors import InputError
-    from ._remote_opts import remote_settings
+    from ._remote_opts import REMOTE_OPTION_NAMES, remote_settings
     from ._simulation_opts import SimulationOptions
 
     settings = remote_settings(options.remote)
@@ -120,7 +122,7 @@ def _with_remote_settings(agent_spec: str | None, options: EvalRunOptions) -> Ev
     simulation = options.simulation or SimulationOptions()
     if not any(spec is not None and is_remote_agent_spec(spec) for spec in (agent_spec, simulation.expected_agent)):
         raise InputError(
-            "--agent-header and --agent-config apply to remote agents (a2a+http://, adk+http://, agui+http://, "
+            f"{REMOTE_OPTION_NAMES} apply to remote agents (a2a+http://, adk+http://, agui+http://, "
             f"http://), not to {agent_spec or 'recorded traces'}"
         )
     return dataclasses.replace(options, simulation=dataclasses.replace(simulation, remote=settings))

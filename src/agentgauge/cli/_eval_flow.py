@@ -49,6 +49,9 @@ class EvalArgs:
     cache_agent_dir: Path | None = None
     agent_headers: tuple[str, ...] = ()
     agent_config: Path | None = None
+    agent_timeout: float | None = None
+    agent_max_response_mb: float | None = None
+    agent_follow_redirects: bool = False
     # recorded traces instead of an agent
     traces: Path | None = None
     eval_set: str | None = None
@@ -180,10 +183,12 @@ def _runner(args: EvalArgs, output_dir: Path) -> tuple[_Runner, dict[str, Any]]:
         extra["engine"] = engine
     if args.resume is not None:
         extra["resume"] = args.resume
-    if args.agent_headers or args.agent_config is not None:
-        from ._remote_opts import RemoteOptions
+    from ._remote_opts import REMOTE_OPTION_NAMES, RemoteOptions
 
-        extra["remote"] = RemoteOptions(tuple(args.agent_headers), args.agent_config)
+    limits = (args.agent_timeout, args.agent_max_response_mb, args.agent_follow_redirects)
+    remote = RemoteOptions(args.agent_headers, args.agent_config, *limits)
+    if remote.given:
+        extra["remote"] = remote
     if args.cache_agent or args.cache_agent_dir is not None:
         if engine.kind != "local":
             fail_input("--cache-agent is not available with --executor ray (each worker would keep its own cache)")
@@ -198,9 +203,7 @@ def _runner(args: EvalArgs, output_dir: Path) -> tuple[_Runner, dict[str, Any]]:
                 "--user-simulator, --simulator-model, --expected-agent and --max-turns cannot be used with --traces"
             )
         if extra:
-            fail_input(
-                "--resume, --cache-agent, --agent-header and --agent-config apply to agent runs, not to --traces"
-            )
+            fail_input(f"--resume, --cache-agent, {REMOTE_OPTION_NAMES} apply to agent runs, not to --traces")
         return trace_runner(args.traces, args.eval_set, args.by_session), {}
     from ._eval_agents import run_agents
 

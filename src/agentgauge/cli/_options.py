@@ -23,7 +23,10 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "DEFAULT_OUTPUT_DIR",
     "AgentConfigOption",
+    "AgentFollowRedirectsOption",
     "AgentHeaderOption",
+    "AgentMaxResponseMbOption",
+    "AgentTimeoutOption",
     "AppNameOption",
     "BootstrapResamplesOption",
     "BySessionOption",
@@ -196,6 +199,36 @@ AgentConfigOption = Annotated[
         rich_help_panel="Input",
         help="JSON file for a remote agent: headers, timeouts, retries, TLS; for a plain http(s):// service also "
         "the request template and the JSON paths of its answer (see docs/agents.md).",
+    ),
+]
+
+AgentTimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        "--agent-timeout",
+        metavar="SECONDS",
+        rich_help_panel="Input",
+        help="Seconds one turn of a remote agent may take in all: connecting, headers, body, stream, retries "
+        "(default 300).",
+    ),
+]
+AgentMaxResponseMbOption = Annotated[
+    float | None,
+    typer.Option(
+        "--agent-max-response-mb",
+        metavar="MB",
+        rich_help_panel="Input",
+        help="Largest answer read from a remote agent, a body or one turn's event stream (default 32); beyond it "
+        "the turn fails.",
+    ),
+]
+AgentFollowRedirectsOption = Annotated[
+    bool,
+    typer.Option(
+        "--agent-follow-redirects",
+        rich_help_panel="Input",
+        help="Follow a remote agent's redirects and agent cards to another origin, without the configured headers "
+        "(default: refused).",
     ),
 ]
 

@@ -9,7 +9,14 @@ import typer
 
 from ._app import app
 from ._common import fail_input, input_errors_exit_2
-from ._options import AgentConfigOption, AgentHeaderOption, StrictOption
+from ._options import (
+    AgentConfigOption,
+    AgentFollowRedirectsOption,
+    AgentHeaderOption,
+    AgentMaxResponseMbOption,
+    AgentTimeoutOption,
+    StrictOption,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..server import ServerConfig
@@ -179,6 +186,9 @@ def serve(
     otlp_grpc_port: _OtlpGrpcPort = None,
     agent_header: AgentHeaderOption = None,
     agent_config: AgentConfigOption = None,
+    agent_timeout: AgentTimeoutOption = None,
+    agent_max_response_mb: AgentMaxResponseMbOption = None,
+    agent_follow_redirects: AgentFollowRedirectsOption = False,
     strict: StrictOption = False,
 ) -> None:
     """Serve the HTTP API (ADK-compatible eval routes, chat, background runs) and the web UI."""
@@ -194,7 +204,8 @@ def serve(
         found = discover_apps(specs)
         from ._remote_opts import RemoteOptions, remote_settings
 
-        remote = remote_settings(RemoteOptions(tuple(agent_header or ()), agent_config))
+        limits = (agent_timeout, agent_max_response_mb, agent_follow_redirects)
+        remote = remote_settings(RemoteOptions(tuple(agent_header or ()), agent_config, *limits))
         if specs and not found:
             fail_input(f"no agent found in {', '.join(specs)} (expected agent.py or __init__.py in a directory)")
         places = _places(specs, data_dir, evals_dir, output_dir, store, timeout)

@@ -15,7 +15,7 @@ from .._util.redact import redact
 from ._endpoint import JudgeEndpoint
 from ._errors import JudgeAnswerError, JudgeError, JudgeTimeoutError, snippet
 from ._protocol import JudgeMessage, ResponseSchema
-from ._retry import RetryPolicy, parse_retry_after
+from ._retry import RetryPolicy, parse_retry_after, retryable_status
 
 if TYPE_CHECKING:
     from ._http import ChatTransport
@@ -48,7 +48,6 @@ _REQUEST_PARAMS = frozenset(
         "verbosity",
     }
 )
-_RETRY_STATUSES = frozenset({408, 409, 425, 429})
 _SCHEMA_REJECTED_STATUSES = frozenset({400, 404, 415, 422, 501})
 
 
@@ -131,9 +130,10 @@ class OpenAIJudge:
     """:class:`~agentgauge.judges.JudgeModel` over an OpenAI-compatible chat-completions endpoint (``stream=false``).
 
     Requests go out as the ``openai`` SDK would send them (with its retries off), without loading the SDK (see
-    ``agentgauge.judges._http``). This class retries 429, 408/409/425, 5xx, timeouts, connection errors and invalid
-    answers (bodies that are not chat completions) per :class:`RetryPolicy`, honouring ``Retry-After``, within the
-    call's time budget. A JSON-schema ``response_format`` is sent when a schema is given, and dropped for the rest
+    ``agentgauge.judges._http``). This class retries what the shared policy retries (429 and transient 5xx, see
+    :func:`~agentgauge._util.retry.retryable_status`), timeouts, connection errors and invalid answers (bodies
+    that are not chat completions) per :class:`RetryPolicy`, honouring ``Retry-After``, within the call's time
+    budget. A JSON-schema ``response_format`` is sent when a schema is given, and dropped for the rest
     of the run once the server rejects it. Answers and error messages never contain a registered secret.
     """
 
@@ -197,7 +197,7 @@ class OpenAIJudge:
         except StatusError as exc:
             status = exc.status
             detail = f"HTTP {status}: {snippet(self._scrub(exc.message), 200)}"
-            if status in _RETRY_STATUSES or status >= 500:
+            if retryable_status(status):
                 raise _Retryable(detail, status, parse_retry_after(exc.headers)) from exc
             raise JudgeError(f"judge {self.endpoint.describe()} failed with {detail}", status=status) from exc
         except (RequestTimeout, TimeoutError) as exc:

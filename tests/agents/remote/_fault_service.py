@@ -55,6 +55,10 @@ def fault_app() -> Any:
         }
         return StreamingResponse(iter([bodies[kind]]), media_type="text/event-stream")
 
+    @app.get("/adk/list-apps")
+    async def list_apps() -> Any:
+        return ["faulty"]
+
     @app.post("/adk/apps/faulty/users/{user}/sessions/{session}")
     async def session(user: str, session: str) -> Any:
         return {"id": session, "appName": "faulty", "userId": user}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -57,6 +58,15 @@ def fault_server() -> Iterator[str]:
 
     with running_server(fault_app()) as address:
         yield address
+
+
+@pytest.fixture(scope="session")
+def hostile() -> Iterator[Any]:
+    """Two hostile servers (``_hostile_servers.py``), ``(home, away)``: home redirects and points to away."""
+    from _hostile_servers import hostile_pair
+
+    with hostile_pair() as pair:
+        yield pair
 
 
 @pytest.fixture

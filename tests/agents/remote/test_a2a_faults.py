@@ -53,11 +53,12 @@ def test_a_refused_connection_names_the_card_url_after_the_retries() -> None:
     assert message.endswith("(after 3 attempts)")
 
 
-def test_no_agent_card_names_the_last_card_url_tried(faults: str) -> None:
+def test_no_agent_card_names_every_card_url_tried(faults: str) -> None:
     with pytest.raises(AgentError) as caught:
         _send(load_remote_agent(f"a2a+http://{faults}/nowhere", FAST), "ok")
     assert str(caught.value) == (
-        f"a2a+http agent: GET http://{faults}/nowhere/.well-known/agent.json: HTTP 404: body: 'Not Found'"
+        f"a2a+http agent: GET http://{faults}/nowhere/.well-known/agent-card.json: HTTP 404: no agent card there"
+        f" nor at http://{faults}/nowhere/.well-known/agent.json"
     )
 
 

@@ -109,7 +109,8 @@ def test_tool_mocks_get_one_note_before_the_run(fault_server: str, tmp_path: Pat
     [
         (
             [str(CALCULATOR / "agent.py"), str(CALC_SET), "--agent-header", "X: y"],
-            "error: --agent-header and --agent-config apply to remote agents",
+            "error: --agent-header, --agent-config, --agent-timeout, --agent-max-response-mb and "
+            "--agent-follow-redirects apply to remote agents",
         ),
         (["http://127.0.0.1:1/chat", str(CALC_SET)], "needs --agent-config FILE"),
         (

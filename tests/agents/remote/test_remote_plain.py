@@ -115,6 +115,24 @@ def test_settings_win_over_the_config_file(tmp_path: Path) -> None:
     assert (settings.read_timeout, settings.retries) == (5, 0)
 
 
+def test_the_limits_and_redirects_are_config_keys_too(tmp_path: Path) -> None:
+    path = _write(tmp_path, {"turnTimeout": 12, "maxResponseMb": 2.5, "followRedirects": True})
+    settings, _ = apply_config(RemoteAgentSettings(config=path))
+    assert (settings.turn_timeout, settings.max_response_bytes, settings.follow_redirects) == (12, 2_500_000, True)
+    given = RemoteAgentSettings.from_options(config=path, turn_timeout=3, max_response_mb=1)
+    assert given is not None
+    settings, _ = apply_config(given)  # what the command line gives wins over the file
+    assert (settings.turn_timeout, settings.max_response_bytes, settings.follow_redirects) == (3, 1_000_000, True)
+
+
+def test_the_defaults_hold_without_any_setting() -> None:
+    defaults = RemoteAgentSettings()
+    assert (defaults.turn_timeout, defaults.max_response_mb, defaults.follow_redirects) == (300, 32, False)
+    policy = defaults.retry_policy()
+    assert (policy.max_attempts, policy.initial_delay, policy.max_retry_after, policy.jitter) == (3, 0.5, 30, 0.25)
+    assert RemoteAgentSettings.from_options() is None
+
+
 def _evaluate(agent: Any, eval_set: Any, metrics: Any) -> Any:
     sets, stored = InMemoryEvalSetManager(), InMemoryMetricManager()
     sets.put("app", eval_set)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -51,3 +52,23 @@ async def test_serve_chats_with_a_remote_adk_app(adk_server: str, tmp_path: Path
     parts = [p for e in response.json() for p in e["content"]["parts"]]
     assert parts[0]["functionCall"]["name"] == "calculator"
     assert parts[-1] == {"text": "calc result: 5"}
+
+
+async def test_serve_keeps_the_remote_policy(hostile: Any, tmp_path: Path) -> None:
+    """A served remote app follows the same origin policy: a redirect elsewhere fails the turn, nothing goes there."""
+    require("fastapi")
+    from agentgauge.agents.remote import RemoteAgentSettings
+
+    home, away = hostile
+    before = len(away.seen)
+    url = f"adk+http://{home.address}/to-away/307/apps/hostile"
+    remote = RemoteAgentSettings(headers={"X-Api-Key": "sk-serve-0123456789"}, retries=0)
+    app = create_app(ServerConfig(data_dir=tmp_path / "data", agents=discover_apps([f"h={url}"]), remote=remote))
+    transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 50000))
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+        await client.post("/apps/h/users/u/sessions", json={"sessionId": "chat"})
+        message = {"role": "user", "parts": [{"text": "hello"}]}
+        body = {"appName": "h", "userId": "u", "sessionId": "chat", "newMessage": message}
+        response = await client.post("/run", json=body)
+    assert f"another origin than the agent's http://{home.address}: refused" in response.json()["detail"]
+    assert len(away.seen) == before

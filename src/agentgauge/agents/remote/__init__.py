@@ -7,9 +7,11 @@
 | ``agui+http(s)://HOST:PORT/PATH`` | AG-UI over Server-Sent Events |
 | ``http(s)://...`` with a config file | a plain JSON service described by the config |
 
-Every scheme shares :class:`RemoteAgentSettings` (headers with ``${ENV}`` expansion, timeouts, retries, TLS) and
-the HTTP layer of ``_http`` (pooled client, back-off, masked error messages). Nothing heavy (``aiohttp``, ``a2a``) is
-imported until a remote agent is loaded.
+Every scheme shares :class:`RemoteAgentSettings` (headers with ``${ENV}`` expansion, timeouts, the turn limit, the
+answer size limit, redirects, retries, TLS) and the HTTP layer of ``_http`` (pooled client, same-origin redirects and
+headers, bounded answers, the shared retry policy, masked error messages). :func:`check_remote_agents` is the
+pre-flight a command runs before the first case. Nothing heavy (``aiohttp``, ``a2a``) is imported until a remote
+agent is loaded.
 """
 
 from __future__ import annotations
@@ -23,15 +25,19 @@ from ...errors import InputError
 if TYPE_CHECKING:
     from .._types import Agent
     from ._http import RemoteEndpoint, expand_headers
+    from ._preflight import PreflightAgent, check_remote_agents, preflight_remote_agents
     from ._settings import RemoteAgentSettings, parse_header
 
 __all__ = [
+    "PreflightAgent",
     "RemoteAgentSettings",
     "RemoteEndpoint",
+    "check_remote_agents",
     "expand_headers",
     "is_remote_agent_spec",
     "load_remote_agent",
     "parse_header",
+    "preflight_remote_agents",
     "remote_scheme",
 ]
 
@@ -92,6 +98,9 @@ __getattr__, __dir__ = lazy_exports(
         "parse_header": "._settings",
         "RemoteEndpoint": "._http",
         "expand_headers": "._http",
+        "PreflightAgent": "._preflight",
+        "check_remote_agents": "._preflight",
+        "preflight_remote_agents": "._preflight",
     },
     __all__,
 )

@@ -13,14 +13,17 @@ import time
 import uuid
 import weakref
 from collections import OrderedDict
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
+from ..._util.retry import parse_retry_after, retryable_status
 from ...errors import AgentError, InputError
 from .._types import AgentOutput, AgentRequest
 from ._a2a_convert import TERMINAL_STATES, A2aTurn
-from ._http import RETRYABLE_STATUS, RemoteEndpoint
+from ._http import RemoteEndpoint
+from ._httpx_bridge import AnswerTooLarge
+from ._origin import OriginRefused, public_url
 from ._response import CONNECT_ERRORS, TRANSPORT_ERRORS, describe_error
 from ._settings import RemoteAgentSettings
 
@@ -30,6 +33,7 @@ _CARD_PATHS = (".well-known/agent-card.json", ".well-known/agent.json")
 _USER_ID_HEADER = "X-User-ID"  # where trpc-agent-go's A2A server reads the user (others ignore it)
 _INTERRUPTED = frozenset({"input_required", "auth_required"})
 _CONNECTION_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+E = TypeVar("E", bound=BaseException)
 # Contexts remembered: far more than the cases in flight at any --parallelism, so a long run stays bounded.
 _MAX_CONTEXTS = 65536
 
@@ -54,13 +58,19 @@ def _describe_httpx(error: httpx.HTTPError) -> str:
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
-def _http_cause(error: BaseException) -> httpx.HTTPError | None:
+def _cause(error: BaseException, kind: type[E] | tuple[type[E], ...]) -> E | None:
+    """The first exception of ``kind`` in ``error``'s chain (a2a-sdk wraps what its HTTP client raised)."""
     seen: BaseException | None = error
-    while seen is not None:
-        if isinstance(seen, httpx.HTTPError):
+    hops = 0
+    while seen is not None and hops < 64:
+        if isinstance(seen, kind):
             return seen
-        seen = seen.__cause__ or seen.__context__
+        seen, hops = seen.__cause__ or seen.__context__, hops + 1
     return None
+
+
+def _http_cause(error: BaseException) -> httpx.HTTPError | None:
+    return _cause(error, httpx.HTTPError)
 
 
 class A2aAgent:
@@ -110,10 +120,9 @@ class A2aAgent:
         from a2a.client.card_resolver import parse_agent_card
 
         paths = [self.url] if self.url.endswith(".json") else list(_CARD_PATHS)
-        for index, path in enumerate(paths):
-            last = index == len(paths) - 1
-            response = await self.endpoint.request("GET", path, accept=() if last else (404,))
-            if response.status_code == 404 and not last:
+        for path in paths:
+            response = await self.endpoint.request("GET", path, accept=(404,))
+            if response.status_code == 404:
                 continue
             self._card_url = path
             try:
@@ -122,20 +131,40 @@ class A2aAgent:
                 raise self.endpoint.failure(
                     "GET", path, status=response.status_code, body=response.content, error=f"not an agent card: {exc}"
                 ) from None
-        raise AssertionError("unreachable")  # pragma: no cover
+        others = "".join(f" nor at {public_url(self.endpoint.resolve(path))}" for path in paths[1:])
+        raise self.endpoint.failure("GET", paths[0], status=404, error=f"no agent card there{others}")
 
-    def _create_client(self, card: Any) -> Any:
-        from a2a.client import ClientConfig, ClientFactory
+    def _interface_url(self, card: Any) -> str:
+        """The URL of the card's first JSON-RPC or HTTP+JSON interface, allowed by the origin policy."""
         from a2a.utils.constants import TransportProtocol
 
-        bindings: list[str] = [TransportProtocol.JSONRPC, TransportProtocol.HTTP_JSON]
+        bindings = (TransportProtocol.JSONRPC, TransportProtocol.HTTP_JSON)
         interfaces = [i for i in card.supported_interfaces if i.protocol_binding in bindings]
         if not interfaces:
             offered = ", ".join(i.protocol_binding for i in card.supported_interfaces) or "none"
             raise self.endpoint.failure(
                 "GET", self._card_url, error=f"the agent card offers no JSON-RPC or HTTP+JSON interface ({offered})"
             )
-        self._rpc_url = interfaces[0].url or self.url
+        url = str(interfaces[0].url or self.url)
+        try:
+            self.endpoint.origin.check(url, why="the agent card names")
+        except OriginRefused as exc:
+            raise self.endpoint.failure("GET", self._card_url, error=str(exc)) from None
+        return url
+
+    async def preflight(self) -> None:
+        """Read the agent card and check it offers an interface this client can use (before any case runs)."""
+        async with self.endpoint.turn():
+            if self._card is None:
+                self._card = await self._read_card()
+            self._interface_url(self._card)
+
+    def _create_client(self, card: Any) -> Any:
+        from a2a.client import ClientConfig, ClientFactory
+        from a2a.utils.constants import TransportProtocol
+
+        bindings: list[str] = [TransportProtocol.JSONRPC, TransportProtocol.HTTP_JSON]
+        self._rpc_url = self._interface_url(card)
         config = ClientConfig(
             streaming=True, httpx_client=self.endpoint.httpx_client(), supported_protocol_bindings=bindings
         )
@@ -145,6 +174,12 @@ class A2aAgent:
         """One message for whatever the SDK raised: status and body of an HTTP error, else the error itself."""
         if isinstance(error, AgentError):
             return error
+        bounded = _cause(error, (AnswerTooLarge, OriginRefused))
+        if bounded is not None:
+            return self.endpoint.failure("POST", self._rpc_url, error=str(bounded))
+        if _cause(error, RecursionError) is not None:
+            detail = "the answer's JSON nests arrays and objects too deeply to be read"
+            return self.endpoint.failure("POST", self._rpc_url, error=detail)
         cause = _http_cause(error)
         if isinstance(cause, httpx.HTTPStatusError):
             try:
@@ -173,7 +208,11 @@ class A2aAgent:
         return SendMessageRequest(message=message)
 
     async def run(self, request: AgentRequest) -> AgentOutput:
-        """Send the user turn as one A2A message and convert what the agent sends back."""
+        """Send the user turn as one A2A message and convert what the agent sends back, within the turn limit."""
+        async with self.endpoint.turn():
+            return await self._turn(request)
+
+    async def _turn(self, request: AgentRequest) -> AgentOutput:
         from a2a.client import ClientCallContext
 
         from ._a2a_json import proto_json
@@ -200,14 +239,18 @@ class A2aAgent:
             if received or cause is None:
                 return False
             if isinstance(cause, httpx.HTTPStatusError):
-                return cause.response.status_code in RETRYABLE_STATUS
+                return retryable_status(cause.response.status_code)
             # httpx-aiohttp names every aiohttp connection error a ConnectTimeout; only those where no connection
             # was made (the aiohttp error it wraps says so) are safe to send again.
             origin = cause.__cause__
             return isinstance(cause, _CONNECTION_ERRORS) and (origin is None or isinstance(origin, CONNECT_ERRORS))
 
+        def retry_after(error: BaseException) -> float | None:
+            cause = _http_cause(error)
+            return parse_retry_after(cause.response.headers) if isinstance(cause, httpx.HTTPStatusError) else None
+
         try:
-            await self.endpoint.with_retries(exchange, retryable=retryable)
+            await self.endpoint.with_retries(exchange, retryable=retryable, retry_after=retry_after)
             if not turn.ended:
                 await self._finish(client, turn, context)
         except Exception as exc:

@@ -9,7 +9,6 @@ in-process ADK agent's (:mod:`agentgauge.agents._adk_convert`), so the scores ar
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
 from urllib.parse import quote
 
@@ -17,6 +16,7 @@ from ...errors import InputError
 from .._adk_convert import AdkEventView, adk_views_to_output, view_of_adk_json
 from .._types import AgentOutput, AgentRequest
 from ._http import RemoteEndpoint
+from ._response import json_problem, load_json
 from ._settings import RemoteAgentSettings
 
 __all__ = ["AdkHttpAgent", "parse_adk_url"]
@@ -66,8 +66,41 @@ class AdkHttpAgent:
     def __repr__(self) -> str:
         return f"AdkHttpAgent({self.endpoint.scheme_label}, app {self.app_name!r})"
 
+    async def preflight(self) -> None:
+        """Check the server speaks ADK's HTTP API and serves the app (before any case runs): ``GET /list-apps``
+        names it, or, on a server without that route, the app's session list answers."""
+        async with self.endpoint.turn():
+            listed = await self.endpoint.request("GET", "/list-apps", accept=(404, 405))
+            if listed.status_code in (404, 405):
+                path = f"/apps/{quote(self.app_name)}/users/agentgauge-preflight/sessions"
+                sessions = await self.endpoint.request("GET", path)
+                self._json_list(sessions, "GET", path, "the session list")
+                return
+            apps = self._json_list(listed, "GET", "/list-apps", "the app list")
+            if self.app_name not in apps:
+                shown = ", ".join(str(app) for app in apps[:20]) or "none"
+                raise self.endpoint.failure(
+                    "GET", "/list-apps", error=f"the server does not serve app {self.app_name!r} (it serves: {shown})"
+                )
+
+    def _json_list(self, response: Any, method: str, path: str, what: str) -> list[Any]:
+        """The answer's JSON list; :meth:`~RemoteEndpoint.failure` saying what it is instead."""
+        try:
+            value = response.json()
+        except ValueError as exc:
+            problem = json_problem(exc, f"{what} is not JSON")
+        else:
+            if isinstance(value, list):
+                return value
+            problem = f"{what} is not a JSON list"
+        raise self.endpoint.failure(method, path, status=response.status_code, body=response.content, error=problem)
+
     async def run(self, request: AgentRequest) -> AgentOutput:
-        """Create the session on its first turn, run the turn and convert the events."""
+        """Create the session on its first turn, run the turn and convert the events, within the turn limit."""
+        async with self.endpoint.turn():
+            return await self._turn(request)
+
+    async def _turn(self, request: AgentRequest) -> AgentOutput:
         user_id = request.user_id or "user"
         key = (user_id, request.session_id)
         if key not in self._sessions:
@@ -104,11 +137,8 @@ class AdkHttpAgent:
 
     async def _run(self, body: dict[str, Any]) -> list[AdkEventView]:
         response = await self.endpoint.request("POST", "/run", json=body)
-        try:
-            payload = response.json()
-        except ValueError:
-            payload = None
-        if not isinstance(payload, list) or not all(isinstance(e, dict) for e in payload):
+        payload = self._json_list(response, "POST", "/run", "the answer")
+        if not all(isinstance(e, dict) for e in payload):
             raise self.endpoint.failure(
                 "POST", "/run", status=response.status_code, body=response.content, error="not a JSON list of events"
             )
@@ -116,9 +146,10 @@ class AdkHttpAgent:
 
     def _event(self, data: str) -> AdkEventView:
         try:
-            event = json.loads(data)
-        except ValueError:
-            raise self.endpoint.failure("POST", "/run_sse", body=data, error="an event is not JSON") from None
+            event = load_json(data)
+        except ValueError as exc:
+            problem = json_problem(exc, "an event is not JSON")
+            raise self.endpoint.failure("POST", "/run_sse", body=data, error=problem) from None
         if not isinstance(event, dict):
             raise self.endpoint.failure("POST", "/run_sse", body=data, error="an event is not a JSON object")
         if "error" in event and "author" not in event:

@@ -8,7 +8,6 @@ trpc-agent-go's AG-UI server reads the user). What comes back is folded by :clas
 
 from __future__ import annotations
 
-import json
 import uuid
 from typing import Any
 
@@ -16,6 +15,7 @@ from ...errors import AgentError, InputError
 from .._types import AgentOutput, AgentRequest
 from ._agui_convert import AguiTurn, agui_messages
 from ._http import RemoteEndpoint
+from ._response import json_problem, load_json
 from ._settings import RemoteAgentSettings
 
 __all__ = ["AguiAgent"]
@@ -73,8 +73,20 @@ class AguiAgent:
         # Validated with the protocol's own model, so what is sent is what an AG-UI server accepts.
         return RunAgentInput.model_validate(body).model_dump(mode="json", by_alias=True, exclude_none=True)
 
+    async def preflight(self) -> None:
+        """Check something answers at the run endpoint (before any case runs): a run cannot be started without
+        acting, so a ``GET`` stands in; any answer but 404 (an AG-UI endpoint answers 405 or an error) will do."""
+        async with self.endpoint.turn(), self.endpoint.stream("GET", self.url, accept=range(300, 600)) as response:
+            if response.status_code == 404:
+                body = await response.aread()
+                raise self.endpoint.failure("GET", self.url, status=404, body=body, error="no endpoint here")
+
     async def run(self, request: AgentRequest) -> AgentOutput:
-        """POST the run and fold its event stream until ``RUN_FINISHED``."""
+        """POST the run and fold its event stream until ``RUN_FINISHED``, within the turn limit."""
+        async with self.endpoint.turn():
+            return await self._turn(request)
+
+    async def _turn(self, request: AgentRequest) -> AgentOutput:
         url = self.url
         turn = AguiTurn()
         headers = {"Accept": "text/event-stream"}
@@ -101,11 +113,10 @@ class AguiAgent:
 
     def _fold(self, turn: AguiTurn, data: str, status: int) -> None:
         try:
-            raw = json.loads(data)
-        except ValueError:
-            raise self.endpoint.failure(
-                "POST", self.url, status=status, error=f"an event is not JSON: {data[:80]!r}"
-            ) from None
+            raw = load_json(data)
+        except ValueError as exc:
+            problem = json_problem(exc, f"an event is not JSON: {data[:80]!r}")
+            raise self.endpoint.failure("POST", self.url, status=status, error=problem) from None
         kind = raw.get("type") if isinstance(raw, dict) else None
         if kind not in self._known:
             return  # an event type newer than this ag-ui-protocol: nothing the invocation needs

@@ -87,11 +87,26 @@ class RemoteAgentConfig(_Model):
     headers: dict[str, str] = Field(default_factory=dict)
     connect_timeout: float | None = None
     read_timeout: float | None = None
+    turn_timeout: float | None = None
+    max_response_mb: float | None = None
+    follow_redirects: bool | None = None
     retries: int | None = None
     backoff: float | None = None
     verify_tls: bool | None = None
     request: PlainRequest = Field(default_factory=PlainRequest)
     response: PlainResponse | None = None
+
+
+_CONNECTION_KEYS = (
+    "connect_timeout",
+    "read_timeout",
+    "turn_timeout",
+    "max_response_mb",
+    "follow_redirects",
+    "retries",
+    "backoff",
+    "verify_tls",
+)
 
 
 def _location(loc: tuple[int | str, ...]) -> str:
@@ -125,7 +140,7 @@ def apply_config(settings: RemoteAgentSettings) -> tuple[RemoteAgentSettings, Re
     config = load_config(settings.config)
     explicit = settings.model_fields_set
     update: dict[str, Any] = {}
-    for name in ("connect_timeout", "read_timeout", "retries", "backoff", "verify_tls"):
+    for name in _CONNECTION_KEYS:
         value = getattr(config, name)
         if value is not None and name not in explicit:
             update[name] = value

@@ -1,44 +1,42 @@
-"""The HTTP layer every remote agent scheme shares: one pooled ``aiohttp`` session per event loop, bounded retries
-with back-off, error messages that name the endpoint without leaking secrets, and Server-Sent Events.
+"""The HTTP layer every remote agent scheme shares: one pooled ``aiohttp`` session per event loop, the redirect and
+origin policy (:mod:`._origin`), answers bounded in size (:mod:`._response`) and each turn in time, the retry
+policy of every outgoing call (:mod:`agentgauge._util.retry`), error messages that name the endpoint without leaking
+secrets, and Server-Sent Events.
 
 The schemes' own requests go through ``aiohttp``: on the remote benchmark (600 exchanges at ``--parallelism 200``)
 it spends about a quarter of httpx's CPU per exchange. a2a-sdk's client needs an ``httpx`` client: it gets one
-that sends through the same session (:mod:`._httpx_bridge`). Nothing here is imported until a remote agent is loaded.
+that sends through the same session, under the same policies (:mod:`._httpx_bridge`). Nothing here is imported
+until a remote agent is loaded.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
+import functools
 import os
-import random
 import re
-import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
 
 from ..._util.redact import redact, register_secret
+from ..._util.retry import parse_retry_after, retryable_status
 from ...errors import AgentError, InputError, printable
-from ._response import CONNECT_ERRORS, TRANSPORT_ERRORS, RemoteResponse, describe_error
+from ._origin import MAX_REDIRECTS, OriginPolicy, OriginRefused, public_url, redirect_target, too_many_redirects
+from ._response import CONNECT_ERRORS, TRANSPORT_ERRORS, RemoteResponse, describe_error, size_limit_text
 from ._settings import RemoteAgentSettings
 from ._sse import MalformedEventStream, TruncatedEventStream, sse_events
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["RETRYABLE_STATUS", "RemoteEndpoint", "RemoteResponse", "expand_headers", "public_url"]
+__all__ = ["RemoteEndpoint", "RemoteResponse", "expand_headers", "public_url"]
 
 T = TypeVar("T")
 
-RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
-"""Statuses worth another attempt: rate limited, or a server error that may be transient."""
-
-_MAX_RETRY_AFTER = 30.0  # seconds: a server asking for longer fails the case rather than stalling the run
 _BODY_SHOWN = 200  # bytes of an error body quoted in a message
 _KEEP_ALIVE = 1.5  # seconds: idle connections are dropped before servers drop them (uvicorn, Node 5 s; gunicorn 2 s)
 _ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -73,31 +71,6 @@ def expand_headers(headers: Mapping[str, str]) -> dict[str, str]:
     return expanded
 
 
-def public_url(url: str) -> str:
-    """``url`` as shown in messages: without user name, password, query or fragment (they may hold tokens)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-
-
-def _retry_after(response: RemoteResponse) -> float | None:
-    value = response.headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
 async def _close_when_the_loop_ends(session: aiohttp.ClientSession) -> None:
     """Wait until cancelled, then close ``session``: ``asyncio.run`` (and uvicorn, Ray's workers, pytest's loops)
     cancel the tasks left when their main coroutine returns, so a run never exits with open connections."""
@@ -109,9 +82,10 @@ async def _close_when_the_loop_ends(session: aiohttp.ClientSession) -> None:
 
 class RemoteEndpoint:
     """One remote agent's HTTP endpoint: ``scheme_label`` (``adk+http``, ...) names it in messages, ``url`` is the
-    plain ``http(s)`` base URL, ``settings`` gives headers, timeouts, retries and TLS verification.
+    plain ``http(s)`` base URL, ``settings`` gives headers, timeouts, size limit, redirects, retries and TLS.
 
-    Headers are expanded when the endpoint is built, so a missing variable fails before any case runs.
+    Headers are expanded when the endpoint is built, so a missing variable fails before any case runs; they are
+    sent to the agent's origin only (:class:`~._origin.OriginPolicy`).
     """
 
     def __init__(self, scheme_label: str, url: str, settings: RemoteAgentSettings | None = None) -> None:
@@ -119,6 +93,8 @@ class RemoteEndpoint:
         self.url = url.rstrip("/")
         self.settings = settings or RemoteAgentSettings()
         self.headers = expand_headers(self.settings.headers)
+        self.origin = OriginPolicy(self.url, follow=self.settings.follow_redirects, configured=self.headers)
+        self.retry = self.settings.retry_policy()
         # The session of the current event loop (connections belong to the loop that opened them, and
         # evaluate_sync starts a loop per call), with the task that closes it when the loop ends. A weak reference,
         # so a closed loop's id reused by a new loop is never mistaken for it.
@@ -145,20 +121,21 @@ class RemoteEndpoint:
         timeout = aiohttp.ClientTimeout(
             total=None, sock_connect=settings.connect_timeout, sock_read=settings.read_timeout
         )
-        session = aiohttp.ClientSession(headers=self.headers, timeout=timeout, connector=connector)
+        # No default headers: each request gets the configured ones only when it goes to the agent's origin.
+        session = aiohttp.ClientSession(timeout=timeout, connector=connector)
         self._session = (weakref.ref(loop), session, loop.create_task(_close_when_the_loop_ends(session)))
         return session
 
     def httpx_client(self) -> httpx.AsyncClient:
-        """An ``httpx`` client of the running event loop that sends through :meth:`client`'s session, for libraries
-        that need one (a2a-sdk's client)."""
+        """An ``httpx`` client of the running event loop that sends through :meth:`client`'s session under this
+        endpoint's policies, for libraries that need one (a2a-sdk's client)."""
         from ._httpx_bridge import bridged_client
 
         loop = asyncio.get_running_loop()
         session = self.client()
         if self._httpx is not None and self._httpx[0]() is loop and self._httpx[1] is session:
             return self._httpx[2]
-        client = bridged_client(session, self.settings, self.headers)
+        client = bridged_client(session, self)
         self._httpx = (weakref.ref(loop), session, client)
         return client
 
@@ -189,7 +166,8 @@ class RemoteEndpoint:
         """An :class:`AgentError` naming the scheme, method, endpoint, status and the first bytes of the body, with
         every registered secret masked."""
         text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
-        parts = [f"{self.scheme_label} agent: {method} {public_url(self.resolve(url))}"]
+        where = f"{method} {public_url(self.resolve(url))}" if method else public_url(self.resolve(url))
+        parts = [f"{self.scheme_label} agent: {where}"]
         if status is not None:
             parts.append(f"HTTP {status}")
         if error is not None:
@@ -200,19 +178,29 @@ class RemoteEndpoint:
             parts.append(f"body: {cut!r}")
         return AgentError(printable(redact(": ".join(parts)), lines=False))
 
-    def _delay(self, attempt: int, response: RemoteResponse | None) -> float:
-        advised = _retry_after(response) if response is not None else None
-        if advised is not None:
-            return min(advised, _MAX_RETRY_AFTER)
-        # Exponential back-off with jitter, so many cases failing together do not retry in lockstep.
-        wait: float = self.settings.backoff * 2**attempt * random.uniform(0.75, 1.25)
-        return min(wait, _MAX_RETRY_AFTER)
+    def too_large(self, method: str, url: str, status: int | None = None) -> AgentError:
+        """The failure of an answer over the size limit."""
+        return self.failure(method, url, status=status, error=size_limit_text(self.settings.max_response_bytes))
+
+    @contextlib.asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        """Bound what runs inside (one turn: every request, stream, retry and wait of it) by ``turn_timeout``."""
+        limit = self.settings.turn_timeout
+        deadline = asyncio.timeout(limit)
+        try:
+            async with deadline:
+                yield
+        except TimeoutError:
+            if not deadline.expired():
+                raise
+            problem = f"no complete answer within the {limit:g} s turn limit (--agent-timeout, turnTimeout)"
+            raise self.failure("", self.url, error=problem) from None
 
     async def request(self, method: str, url: str, *, accept: Collection[int] = (), **kwargs: Any) -> RemoteResponse:
         """Send a request (``url`` absolute or relative to the endpoint) and return its response, read whole.
 
-        Connection errors, 429 and 5xx are retried ``settings.retries`` times with back-off; a response that is
-        neither 2xx nor in ``accept`` raises :meth:`failure`, as does a transport error after the last attempt.
+        Connection errors, 429 and transient 5xx are retried per the shared policy; a response that is neither
+        2xx nor in ``accept`` raises :meth:`failure`, as does a transport error after the last attempt.
         """
         async with self.stream(method, url, accept=accept, **kwargs) as response:
             try:
@@ -228,50 +216,81 @@ class RemoteEndpoint:
         """Like :meth:`request`, but the body is not read: the response is yielded for streaming (e.g. with
         :meth:`iter_sse`). Retries happen before any byte of a successful answer is consumed."""
         target = self.resolve(url)
-        attempt = 0
+        attempt = 1
         while True:
-            response: RemoteResponse | None = None
+            retry_after: float | None = None
             try:
-                raw = await self.client().request(method, target, **kwargs)
+                raw = await self._open(method, target, dict(kwargs))
+            except OriginRefused as exc:
+                raise self.failure(method, url, error=str(exc)) from None
             except CONNECT_ERRORS as exc:
-                if attempt >= self.settings.retries:
+                if attempt >= self.retry.max_attempts:
                     raise self.failure(method, url, error=self._after_attempts(exc, attempt)) from None
             except TRANSPORT_ERRORS as exc:
                 raise self.failure(method, url, error=exc) from None
             else:
                 try:
-                    response = RemoteResponse(raw)
-                    if response.is_success or response.status_code in accept:
+                    status = raw.status
+                    too_large = functools.partial(self.too_large, method, url, status)
+                    response = RemoteResponse(raw, self.settings.max_response_bytes, too_large)
+                    if response.is_success or status in accept:
                         yield response
                         return
                     body = await self._read_some(response)
                 finally:
                     raw.release()  # back to the pool, or closed when the body was not read to its end
-                if response.status_code not in RETRYABLE_STATUS or attempt >= self.settings.retries:
-                    raise self.failure(method, url, status=response.status_code, body=body)
-            await asyncio.sleep(self._delay(attempt, response))
+                if not retryable_status(status) or attempt >= self.retry.max_attempts:
+                    raise self.failure(method, url, status=status, body=body)
+                retry_after = parse_retry_after(response.headers)
+            await asyncio.sleep(self.retry.backoff(attempt, retry_after))
             attempt += 1
 
+    async def _open(self, method: str, url: str, kwargs: dict[str, Any]) -> aiohttp.ClientResponse:
+        """Send one request, following redirects as the origin policy allows (each hop's headers by its origin)."""
+        session = self.client()
+        extra = kwargs.pop("headers", None)
+        headers = {**self.headers, **extra} if extra else self.headers
+        why = "sent to"
+        for _ in range(MAX_REDIRECTS + 1):
+            sent = self.origin.headers_for(url, headers, why=why)
+            raw = await session.request(method, url, headers=sent, allow_redirects=False, **kwargs)
+            hop = redirect_target(raw.status, raw.headers.get("Location"), url, method)
+            if hop is None:
+                return raw
+            raw.release()
+            url, next_method = hop
+            if next_method != method:
+                method = next_method
+                kwargs = {k: v for k, v in kwargs.items() if k not in ("json", "data")}
+            why = "redirected to"
+        raise too_many_redirects(url)
+
     async def with_retries(
-        self, call: Callable[[], Awaitable[T]], *, retryable: Callable[[BaseException], bool] | None = None
+        self,
+        call: Callable[[], Awaitable[T]],
+        *,
+        retryable: Callable[[BaseException], bool] | None = None,
+        retry_after: Callable[[BaseException], float | None] | None = None,
     ) -> T:
-        """``await call()``, again after a retryable failure (at most ``settings.retries`` more times, with
-        back-off): for clients (A2A) that send through another library. By default connection errors and
-        exceptions carrying a 429/5xx ``status_code`` (or a ``response`` with one) are retryable; the last
-        exception is re-raised unchanged."""
+        """``await call()``, again after a retryable failure (per the shared policy: at most ``settings.retries``
+        more times, with back-off or the server's ``Retry-After`` given by ``retry_after``): for clients (A2A) that
+        send through another library. By default connection errors and exceptions carrying a retryable
+        ``status_code`` (or a ``response`` with one) are retryable; the last exception is re-raised unchanged."""
         is_retryable = retryable or _default_retryable
-        attempt = 0
+        attempt = 1
         while True:
             try:
                 return await call()
             except Exception as exc:
-                if attempt >= self.settings.retries or not is_retryable(exc):
+                if attempt >= self.retry.max_attempts or not is_retryable(exc):
                     raise
-                await asyncio.sleep(self._delay(attempt, None))
+                advised = retry_after(exc) if retry_after is not None else None
+            await asyncio.sleep(self.retry.backoff(attempt, advised))
             attempt += 1
 
-    def _after_attempts(self, error: BaseException, attempt: int) -> str:
-        tries = f" (after {attempt + 1} attempts)" if attempt else ""
+    @staticmethod
+    def _after_attempts(error: BaseException, attempt: int) -> str:
+        tries = f" (after {attempt} attempts)" if attempt > 1 else ""
         return describe_error(error) + tries
 
     @staticmethod
@@ -279,7 +298,7 @@ class RemoteEndpoint:
         """The start of an error response's body (enough to quote), without waiting for an endless one."""
         chunks: list[bytes] = []
         size = 0
-        with contextlib.suppress(*TRANSPORT_ERRORS):
+        with contextlib.suppress(*TRANSPORT_ERRORS, AgentError):
             async for chunk in response.aiter_bytes():
                 chunks.append(chunk)
                 size += len(chunk)
@@ -291,7 +310,8 @@ class RemoteEndpoint:
         """The Server-Sent Events of ``response`` as ``(event name, data)`` (name ``"message"`` when unnamed).
 
         Comments and ``id``/``retry`` fields are skipped; multi-line data is joined with newlines. A stream that
-        breaks, stops sending for the read timeout, or ends in the middle of an event raises :meth:`failure`.
+        breaks, stops sending for the read timeout, sends more than the size limit, or ends in the middle of an
+        event raises :meth:`failure`.
         """
         url, status = response.url, response.status_code
         try:
@@ -309,4 +329,4 @@ def _default_retryable(error: BaseException) -> bool:
     status = getattr(error, "status_code", None)
     if status is None:
         status = getattr(getattr(error, "response", None), "status_code", None)
-    return isinstance(status, int) and status in RETRYABLE_STATUS
+    return isinstance(status, int) and retryable_status(status)

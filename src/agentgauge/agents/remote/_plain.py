@@ -17,6 +17,7 @@ from .._types import AgentOutput, AgentRequest
 from ._config import PlainResponse, RemoteAgentConfig, load_config
 from ._http import RemoteEndpoint
 from ._jsonpath import MISSING, JsonPath, parse_json_path, select
+from ._response import json_problem
 from ._settings import RemoteAgentSettings
 
 __all__ = ["PlainHttpAgent", "render_template"]
@@ -89,8 +90,18 @@ class PlainHttpAgent:
     def __repr__(self) -> str:
         return f"PlainHttpAgent({self.endpoint!r})"
 
+    async def preflight(self) -> None:
+        """Check an HTTP server answers at the service's URL (before any case runs): a turn cannot be sent
+        without acting, so a ``GET`` of the URL stands in and any HTTP answer will do."""
+        async with self.endpoint.turn(), self.endpoint.stream("GET", self.endpoint.url, accept=range(300, 600)):
+            pass
+
     async def run(self, request: AgentRequest) -> AgentOutput:
-        """Send the turn as the config's template says and read the answer at its JSON paths."""
+        """Send the turn as the config's template says and read the answer at its JSON paths, within the turn limit."""
+        async with self.endpoint.turn():
+            return await self._turn(request)
+
+    async def _turn(self, request: AgentRequest) -> AgentOutput:
         values = _values(request)
         template = self.config.request
         path = _PLACEHOLDER.sub(lambda m: quote(_as_text(values[m[1]]), safe=""), template.path)
@@ -103,9 +114,10 @@ class PlainHttpAgent:
         response = await self.endpoint.request(template.method, url, **kwargs)
         try:
             answer = response.json()
-        except ValueError:
+        except ValueError as exc:
+            problem = json_problem(exc, "the answer is not JSON")
             raise self.endpoint.failure(
-                template.method, url, status=response.status_code, body=response.content, error="the answer is not JSON"
+                template.method, url, status=response.status_code, body=response.content, error=problem
             ) from None
         try:
             return self._output(answer)

@@ -20,18 +20,27 @@ class TruncatedEventStream(ValueError):
 
 async def sse_lines(chunks: AsyncIterable[bytes]) -> AsyncIterator[str]:
     """The lines of an event stream, split at CR, LF or CRLF only (splitting at Unicode line separators, as
-    ``str.splitlines`` does, would cut JSON strings that hold them raw); a final line without a break is yielded too."""
-    pending = b""
+    ``str.splitlines`` does, would cut JSON strings that hold them raw); a final line without a break is yielded too.
+
+    Linear in the bytes received whatever the line length: each chunk is searched once, from where the search of
+    the previous one stopped, and only the unfinished line is kept (never re-split).
+    """
+    pending = bytearray()
+    searched = 0  # pending[:searched] holds no line break
     async for chunk in chunks:
         pending += chunk
-        # A CR at the end may be the first half of a CRLF: keep it until the next chunk says.
-        cut = len(pending) - 1 if pending.endswith(b"\r") else len(pending)
-        *lines, rest = _LINE_BREAK.split(pending[:cut])
-        pending = rest + pending[cut:]
-        for line in lines:
-            yield line.decode("utf-8", "replace")
+        start = 0
+        while (found := _LINE_BREAK.search(pending, searched)) is not None:
+            end = found.end()
+            if end == len(pending) and pending[-1] == 0x0D:
+                break  # a CR at the end may be the first half of a CRLF: the next chunk says
+            yield pending[start : found.start()].decode("utf-8", "replace")
+            start = searched = end
+        if start:
+            del pending[:start]  # what is left came after the last break: at most this chunk
+        searched = len(pending) - 1 if pending.endswith(b"\r") else len(pending)
     if pending:
-        lines = _LINE_BREAK.split(pending)
+        lines = _LINE_BREAK.split(bytes(pending))
         if not lines[-1]:
             lines.pop()  # the stream ended with a line break, not with an empty line
         for line in lines:
