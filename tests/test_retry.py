@@ -22,15 +22,21 @@ from agentgauge._util.retry import RetryPolicy, parse_retry_after, retryable_sta
         (401, False),
         (403, False),
         (404, False),
-        (408, False),
-        (409, False),
+        (408, True),  # the request was not processed
+        (425, True),
+        (409, False),  # a remote agent's verdict on the request (judges: see below)
         (422, False),
         (200, False),
         (307, False),
     ],
 )
-def test_only_429_and_transient_server_errors_are_retried(status: int, retried: bool) -> None:
+def test_only_unprocessed_requests_and_transient_server_errors_are_retried(status: int, retried: bool) -> None:
     assert retryable_status(status) is retried
+
+
+def test_judges_also_retry_a_conflict() -> None:
+    # OpenAI-compatible servers answer 409 for a request that met a lock; the same request may succeed.
+    assert retryable_status(409, conflicts=True) and not retryable_status(400, conflicts=True)
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "1e999"])

@@ -178,3 +178,28 @@ def test_show_invalid_input_exits_2(tmp_path: Path, content: str | None, message
     assert result.stderr.startswith("error: ")
     assert message in result.stderr
     assert "Traceback" not in result.output + result.stderr
+
+
+def test_a_score_beyond_floating_point_is_shown_without_an_interval(tmp_path: Path) -> None:
+    # `1e999` is valid JSON; it reads as infinity, which no bootstrap can resample.
+    cases = [
+        {
+            "evalSetId": "s",
+            "evalId": eval_id,
+            "runId": 1,
+            "finalEvalStatus": "passed",
+            "overallEvalMetricResults": [{"metricName": "m", "score": score, "evalStatus": "passed", "threshold": 0.5}],
+            "evalMetricResultPerInvocation": [],
+            "sessionId": "x",
+            "userId": "u",
+        }
+        for eval_id, score in (("c1", "SCORE"), ("c2", 0.5))
+    ]
+    document = {"evalSetResultId": "a_s_1", "evalSetId": "s", "evalCaseResults": cases, "creationTimestamp": 1}
+    path = tmp_path / "r.evalset_result.json"
+    path.write_text(json.dumps(document).replace('"SCORE"', "1e999"))
+    shown = CliRunner().invoke(app, ["show", str(path)])
+    assert shown.exit_code == 0, shown.output
+    assert "pass rate (runs)" in shown.output and "inf" in shown.output
+    compared = CliRunner().invoke(app, ["compare", str(path), str(path)])
+    assert compared.exit_code == 0, compared.output

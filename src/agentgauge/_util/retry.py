@@ -19,12 +19,19 @@ __all__ = ["RetryPolicy", "parse_retry_after", "retryable_status"]
 
 # 501 Not Implemented and 505 HTTP Version Not Supported say what the server cannot do, not that it is busy.
 _PERMANENT_SERVER_ERRORS = frozenset({501, 505})
+# 408 Request Timeout and 425 Too Early say the request was not processed; 429 asks to come back later.
+_TRANSIENT_CLIENT_ERRORS = frozenset({408, 425, 429})
 
 
-def retryable_status(status: int) -> bool:
-    """Whether an answer with HTTP ``status`` is worth another attempt: 429 (rate limited) and the server errors
-    that may be transient (5xx but 501 and 505). No other 4xx is: the same request would be refused again."""
-    return status == 429 or (500 <= status < 600 and status not in _PERMANENT_SERVER_ERRORS)
+def retryable_status(status: int, *, conflicts: bool = False) -> bool:
+    """Whether an answer with HTTP ``status`` is worth another attempt: 408, 425 and 429 (the request was not
+    processed, or should come back later) and the server errors that may be transient (5xx but 501 and 505). No
+    other 4xx is, the same request would be refused again, except 409 with ``conflicts``: OpenAI-compatible model
+    servers answer it for a request that met a lock and may be sent again (judges pass it; a remote agent's 409 is
+    the agent's own verdict on the request)."""
+    if status in _TRANSIENT_CLIENT_ERRORS or (conflicts and status == 409):
+        return True
+    return 500 <= status < 600 and status not in _PERMANENT_SERVER_ERRORS
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,7 @@ not yet significant would need, and whether a case that moved is flaky or broken
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Sequence
 from typing import Protocol
@@ -103,13 +104,22 @@ def delta_estimates(
         names.update(dict.fromkeys(after.scores()))
     sides += [(name, [_metric(b, name) for b, _ in pairs], [_metric(n, name) for _, n in pairs]) for name in names]
     estimates = [_estimate(name, base, new) for name, base, new in sides]
-    drawn = [(e, base, new) for e, (_, base, new) in zip(estimates, sides, strict=True) if e.delta is not None]
+    # A score beyond floating point (``1e999`` in a file reads as infinity) has no interval: its delta is shown alone.
+    drawn = [
+        (e, base, new)
+        for e, (_, base, new) in zip(estimates, sides, strict=True)
+        if e.delta is not None and _finite(base) and _finite(new)
+    ]
     if resamples > 0 and len(pairs) >= 2 and drawn:
         columns = [[v[i] for v in side] for _, base, new in drawn for side in (base, new) for i in (0, 1)]
         sums = bootstrap_weighted_sums(columns, resamples=resamples, seed=seed)
         for position, (estimate, base, new) in enumerate(drawn):
             _with_interval(estimate, sums[4 * position : 4 * position + 4], resamples, base, new)
     return estimates
+
+
+def _finite(side: list[tuple[float, float]]) -> bool:
+    return all(math.isfinite(total) for total, _ in side)
 
 
 def runs_state(case: _Case) -> str | None:

@@ -197,7 +197,7 @@ class OpenAIJudge:
         except StatusError as exc:
             status = exc.status
             detail = f"HTTP {status}: {snippet(self._scrub(exc.message), 200)}"
-            if retryable_status(status):
+            if retryable_status(status, conflicts=True):
                 raise _Retryable(detail, status, parse_retry_after(exc.headers)) from exc
             raise JudgeError(f"judge {self.endpoint.describe()} failed with {detail}", status=status) from exc
         except (RequestTimeout, TimeoutError) as exc:

@@ -8,6 +8,7 @@ so every report of one command agrees, and the same result and settings always g
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from html import escape
 from typing import TYPE_CHECKING, Any
@@ -82,7 +83,8 @@ def _compute(view: ResultView, settings: BootstrapSettings) -> ViewIntervals:
     columns: list[list[float]] = [[0.0] * count, [0.0] * count]
     for case in cases:
         columns[0][case.index], columns[1][case.index] = case.runs_passed, case.runs
-    scored = [m for m in view.metrics if any(m.case_scored)]
+    # A score beyond floating point (``1e999`` in a file reads as infinity) has no interval: its mean is shown alone.
+    scored = [m for m in view.metrics if any(m.case_scored) and all(math.isfinite(v) for v in m.case_totals)]
     for metric in scored:
         for source in (metric.case_totals, metric.case_scored):
             columns.append([float(v) for v in source] + [0.0] * (count - len(source)))
