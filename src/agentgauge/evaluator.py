@@ -3,7 +3,6 @@
 from .run import (
     DEFAULT_MAX_RESULTS_IN_MEMORY,
     AgentEvaluator,
-    EvaluationCaseResult,
     EvaluationResult,
     MetricSource,
     ProgressFn,
@@ -13,7 +12,6 @@ from .run import (
 __all__ = [
     "DEFAULT_MAX_RESULTS_IN_MEMORY",
     "AgentEvaluator",
-    "EvaluationCaseResult",
     "EvaluationResult",
     "MetricSource",
     "ProgressFn",

@@ -31,7 +31,8 @@ _FIXTURE = "agentgauge_agent"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Register ``--agentgauge-agent`` / ``--agentgauge-num-runs`` and the ``agentgauge_*`` ini keys."""
+    """Register ``--agentgauge-agent`` / ``--agentgauge-num-runs`` / ``--agentgauge-case-status`` and the
+    ``agentgauge_*`` ini keys."""
     group = parser.getgroup("agentgauge", "agent evaluations (agentgauge)")
     group.addoption(
         "--agentgauge-agent",
@@ -88,7 +89,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="N",
         help="run each eval case N times (default: ini agentgauge_num_runs or 1)",
     )
+    group.addoption(
+        "--agentgauge-case-status",
+        dest="agentgauge_case_status",
+        default=None,
+        metavar="mean|all|majority|any",
+        help="how a case's status follows from its runs (default: ini agentgauge_case_status or mean: each "
+        "metric's scores over the runs against its threshold)",
+    )
     parser.addini("agentgauge_agent", "agent spec for collected eval sets", default="")
+    parser.addini("agentgauge_case_status", "how a case's status follows from its runs", default="mean")
     parser.addini("agentgauge_num_runs", "how many times each eval case runs", default="1")
     parser.addini(
         "agentgauge_collect",
@@ -231,21 +241,39 @@ class EvalCaseItem(pytest.Function):
             raise pytest.UsageError(f"agentgauge_num_runs must be at least 1, got {runs}")
         return runs
 
+    def _case_status(self) -> str:
+        from .model import parse_case_status_rule
+
+        value = self.config.getoption("agentgauge_case_status") or self.config.getini("agentgauge_case_status")
+        try:
+            return parse_case_status_rule(str(value)).value
+        except ValueError as exc:
+            raise pytest.UsageError(f"agentgauge_case_status: {exc}") from None
+
     def run_eval(self, request: pytest.FixtureRequest) -> None:
-        """Run this case and raise :class:`EvalCaseFailure` with the Expected / Actual report unless it passed."""
+        """Run this case and raise :class:`EvalCaseFailure` with the Expected / Actual report of each run that did
+        not pass unless the case passed (its status over its runs, by the case status rule)."""
         from .adk._files import metrics_for_eval_file
         from .adk._runner import run_eval_set
         from .model import EvalStatus
         from .reporting import case_failure_text
+        from .summary import result_summary
 
         # Trace-mode cases replay recorded conversations: like `agentgauge eval`, they need no agent.
         selected = next(c for c in self.eval_set.eval_cases if c.eval_id == self.name)
         agent = None if selected.is_trace else self._resolve_agent(request)
         metrics = metrics_for_eval_file(self.path, self.eval_set.eval_set_id)
         result = run_eval_set(
-            self.eval_set, metrics, agent, app_name="pytest", num_runs=self._num_runs(), case_ids=[self.name]
+            self.eval_set,
+            metrics,
+            agent,
+            app_name="pytest",
+            num_runs=self._num_runs(),
+            case_ids=[self.name],
+            case_status=self._case_status(),
         )
         runs = result.eval_case_results
+        summary = next((c for c in result_summary(result).cases if c.eval_id == self.name), None)
         failures = []
         for case in runs:
             if case.final_eval_status is EvalStatus.PASSED and not case.error_message:
@@ -255,14 +283,12 @@ class EvalCaseItem(pytest.Function):
                 text = "not evaluated: no metric produced a score"
             status = case.final_eval_status.value.replace("_", " ")
             failures.append(f"run {case.run_id}: {status}\n{text}".rstrip() if len(runs) > 1 else text)
-        if failures or not runs:
+        if summary is None or not summary.passed:
             where = f"eval case {self.name!r} of {self.eval_set.eval_set_id!r}"
-            if len(runs) == 1:
-                status = runs[0].final_eval_status.value.replace("_", " ")
-                header = f"{where}: {status}"
-            else:
-                header = f"{where} did not pass ({len(failures)} of {len(runs)} runs)"
-            raise EvalCaseFailure("\n\n".join([header, *failures]))
+            status = summary.status_text if summary is not None else "not run"
+            raise EvalCaseFailure(
+                "\n\n".join([f"{where}: {status.replace('not_evaluated', 'not evaluated')}", *failures])
+            )
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         """Show the Expected / Actual report instead of a traceback into agentgauge."""

@@ -54,7 +54,7 @@ def test_every_kind_of_change_and_the_regression_flag() -> None:
     assert [c.eval_id for c in comparison.cases] == ["a", "b", "c", "d", "gone", "added"]
     assert comparison.regressed
     broken = next(c for c in comparison.cases if c.eval_id == "c")
-    assert broken.reason == "final_response_avg_score: score 0.00 < threshold 1 (expected 42, got 13)"
+    assert broken.reason == "final_response_avg_score: score 0 < threshold 1: expected 42, got 13"  # as every report
     assert broken.base_status is EvalStatus.PASSED and broken.new_status is EvalStatus.FAILED
     removed = next(c for c in comparison.cases if c.eval_id == "gone")
     assert removed.new_status is None and removed.reason is None
@@ -73,7 +73,7 @@ def test_no_regression_when_only_fixes_and_errors_are_reasons() -> None:
     assert comparison.count(ChangeKind.FIXED) == 1
     back = compare_results(new, base)
     assert back.regressed
-    assert back.cases[0].reason == "agent failed on invocation 1 of 1: boom"
+    assert back.cases[0].reason == "error: agent failed on invocation 1 of 1: boom more"
     assert any("ran once" in note for note in comparison.notes)
 
 

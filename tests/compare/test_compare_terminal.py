@@ -50,7 +50,7 @@ def test_at_80_columns_no_line_is_longer_and_no_word_is_cut() -> None:
     assert "Reasons (new):" in text and "Reason (new)" not in text  # the reasons left the table
     reasons = text[text.index("Reasons (new):") :]
     assert "\n  calc_natural_multiply_with_a_long_id\n" in reasons  # the id whole, above its reason
-    assert "\n    tool_trajectory_avg_score: score 0.00 < threshold 1\n" in reasons
+    assert "\n    tool_trajectory_avg_score: score 0 < threshold 1\n" in reasons
     assert "(broken in new)" in text and "(flaky in new)" in text
     assert re.search(r"^    not significant; cases needed to detect a change of", text, re.M)
     # long lines wrap between words, the rest of a line indented under its start

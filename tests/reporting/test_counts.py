@@ -24,7 +24,7 @@ from agentgauge.cli import app
 from agentgauge.formats import save_result
 from agentgauge.model import EvalCaseResult, EvalMetricResultDetails, EvalSetResult, EvalStatus
 from agentgauge.reporting import print_summary, render
-from agentgauge.service import summarize_runs
+from agentgauge.summary import summarize_results
 
 Counts = tuple[int, int, int, int, int]
 """(passed, failed, error, not evaluated, cases)"""
@@ -48,7 +48,7 @@ def _judge_error_case() -> EvalCaseResult:
 
 def _result() -> EvalSetResult:
     cases = [passing_case(), failing_case(), errored_case(), _judge_error_case(), not_evaluated_case()]
-    summary, _ = summarize_runs(cases, case_ids=[c.eval_id for c in cases], num_runs=1)
+    summary = summarize_results(cases, case_ids=[c.eval_id for c in cases], num_runs=1).full()
     return EvalSetResult(
         eval_set_result_id="calc_counts",
         eval_set_id="calc",

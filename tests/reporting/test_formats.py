@@ -81,8 +81,28 @@ def test_junit_counts_failures_errors_and_skips(single_run: EvalSetResult) -> No
     assert props == {"metric.tool_trajectory_avg_score": "0.5", "metric.response_match_score": "0.75"}
 
 
-def test_junit_one_testcase_per_run_when_several_runs(multi_run: EvalSetResult) -> None:
+def test_junit_one_testcase_per_case_with_its_runs(multi_run: EvalSetResult) -> None:
     suite = _suite(render(multi_run, "junit"))
+    cases = suite.findall("testcase")
+    assert [c.get("name") for c in cases] == ["add_small", "multiply_pipe|<tag>"]
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("2", "1", "0", "0")
+    failing = cases[1]
+    properties = {p.get("name"): p.get("value") for p in failing.iter("property")}
+    assert properties["case_status"] == "failed (1/3 runs passed; rule: mean of runs ≥ threshold)"
+    assert (properties["runs"], properties["runs_passed"], properties["flaky"]) == ("3", "1", "true")
+    assert [properties[f"run.{n}.status"] for n in (1, 2, 3)] == ["failed", "passed", "failed"]
+    failure = failing.find("failure")
+    assert failure is not None and failure.get("message", "").startswith(
+        "multiply_pipe|<tag> failed (1/3 runs passed; rule: mean of runs ≥ threshold); run 1: "
+    )
+    assert "run 1 (failed):" in (failure.text or "") and "run 3 (failed):" in (failure.text or "")
+    out = failing.find("system-out")
+    assert out is not None and (out.text or "").splitlines()[1] == "run 2: passed"
+    assert cases[0].find("failure") is None
+
+
+def test_junit_one_testcase_per_run_with_junit_runs(multi_run: EvalSetResult) -> None:
+    suite = _suite(render(multi_run, "junit", junit_runs=True))
     names = [c.get("name") for c in suite.findall("testcase")]
     assert names == [
         "add_small [run 1]",
@@ -222,5 +242,8 @@ def test_markdown_shows_usage_and_a_table_of_cases_that_did_not_pass() -> None:
 
 def test_markdown_groups_runs_per_case(multi_run: EvalSetResult) -> None:
     md = render(multi_run, "markdown")
-    assert "| `multiply_pipe\\|<tag>` | ❌ failed | 1/3 | run 1: tool_trajectory_avg_score" in md
+    assert (
+        "| `multiply_pipe\\|<tag>` | ❌ failed (1/3 runs passed; rule: mean of runs ≥ threshold) | 1/3 | run 1: "
+        "tool_trajectory_avg_score"
+    ) in md
     assert "Duration" not in md

@@ -49,22 +49,33 @@ def test_every_report_shows_them() -> None:
     print_summary(result, console=Console(file=out, width=120))
     text = out.getvalue()
     assert "95% intervals (bootstrap over 4 cases, 10000 resamples, seed 0):" in text
-    assert (
-        "pass rate (runs)  0.42 [" in text and "Flaky (1: runs disagree):" in text and "flaky  2/3 runs passed" in text
-    )
+    assert "pass rate (runs)  0.42 [" in text and "Flaky (1: runs disagree):" in text
+    assert "flaky  failed (2/3 runs passed; rule: mean of runs ≥ threshold)" in text
     markdown = render(result, "markdown")
     assert "| pass rate (runs) | 0.42 [" in markdown and "### Flaky cases (runs disagree)" in markdown
-    assert "| `flaky` | 2/3 | 0.67 |" in markdown
+    assert "| `flaky` | 2/3 | 0.67 | failed (2/3 runs passed; rule: mean of runs ≥ threshold) |" in markdown
     junit = render(result, "junit")
-    assert junit.count('<property name="flaky" value="true" />') == 3  # each run of the flaky case
-    assert '<property name="runs_passed" value="2/3" />' in junit
+    assert junit.count('<property name="flaky" value="true" />') == 1  # the flaky case's one testcase
+    assert '<property name="runs_passed" value="2" />' in junit
+    per_run = render(result, "junit", junit_runs=True)
+    assert per_run.count('<property name="flaky" value="true" />') == 3  # each run of the flaky case
+    assert '<property name="runs_passed" value="2/3" />' in per_run
     html = render(result, "html")
     assert "<h2>Intervals</h2>" in html and "<h2>Flaky cases</h2>" in html
     result.summary = EvalSetResultSummary(num_runs=3)
     statistics = json.loads(render(result, "json"))["summary"]["statistics"]
     assert statistics["resamples"] == 10_000 and statistics["resamplingUnit"] == "case"
     assert statistics["passRate"]["value"] == 5 / 12 and statistics["passRate"]["low"] <= 5 / 12
-    assert statistics["flakyCases"] == [{"evalId": "flaky", "runs": 3, "passedRuns": 2, "passRate": 2 / 3}]
+    assert statistics["flakyCases"] == [
+        {
+            "evalId": "flaky",
+            "runs": 3,
+            "passedRuns": 2,
+            "passRate": 2 / 3,
+            "status": "failed",
+            "statusText": "failed (2/3 runs passed; rule: mean of runs ≥ threshold)",
+        }
+    ]
 
 
 def test_reports_of_one_result_share_one_resampling(monkeypatch: pytest.MonkeyPatch) -> None:

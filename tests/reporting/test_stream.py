@@ -13,8 +13,7 @@ from typer.testing import CliRunner
 from agentgauge.cli import app
 from agentgauge.formats import save_result
 from agentgauge.model import EvalSetResult, EvalStatus
-from agentgauge.reporting import build_view, print_summary, render
-from agentgauge.reporting._row_view import view_from_rows
+from agentgauge.reporting import build_view, print_summary, render, view_from_rows
 from agentgauge.reporting._stream import scan_result_file, stream_reports
 from agentgauge.reporting._terminal import print_overview
 from agentgauge.service import case_row, summarize_rows
@@ -42,11 +41,12 @@ def test_view_from_compact_rows_matches_the_whole_view(make: object) -> None:
     rows = summarize_rows(map(case_row, result.eval_case_results), case_ids=case_ids, num_runs=2)
     header = result.model_copy(update={"eval_case_results": []})
     fast, whole = view_from_rows(header, rows), build_view(result)
-    assert list(fast.cases) == whole.cases and fast.pass_k == whole.pass_k and fast.num_runs == whole.num_runs
-    assert fast.usage == whole.usage and [c.reason for c in fast.cases] == [c.reason for c in whole.cases]
-    assert [(m.metric_name, m.mean, m.passed, m.failed) for m in fast.metrics] == [
-        (m.metric_name, m.mean, m.passed, m.failed) for m in whole.metrics
+    assert [(c.eval_id, c.runs, c.runs_passed, c.rows) for c in fast.cases] == [
+        (c.eval_id, c.runs, c.runs_passed, c.rows) for c in whole.cases
     ]
+    assert fast.pass_k == whole.pass_k and fast.num_runs == whole.num_runs
+    assert fast.usage == whole.usage and [c.reason for c in fast.cases] == [c.reason for c in whole.cases]
+    assert [t.summary() for t in fast.metrics] == [t.summary() for t in whole.metrics]
 
 
 def test_a_failed_report_leaves_nothing_behind(tmp_path: Path) -> None:
@@ -83,10 +83,8 @@ def test_the_scanned_view_equals_the_whole_view(make: object, with_summary: bool
     scanned = scan_result_file(path)
     assert scanned is not None
     view, whole = scanned[1], build_view(result)
-    assert list(view.cases) == whole.cases and view.pass_k == whole.pass_k and view.num_runs == whole.num_runs
-    assert [(m.metric_name, m.mean, m.passed, m.failed) for m in view.metrics] == [
-        (m.metric_name, m.mean, m.passed, m.failed) for m in whole.metrics
-    ]
+    assert list(view.cases) == list(whole.cases) and view.pass_k == whole.pass_k and view.num_runs == whole.num_runs
+    assert [t.summary() for t in view.metrics] == [t.summary() for t in whole.metrics]
     assert view.overall_status is whole.overall_status and view.usage == whole.usage
 
 

@@ -128,8 +128,8 @@ def test_repeated_runs_are_grouped_per_case(multi_run: EvalSetResult) -> None:
     out = _output(multi_run)
     assert "  Did not pass (1):" in out
     assert (
-        "    multiply_pipe|<tag>  failed  1/3 runs passed; run 1: tool_trajectory_avg_score (invocation 2): score 0 "
-        "< threshold 1: tool 0: arguments differ: b: 7 != 8"
+        "    multiply_pipe|<tag>  failed (1/3 runs passed; rule: mean of runs ≥ threshold); run 1: "
+        "tool_trajectory_avg_score (invocation 2): score 0 < threshold 1: tool 0: arguments differ: b: 7 != 8"
     ) in out
     assert "add_small  passed" not in out
 
@@ -139,7 +139,10 @@ def test_a_failing_run_is_named_with_its_reason() -> None:
     runs[1].eval_id = "add_small"
     summary_free = EvalSetResult(eval_set_id="s", eval_case_results=runs)
     out = _output(summary_free)
-    assert "    add_small  failed  1/2 runs passed; run 2: tool_trajectory_avg_score (invocation 2)" in out
+    assert (
+        "    add_small  failed (1/2 runs passed; rule: mean of runs ≥ threshold); run 2: tool_trajectory_avg_score "
+        "(invocation 2)"
+    ) in out
 
 
 def test_a_failed_contains_check_says_what_was_missing() -> None:

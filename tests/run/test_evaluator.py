@@ -87,9 +87,10 @@ async def test_multiple_runs_in_one_result_with_pass_at_k() -> None:
         (c, r) for c in ("c1", "c2") for r in (1, 2, 3)
     ]
     c1 = outcome.eval_cases[0]
-    assert (c1.num_runs, c1.num_passed) == (3, 2)
-    assert c1.metric_results[0].score == pytest.approx(2 / 3)
-    assert c1.overall_status is EvalStatus.FAILED  # 0.67 < threshold 1.0
+    assert (c1.runs, c1.runs_passed) == (3, 2)
+    assert c1.metrics[0].average == pytest.approx(2 / 3)
+    assert c1.status is EvalStatus.FAILED  # 0.67 < threshold 1.0
+    assert c1.status_text == "failed (2/3 runs passed; rule: mean of runs ≥ threshold)"
     assert c1.pass_at_k(1) == pytest.approx(2 / 3)
     assert c1.pass_hat_k(2) == pytest.approx(4 / 9)
     assert result.summary.run_status_counts.passed == 2
@@ -261,7 +262,7 @@ async def test_before_inference_set_may_narrow_the_cases_of_a_run() -> None:
     outcome = await _evaluator(CASES, RecordingAgent(), num_runs=2, callbacks=callbacks).evaluate("set")
     runs = [(r.eval_id, r.run_id) for r in outcome.eval_set_result.eval_case_results]
     assert runs == [("c1", 1), ("c2", 1), ("c2", 2)]
-    assert [c.num_runs for c in outcome.eval_cases] == [1, 2]
+    assert [c.runs for c in outcome.eval_cases] == [1, 2]
 
 
 # --- large runs: streamed result file, compact rows, lazy details, interruption -------------------------------------
@@ -292,9 +293,7 @@ async def test_large_run_streams_the_file_and_loads_details_on_demand(tmp_path: 
         ], result.summary
 
     assert comparable(loaded) == comparable(kept.eval_set_result)
-    assert [(c.eval_id, c.overall_status) for c in lazy.eval_cases] == [
-        (c.eval_id, c.overall_status) for c in kept.eval_cases
-    ]
+    assert [(c.eval_id, c.status) for c in lazy.eval_cases] == [(c.eval_id, c.status) for c in kept.eval_cases]
     # The file written piece by piece is byte for byte what saving the whole result writes.
     from agentgauge.formats import save_result
 

@@ -18,6 +18,7 @@ from agentgauge.errors import InputError
 from agentgauge.formats._jsonio import parse_json, read_bytes
 from agentgauge.formats._results import result_from_document
 from agentgauge.model import EvalSetResult, EvalStatus, summarize_statuses
+from agentgauge.reporting import build_view
 from agentgauge.server._digest import digest_of_result
 from agentgauge.server._digest_read import digest_of_document, read_digest
 from agentgauge.server._history import ResultHistory, ResultSource
@@ -33,18 +34,23 @@ RESULT_FILES = sorted(
 
 
 def result_row(result: EvalSetResult) -> dict[str, Any]:
-    """A result-list row made from the parsed result (what the server's rows were before digests): the oracle."""
+    """A result-list row made from the parsed result: the oracle. Its case counts are the reports' (the view every
+    report is built from), its case run counts the runs' statuses."""
     summary, metadata = result.summary, result.run_metadata
+    view = build_view(result)
     if summary is not None:
         status: str | None = summary.overall_status.value
     elif result.eval_case_results:
-        status = summarize_statuses(c.final_eval_status for c in result.eval_case_results).value
+        status = summarize_statuses(c.status for c in view.cases).value
     else:
         status = None
     counts = {"passed": 0, "failed": 0, "error": 0, "not_evaluated": 0}
-    for case in result.eval_case_results:
-        if case.final_eval_status.value in counts:
-            counts[case.final_eval_status.value] += 1
+    runs = dict(counts)
+    for case in view.cases:
+        counts[case.status.value] += 1
+    for run in result.eval_case_results:
+        if run.final_eval_status.value in runs:
+            runs[run.final_eval_status.value] += 1
     return {
         "evalSetResultId": result.eval_set_result_id,
         "evalSetId": result.eval_set_id,
@@ -52,6 +58,8 @@ def result_row(result: EvalSetResult) -> dict[str, Any]:
         "overallStatus": status,
         "numRuns": summary.num_runs if summary is not None else 1,
         "counts": counts,
+        "caseRuns": runs,
+        "caseStatusRule": view.rule.value,
         "interrupted": result.interrupted,
         "cancelled": result.cancelled,
         "labels": dict(metadata.labels) if metadata is not None else {},
@@ -90,7 +98,8 @@ FAIL = _metric(
 )
 PASS = _metric("response_match_score", 1.0, "passed", threshold=0.8)
 
-# (name, document, what the light digest must say of its first case: status, reason, turns, text, runs)
+# (name, document, what the light digest must say of its first case: status over its runs, first reason, turns
+# and text of the run shown first, runs)
 CASES: list[tuple[str, dict[str, Any], tuple[str, str | None, int, str, int]]] = [
     (
         "failed per invocation",
@@ -219,8 +228,9 @@ def test_documents_digest_lightly_as_the_full_parse(name: str, doc: Any, first: 
     light, full = _both(doc)
     assert light is not None and light == full
     (case, *_) = light.cases.values()
-    worst = case.worst
-    assert (worst.status.value, worst.reason, worst.turns, worst.text, case.runs) == first
+    shown = light.first_run(case.eval_id)
+    assert shown is not None
+    assert (case.status.value, case.reason, shown.turns, shown.text, case.runs) == first
 
 
 def test_counts_means_metadata_and_row() -> None:
@@ -247,7 +257,9 @@ def test_counts_means_metadata_and_row() -> None:
     }
     light, full = _both(doc)
     assert light is not None and light == full
-    assert light.counts == {"passed": 1, "failed": 1, "error": 0, "not_evaluated": 0}
+    # Cases by their status (an informational run leaves its case not evaluated), case runs by theirs.
+    assert light.counts == {"passed": 1, "failed": 1, "error": 0, "not_evaluated": 1}
+    assert light.run_counts == {"passed": 1, "failed": 1, "error": 0, "not_evaluated": 0}
     assert (light.passed_runs, light.total_runs, light.metric_means) == (1, 3, {"x": 0.75})
     assert light.statuses == {"a": "P", "b": "F", "c": "N"}
     assert light.metadata == {"env": "prod", "git commit": "0123456789ab", "git dirty": "false", "models": "m1, m2"}
@@ -432,14 +444,14 @@ def test_a_changed_file_is_digested_again_an_unchanged_one_is_not(tmp_path: Path
     path.parent.mkdir()
     _write(path, "failed", "first")
     first = history.digest("app", "r1")
-    assert first.cases["a"].worst.reason == "m: score 0 < threshold 0.5: first"
+    assert first.cases["a"].reason == "m: score 0 < threshold 0.5: first"
     assert history.digest("app", "r1") is first  # kept while the file is the same
     _write(path, "failed", "second, longer")  # edited in place: another size
-    assert history.digest("app", "r1").cases["a"].worst.reason == "m: score 0 < threshold 0.5: second, longer"
+    assert history.digest("app", "r1").cases["a"].reason == "m: score 0 < threshold 0.5: second, longer"
     replaced = tmp_path / "new.json"
     _write(replaced, "passed", "x")
     os.replace(replaced, path)  # an atomic write: another inode
-    assert history.digest("app", "r1").cases["a"].worst.status is EvalStatus.PASSED
+    assert history.digest("app", "r1").cases["a"].status is EvalStatus.PASSED
     assert [r["overallStatus"] for r in history.rows("app")] == ["passed"]
     path.write_text("{broken")
     assert history.rows("app") == []  # a damaged file hides its row

@@ -93,9 +93,10 @@ async def test_background_run_with_progress_events(client: httpx.AsyncClient) ->
     assert statistics["passRate"] == {"value": 1.0, "low": 1.0, "high": 1.0} and statistics["flakyCases"] == []
     assert statistics["resamples"] == 10_000 and statistics["seed"] == 0
     rows = (await client.get("/api/apps/calculator/results?evalSetId=calculator")).json()
-    assert rows[0]["evalSetResultId"] == result_id and rows[0]["counts"] == {
-        "passed": 4, "failed": 0, "error": 0, "not_evaluated": 0,
-    }  # fmt: skip
+    # The result list counts the cases once each, and the case runs apart.
+    assert rows[0]["evalSetResultId"] == result_id
+    assert rows[0]["counts"] == {"passed": 2, "failed": 0, "error": 0, "not_evaluated": 0}
+    assert rows[0]["caseRuns"] == {"passed": 4, "failed": 0, "error": 0, "not_evaluated": 0}
     # ?since= skips events already seen.
     assert [e["seq"] for e in await _events(client, run["runId"])][-1] == events[-1]["seq"]
     later = (await client.get(f"/api/runs/{run['runId']}/events?since={events[-1]['seq']}")).text
@@ -165,7 +166,7 @@ async def test_report_and_compare(client: httpx.AsyncClient) -> None:
     sides = (row["evalId"], row["change"], row["baseStatus"], row["newStatus"])
     assert sides == ("calc_add", "broken", "passed", "failed")
     assert (row["basePassedRuns"], row["newPassedRuns"]) == (1, 0)
-    assert row["reason"].startswith("final_response_avg_score: score 0.00 < threshold")
+    assert row["reason"].startswith("final_response_avg_score (invocation 1): score 0 < threshold 1")
     assert row["baseMetrics"]["final_response_avg_score"] == 1.0
     assert row["newMetrics"]["final_response_avg_score"] == 0.0
     deltas = {m["metricName"]: m for m in diff["metrics"]}

@@ -18,10 +18,9 @@ from agentgauge.model import EvalCaseResult, EvalStatus
 from agentgauge.server import ServerConfig, create_app
 from agentgauge.server._answers import CaseListAnswer
 from agentgauge.server._trends import HistoryAnswer
-from agentgauge.summary._reasons import first_reason
+from agentgauge.reporting import build_view
 
 API = "/api/apps/shop"
-SEVERITY = {EvalStatus.ERROR: 3, EvalStatus.FAILED: 2, EvalStatus.NOT_EVALUATED: 1}
 
 
 def _metric(score: float, reason: str) -> dict[str, Any]:
@@ -100,21 +99,23 @@ def _ok(answer: Any) -> Any:
 
 
 def _expected_rows(path: Path, result_id: str) -> dict[str, dict[str, Any]]:
-    """The rows of a result as the full parse gives them (the worst run of each case, its first reason)."""
-    by_case: dict[str, list[EvalCaseResult]] = {}
-    for case in load_result(path).eval_case_results:
-        by_case.setdefault(case.eval_id, []).append(case)
+    """The rows of a result as every report gives its cases (the view of the full parse): each case's status over
+    its runs with the rule's words, its first reason, and the turns and text of its first run that did not pass."""
+    result = load_result(path)
     rows = {}
-    for eval_id, runs in by_case.items():
-        worst = max(runs, key=lambda c: (SEVERITY.get(c.final_eval_status, 0), -c.run_id))
-        turns = worst.eval_metric_result_per_invocation
-        rows[eval_id] = {
-            "evalId": eval_id,
-            "status": worst.final_eval_status.value,
-            "reason": first_reason(worst),
+    for case in build_view(result).cases:
+        runs = [r for r in result.eval_case_results if r.eval_id == case.eval_id]
+        shown = min([r for r in runs if r.final_eval_status is not EvalStatus.PASSED] or runs, key=lambda r: r.run_id)
+        turns = shown.eval_metric_result_per_invocation
+        rows[case.eval_id] = {
+            "evalId": case.eval_id,
+            "status": case.status.value,
+            "statusText": case.status_text,
+            "reason": case.reason,
             "turns": len(turns),
             "text": turns[0].actual_invocation.user_content.content if turns else "",
-            "runs": len(runs),
+            "runs": case.runs,
+            "runsPassed": case.runs_passed,
             "resultId": result_id,
         }
     return rows
@@ -128,11 +129,13 @@ def test_the_case_lists_are_the_rows_of_the_full_parse(served: tuple[TestClient,
     assert CaseListAnswer.model_validate(answer).model_dump(by_alias=True) == answer
     assert answer["cases"] == list(expected.values())
     assert expected["b"]["reason"] == "m (invocation 1): score 0.1 < threshold 0.5: b scored 0.1"
+    # d passed one of its two runs: the mean of its scores (0.6) passes the threshold (0.5), as every report says.
     assert (expected["c"]["reason"], expected["d"]["status"], expected["d"]["runs"]) == (
         "error: agent crashed",
-        "failed",
+        "passed",
         2,
     )
+    assert expected["d"]["statusText"] == "passed (1/2 runs passed; rule: mean of runs ≥ threshold)"
     listed = _ok(client.get(f"{API}/eval-sets/cart/case-list"))
     assert CaseListAnswer.model_validate(listed).model_dump(by_alias=True) == listed
     assert listed["resultId"] == "new"  # the newest result of the set
@@ -144,10 +147,12 @@ def test_the_case_lists_are_the_rows_of_the_full_parse(served: tuple[TestClient,
     assert rows["e"] == {
         "evalId": "e",
         "status": None,
+        "statusText": None,
         "reason": None,
         "turns": 1,
         "text": "set text e",
         "runs": 0,
+        "runsPassed": 0,
         "resultId": None,
     }
     adk = _ok(client.get(f"{API}/results/adk_run/cases"))["cases"]
@@ -163,11 +168,12 @@ def test_the_history_is_every_result_in_its_documented_shape(served: tuple[TestC
     assert HistoryAnswer.model_validate(answer).model_dump(by_alias=True) == answer
     assert [r["resultId"] for r in answer["runs"]] == ["old", "adk_run", "new"]  # oldest first
     assert answer["cases"] == list("abcde")
-    assert answer["matrix"] == ["PPPP-", "PF---", "PFEF-"]
+    assert answer["matrix"] == ["PPPP-", "PF---", "PFEP-"]  # each case's status over its runs
     old, adk, new = answer["runs"]
     assert (old["passRate"], old["metadata"], old["source"]) == (1.0, {"env": "dev"}, "data dir")
     assert (adk["passRate"], adk["metricMeans"], adk["source"]) == (0.5, {"m": 0.5}, "ADK eval history")
-    assert (new["passed"], new["total"], new["failedCases"]) == (2, 5, 3)
+    assert (new["passed"], new["total"], new["failedCases"]) == (2, 5, 2)  # case runs, then cases
+    assert (new["passedCases"], new["cases"]) == (2, 4)
     assert new["metadata"] == {"env": "prod", "git branch": "main"}
     assert new["metricMeans"] == pytest.approx({"m": (0.9 + 0.1 + 1.0 + 0.2) / 4})
     limited = _ok(client.get(f"{API}/eval-sets/cart/history?limit=1"))

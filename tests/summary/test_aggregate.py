@@ -1,19 +1,19 @@
-"""Aggregation across runs and the EvalSetResult summary."""
+"""One case across its runs (CaseSummary): its status under each case status rule, the words every report names
+the rule with, the metrics over runs, and the EvalSetResult summary written from it."""
 
 from __future__ import annotations
 
 import pytest
 
-from agentgauge.model import EvalCaseResult, EvalMetricResult, EvalStatus
-from agentgauge.service import (
-    aggregate_case,
-    case_order,
-    case_row,
-    summarize_rows,
-    summarize_runs,
-)
+from agentgauge.model import CaseStatusRule, EvalCaseResult, EvalMetricResult, EvalStatus
+from agentgauge.summary import CaseSummary, case_order, case_row, summarize_results, summarize_rows
 
 P, F, N, E = EvalStatus.PASSED, EvalStatus.FAILED, EvalStatus.NOT_EVALUATED, EvalStatus.ERROR
+MEAN, ALL, MAJORITY, ANY = CaseStatusRule.MEAN, CaseStatusRule.ALL, CaseStatusRule.MAJORITY, CaseStatusRule.ANY
+
+
+def _case(runs: list[EvalCaseResult], rule: CaseStatusRule = MEAN) -> CaseSummary:
+    return summarize_results(runs, case_ids=["c"], num_runs=len(runs), rule=rule).cases[0]
 
 
 def _metric(name: str, score: float | None, status: EvalStatus, threshold: float = 0.5) -> EvalMetricResult:
@@ -39,13 +39,15 @@ def test_metric_average_skips_not_evaluated_and_uses_first_threshold() -> None:
         _run("c", 2, F, _metric("m", 0.2, F, 0.9)),
         _run("c", 3, N, _metric("m", None, N, 0.5)),
     ]
-    aggregate = aggregate_case("c", runs)
-    [metric] = aggregate.metric_results
-    assert metric.score == pytest.approx(0.6)
+    case = _case(runs)
+    [metric] = case.metrics
+    assert metric.average == pytest.approx(0.6)
     assert metric.threshold == 0.5
-    assert metric.eval_status is P
+    assert metric.status is P
     # Several runs: status from averaged metrics, not from the per-run statuses.
-    assert aggregate.overall_status is P
+    assert case.status is P
+    assert (case.runs, case.runs_passed, case.flaky) == (3, 1, True)
+    assert case.status_text == "passed (1/3 runs passed; rule: mean of runs ≥ threshold)"
 
 
 CASE_STATUS_RULES = [
@@ -66,7 +68,64 @@ CASE_STATUS_RULES = [
 
 @pytest.mark.parametrize(("runs", "status"), CASE_STATUS_RULES)
 def test_case_status_rules(runs: list[EvalCaseResult], status: EvalStatus) -> None:
-    assert aggregate_case("c", runs).overall_status is status
+    assert _case(runs).status is status
+
+
+def _runs(*statuses: EvalStatus) -> list[EvalCaseResult]:
+    """Runs with one metric each, passing when the run passed (score 1 or 0.6, threshold 0.5 ... 0.8 alike)."""
+    return [
+        _run("c", i, s, *([_metric("m", 1.0 if s is P else 0.6, s, 0.8)] if s in (P, F) else []))
+        for i, s in enumerate(statuses, start=1)
+    ]
+
+
+# (runs, status under mean, all, majority, any): mean averages the scores (1, 0.6) against the threshold 0.8.
+RULES = [
+    (_runs(P, P, P, P, P), (P, P, P, P)),
+    (_runs(P, P, F, P, F), (P, F, P, P)),  # mean 0.84: passes on the mean, fails on every run
+    (_runs(P, P, F, F, F), (F, F, F, P)),  # mean 0.76
+    (_runs(F, F, F, F, F), (F, F, F, F)),
+    (_runs(P, N, N, N, N), (P, N, N, P)),  # runs not evaluated: not passed, and not failed either
+    (_runs(P, F), (P, F, F, P)),  # a tie is no majority
+    (_runs(F), (F, F, F, F)),  # one run: its status under every rule
+    (_runs(P), (P, P, P, P)),
+]
+
+
+@pytest.mark.parametrize(("runs", "expected"), RULES)
+def test_each_case_status_rule(runs: list[EvalCaseResult], expected: tuple[EvalStatus, ...]) -> None:
+    got = tuple(_case(runs, rule).status for rule in (MEAN, ALL, MAJORITY, ANY))
+    assert got == expected
+
+
+def test_errored_runs_give_error_where_no_run_decided() -> None:
+    runs = [_run("c", 1, E, error="agent failed"), _run("c", 2, E, error="agent failed")]
+    assert {_case(runs, rule).status for rule in CaseStatusRule} == {E}
+
+
+@pytest.mark.parametrize(
+    ("rule", "text"),
+    [
+        (MEAN, "passed (3/5 runs passed; rule: mean of runs ≥ threshold)"),
+        (ALL, "failed (3/5 runs passed; rule: all runs pass)"),
+        (MAJORITY, "passed (3/5 runs passed; rule: most runs pass)"),
+        (ANY, "passed (3/5 runs passed; rule: any run passes)"),
+    ],
+)
+def test_the_status_names_the_rule_that_decided_it(rule: CaseStatusRule, text: str) -> None:
+    case = _case(_runs(P, P, F, P, F), rule)
+    assert case.status_text == text
+    assert case.persisted().overall_status is case.status
+
+
+def test_one_run_needs_no_rule_and_a_reducer_is_named() -> None:
+    assert _case(_runs(F)).status_text == "failed"
+    outcomes = [(P, 1.0), (F, 0.0)]
+    metric = [
+        EvalMetricResult(metric_name="m", score=x, eval_status=s, threshold=1.0, reducer="max") for s, x in outcomes
+    ]
+    runs = [_run("c", i, s, m) for i, ((s, _), m) in enumerate(zip(outcomes, metric, strict=True), start=1)]
+    assert _case(runs).status_text == "passed (1/2 runs passed; rule: reduced runs ≥ threshold (max))"
 
 
 def test_summary_shape_counts_and_order() -> None:
@@ -78,8 +137,12 @@ def test_summary_shape_counts_and_order() -> None:
         _run("a", 2, P, _metric("m", 1.0, P)),
         _run("zz-unknown", 2, N, _metric("m", None, N)),
     ]
-    summary, aggregates = summarize_runs(results, case_ids=["b", "a"], num_runs=2)
-    assert [a.eval_id for a in aggregates] == ["b", "a", "zz-unknown"]
+    rows = summarize_results(results, case_ids=["b", "a"], num_runs=2)
+    summary = rows.full()
+    assert [c.eval_id for c in rows.cases] == ["b", "a", "zz-unknown"]
+    assert summary.case_status_rule is MEAN
+    assert summary.case_run_status_counts is not None
+    assert summary.case_run_status_counts.model_dump() == {"passed": 4, "failed": 1, "notEvaluated": 1}
     assert summary.num_runs == 2
     assert [r.run_id for r in summary.run_summaries] == [1, 2]
     assert [r.overall_status for r in summary.run_summaries] == [F, P]
@@ -106,7 +169,7 @@ def test_case_order_puts_unknown_ids_last_lexicographically() -> None:
 @pytest.mark.parametrize("runs", [case_runs for case_runs, _ in CASE_STATUS_RULES])
 def test_compact_rows_give_the_same_status_as_full_results(runs: list[EvalCaseResult]) -> None:
     rows = summarize_rows(map(case_row, runs), case_ids=["c"], num_runs=len(runs))
-    assert rows.case_status["c"] is aggregate_case("c", runs).overall_status
+    assert rows.case_status["c"] is _case(runs).status
 
 
 def test_row_summary_streams_the_same_summary() -> None:
@@ -117,7 +180,7 @@ def test_row_summary_streams_the_same_summary() -> None:
         _run("a", 2, N, _metric("m", None, N)),
         _run("z", 1, P, _metric("m", 1.0, P)),
     ]
-    summary, _ = summarize_runs(results, case_ids=["a", "b"], num_runs=2)
+    summary = summarize_results(results, case_ids=["a", "b"], num_runs=2).full()
     rows = summarize_rows(map(case_row, results), case_ids=["a", "b"], num_runs=2)
     assert rows.head.eval_case_summaries == []
     assert list(rows.case_summaries()) == summary.eval_case_summaries

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentgauge.model import EvalSetResult, EvalStatus, StatusCounts, UsageTotals, summarize_statuses
-from agentgauge.reporting._row_view import view_from_rows
-from agentgauge.reporting._view import ViewBuilder
+from agentgauge.model import CaseStatusRule, EvalSetResult, EvalStatus, StatusCounts, UsageTotals, summarize_statuses
+from agentgauge.reporting import view_from_rows
 from agentgauge.service import CaseRow, MetricTally, RowTable, case_order, metric_summaries, summarize_rows
+from agentgauge.summary import CaseSummary
 from agentgauge.summary._case_row import metric_row as _metric_row
 
 STATUSES = list(EvalStatus)
@@ -74,10 +74,19 @@ def test_text_with_lone_surrogates_and_nan_scores_survive() -> None:
     assert math.isnan(back.metrics[0].score)  # type: ignore[arg-type]
 
 
-def _reference_status(runs: Sequence[CaseRow]) -> EvalStatus:
-    # The rule of aggregate_case, written out on objects.
+def _reference_status(runs: Sequence[CaseRow], rule: CaseStatusRule = CaseStatusRule.MEAN) -> EvalStatus:
+    # The case status rules, written out on objects.
+    statuses = [r.final_eval_status for r in runs]
     if len(runs) <= 1:
-        status = summarize_statuses(r.final_eval_status for r in runs)
+        status = summarize_statuses(statuses)
+    elif rule is not CaseStatusRule.MEAN:
+        needed = {CaseStatusRule.ALL: len(runs), CaseStatusRule.MAJORITY: len(runs) // 2 + 1}.get(rule, 1)
+        if statuses.count(EvalStatus.PASSED) >= needed:
+            status = EvalStatus.PASSED
+        elif EvalStatus.FAILED in statuses:
+            status = EvalStatus.FAILED
+        else:
+            status = EvalStatus.ERROR if EvalStatus.ERROR in statuses else EvalStatus.NOT_EVALUATED
     else:
         tallies: dict[str, MetricTally] = {}
         for run in runs:
@@ -115,20 +124,22 @@ def runs_and_order(draw: st.DrawFn) -> tuple[list[CaseRow], list[str]]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(runs_and_order())
-def test_the_summary_of_a_table_matches_a_summary_made_on_objects(given_rows: tuple[list[CaseRow], list[str]]) -> None:
+@given(runs_and_order(), st.sampled_from(list(CaseStatusRule)))
+def test_the_summary_of_a_table_matches_a_summary_made_on_objects(
+    given_rows: tuple[list[CaseRow], list[str]], rule: CaseStatusRule
+) -> None:
     rows, case_ids = given_rows
-    summary = summarize_rows(rows, case_ids=case_ids, num_runs=3)
+    summary = summarize_rows(rows, case_ids=case_ids, num_runs=3, rule=rule)
 
     by_case: dict[str, list[CaseRow]] = {}
     for row in rows:
         by_case.setdefault(row.eval_id, []).append(row)
     expected_order = sorted(by_case, key=case_order(case_ids))
     assert list(summary.case_status) == expected_order
-    assert list(summary.case_status.values()) == [_reference_status(by_case[i]) for i in expected_order]
+    assert list(summary.case_status.values()) == [_reference_status(by_case[i], rule) for i in expected_order]
     assert summary.by_case == {i: by_case[i] for i in expected_order}
     for eval_id in expected_order:
-        assert summary.case_status[eval_id] is _reference_status(by_case[eval_id])
+        assert summary.case_status[eval_id] is _reference_status(by_case[eval_id], rule)
 
     by_run: dict[int, list[CaseRow]] = {}
     for row in rows:
@@ -141,29 +152,32 @@ def test_the_summary_of_a_table_matches_a_summary_made_on_objects(given_rows: tu
         assert run.case_status_counts == counts
         assert run.overall_status is summarize_statuses(r.final_eval_status for r in by_run[run.run_id])
         assert run.metric_summaries == metric_summaries(m for r in by_run[run.run_id] for m in r.metrics)  # type: ignore[misc]
-    assert summary.head.overall_status is summarize_statuses(_reference_status(g) for g in by_case.values())
+    assert summary.head.overall_status is summarize_statuses(_reference_status(g, rule) for g in by_case.values())
+    assert summary.head.case_status_rule is rule
 
-    # The view built from the table equals the view the per-object builder gives for the same rows.
+    # The view built from the table holds one CaseSummary per case, made of the case's rows, and the tallies of
+    # every metric over every row, cases in eval-set order.
     header = EvalSetResult(eval_set_result_id="r", eval_set_id="s", summary=summary.head)
-    builder = ViewBuilder()
+    view = view_from_rows(header, summary)
+    expected = [
+        CaseSummary(eval_id, _reference_status(by_case[eval_id], rule), rule, tuple(by_case[eval_id]), index)
+        for index, eval_id in enumerate(expected_order)
+    ]
+    assert list(view.cases) == expected
+    tallies: dict[str, MetricTally] = {}
     for eval_id in expected_order:
         for row in by_case[eval_id]:
-            builder.add(row)  # type: ignore[arg-type]
-    expected = builder.finish(header, case_status=dict(zip(expected_order, summary.case_status.values(), strict=True)))
-    view = view_from_rows(header, summary)
-    assert list(view.cases) == expected.cases
-    assert view.pass_k == expected.pass_k
-    assert [(m.metric_name, m.mean, m.passed, m.failed, m.not_evaluated) for m in view.metrics] == [
-        (m.metric_name, m.mean, m.passed, m.failed, m.not_evaluated) for m in expected.metrics
-    ]
-    assert view.usage == expected.usage and view.errored == expected.errored
-    assert view.not_passing_count == len(expected.not_passing)
-    assert view.first_not_passing(2) == expected.not_passing[:2]
-    assert view.overall_status is expected.overall_status
-    if expected.cases:
-        assert view.cases[-1] == expected.cases[-1] and list(view.cases[1:]) == expected.cases[1:]
+            for m in row.metrics:
+                tallies.setdefault(m.metric_name, MetricTally(m.metric_name, m.threshold)).add(m.score, m.eval_status)
+    assert [t.summary() for t in view.metrics] == [t.summary() for t in tallies.values()]
+    assert view.not_passing == [c for c in expected if c.status is not EvalStatus.PASSED]
+    assert view.not_passing_count == len(view.not_passing)
+    assert view.first_not_passing(2) == view.not_passing[:2]
+    assert view.case_runs.passed == sum(1 for r in rows if r.final_eval_status is EvalStatus.PASSED)
+    if expected:
+        assert view.cases[-1] == expected[-1] and list(view.cases[1:]) == expected[1:]
         with pytest.raises(IndexError):
-            view.cases[len(expected.cases)]
+            view.cases[len(expected)]
 
 
 @settings(max_examples=150, deadline=None)

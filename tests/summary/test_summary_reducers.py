@@ -9,7 +9,7 @@ import pytest
 
 from agentgauge.formats import load_metrics, save_metrics
 from agentgauge.model import EvalCaseResult, EvalMetricResult, EvalStatus
-from agentgauge.service import aggregate_case, case_row, summarize_rows
+from agentgauge.summary import case_row, summarize_results, summarize_rows
 
 P, F = EvalStatus.PASSED, EvalStatus.FAILED
 
@@ -47,9 +47,9 @@ def test_case_score_and_status_follow_the_reducer(
     reducer: str | None, scores: list[float], score: float, status: EvalStatus
 ) -> None:
     runs = _runs(scores, reducer)
-    aggregate = aggregate_case("c", runs)
-    assert aggregate.metric_results[0].score == pytest.approx(score)
-    assert aggregate.overall_status is status and aggregate.metric_results[0].reducer == reducer
+    case = summarize_results(runs, case_ids=["c"], num_runs=len(runs)).cases[0]
+    assert case.metrics[0].average == pytest.approx(score)
+    assert case.status is status and case.metrics[0].reducer == reducer
     rows = summarize_rows(map(case_row, runs), case_ids=["c"], num_runs=len(scores))
     assert rows.case_status["c"] is status  # the compact rows decide the same
     summary = next(rows.case_summaries())

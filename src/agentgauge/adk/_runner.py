@@ -19,10 +19,11 @@ async def arun_eval_set(
     num_runs: int = 1,
     case_ids: Sequence[str] | None = None,
     result_manager: Any = None,
+    case_status: str | None = None,
 ) -> EvalSetResult:
     """Evaluate ``eval_set`` with ``metrics`` against ``agent`` (anything :func:`agentgauge.agents.as_agent`
     accepts, or ``None`` when every selected case is in trace mode) using in-memory managers; returns every case
-    result of every run.
+    result of every run (its summary's case statuses decided by ``case_status``, default ``mean``).
 
     ``result_manager`` (an agentgauge result manager) also stores the result; by default it is kept in memory only.
     """
@@ -42,6 +43,7 @@ async def arun_eval_set(
         result_manager=result_manager if result_manager is not None else InMemoryEvalResultManager(),
         num_runs=num_runs,
         case_ids=list(case_ids) if case_ids is not None else None,
+        case_status=case_status,
     )
     outcome = await evaluator.evaluate(eval_set.eval_set_id)
     return outcome.eval_set_result
@@ -56,6 +58,7 @@ def run_eval_set(
     num_runs: int = 1,
     case_ids: Sequence[str] | None = None,
     result_manager: Any = None,
+    case_status: str | None = None,
 ) -> EvalSetResult:
     """Synchronous :func:`arun_eval_set` (runs its own event loop; call it from synchronous code only)."""
     import asyncio
@@ -69,5 +72,6 @@ def run_eval_set(
             num_runs=num_runs,
             case_ids=case_ids,
             result_manager=result_manager,
+            case_status=case_status,
         )
     )

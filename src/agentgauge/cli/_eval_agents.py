@@ -243,6 +243,7 @@ class _AgentRun:
             max_results_in_memory=None if options.keep_results else 0,
             metric_selection=options.metrics.selection,
             labels=options.labels,
+            case_status=options.metrics.case_status,
             agent_source=self.agent_spec,
         )
         if bar is not None:

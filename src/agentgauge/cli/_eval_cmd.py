@@ -31,6 +31,7 @@ from ._options import (
     JudgeOptions,
     JudgeTimeoutOption,
     JunitOption,
+    JunitRunsOption,
     LabelOption,
     MarkdownOption,
     NoCacheOption,
@@ -186,6 +187,7 @@ def eval_command(
     print_detailed_results: DetailedOption = False,
     json_out: JsonOption = False,
     junit: JunitOption = None,
+    junit_runs: JunitRunsOption = False,
     html: HtmlOption = None,
     markdown: MarkdownOption = None,
     no_cache: NoCacheOption = False,
@@ -219,6 +221,7 @@ def eval_command(
     judge_parallelism: _m.JudgeParallelismOption = None,
     dialect: _m.DialectOption = None,
     reducer: _m.ReducerOption = None,
+    case_status: _m.CaseStatusOption = None,
     agent_header: AgentHeaderOption = None,
     agent_config: AgentConfigOption = None,
     agent_timeout: AgentTimeoutOption = None,
@@ -247,7 +250,8 @@ def eval_command(
         run_eval(
             targets or [],
             EvalArgs(
-                report=ReportOptions(junit, html, markdown, json_out=json_out, detailed=print_detailed_results),
+                report=ReportOptions(junit, html, markdown, json_out=json_out, detailed=print_detailed_results,
+                                     junit_runs=junit_runs),
                 judge=JudgeOptions(judge_model, judge_base_url, judge_timeout, no_cache, tuple(plugin or ())),
                 simulation=SimulationOptions(
                     user_simulator, simulator_model, simulator_base_url, expected_agent, max_turns),
@@ -257,7 +261,7 @@ def eval_command(
                 traces=traces, eval_set=eval_set, by_session=by_session,
                 baseline=baseline, fail_on_regression=fail_on_regression, fail_on=fail_on, alpha=alpha,
                 only_metrics=only_metrics, skip_metrics=skip_metrics, no_judges=no_judges,
-                judge_parallelism=judge_parallelism, dialect=dialect, reducer=reducer,
+                judge_parallelism=judge_parallelism, dialect=dialect, reducer=reducer, case_status=case_status,
                 agent_headers=tuple(agent_header or ()), agent_config=agent_config, agent_timeout=agent_timeout,
                 agent_max_response_mb=agent_max_response_mb, agent_follow_redirects=agent_follow_redirects,
                 labels=tuple(label or ()), strict=strict,

@@ -68,6 +68,7 @@ class EvalArgs:
     judge_parallelism: int | None = None
     dialect: str | None = None
     reducer: str | None = None
+    case_status: str | None = None
     # run metadata
     labels: tuple[str, ...] = ()
     strict: bool = False
@@ -158,7 +159,14 @@ def _checked_metric_options(args: EvalArgs) -> MetricOptions:
         check_gate_options(args.baseline, args.fail_on, args.fail_on_regression, args.alpha)
     only, skip = args.only_metrics, args.skip_metrics
     return metric_options(
-        only, skip, args.no_judges, args.judge_parallelism, args.parallelism, args.dialect, reducer=args.reducer
+        only,
+        skip,
+        args.no_judges,
+        args.judge_parallelism,
+        args.parallelism,
+        args.dialect,
+        reducer=args.reducer,
+        case_status=args.case_status,
     )
 
 
@@ -239,7 +247,7 @@ def _exit_code(outcomes: list[EvaluationResult], against: Baseline | None) -> in
     statuses = [
         status
         for o in outcomes
-        for status in (o.rows.case_status.values() if o.rows is not None else (c.overall_status for c in o.eval_cases))
+        for status in (o.rows.case_status.values() if o.rows is not None else (c.status for c in o.eval_cases))
     ]
     passed = bool(statuses) and all(status is EvalStatus.PASSED for status in statuses)
     return EXIT_OK if passed else EXIT_FAILED

@@ -40,12 +40,12 @@ def report_outcomes(
             result = outcome.eval_set_result
             print_summary(result, console=console, detailed=report.detailed, duration=outcome.execution_time)
             for target, fmt in reports:
-                write_report(result, target, fmt)  # type: ignore[arg-type]
+                write_report(result, target, fmt, junit_runs=report.junit_runs)  # type: ignore[arg-type]
         else:
             cases = None
             if result_store is not None:  # read back from the store, one page of case results at a time
                 cases = result_store.iter_case_results(outcome.app_name, _result_id(outcome))
-            report_streamed(outcome, console, detailed=report.detailed, reports=reports, cases=cases)
+            report_streamed(outcome, console, report, reports=reports, cases=cases)
         if baseline is not None:  # the comparison block follows the summary; its section goes into the reports
             baseline.add(outcome, reports, console, several=several)
         for target, fmt in reports:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..model import EvalCaseResult
     from ..run._evaluator import AgentEvaluator, EvaluationResult
     from ..run._resume import ResumeState
+    from ._options import ReportOptions
     from ._stdout import TextSink
 
 __all__ = [
@@ -141,24 +142,25 @@ async def evaluate_interruptibly(
 def report_streamed(
     outcome: EvaluationResult,
     console: Console,
+    report: ReportOptions,
     *,
-    detailed: bool,
     reports: list[tuple[Path, str]],
     cases: Iterable[EvalCaseResult] | None = None,
 ) -> None:
     """Reports of a run too large to hold: the summary from its compact rows, the rest read case by case (from
     the result file, or from ``cases`` when the result went elsewhere, e.g. a SQL store)."""
-    from ..reporting._row_view import view_from_rows
+    from ..reporting import view_from_rows
     from ..reporting._terminal import print_overview
 
     assert outcome.rows is not None and outcome.result_header is not None
     view = view_from_rows(outcome.result_header, outcome.rows)
-    if detailed or reports:
+    if report.detailed or reports:
         from ..formats._result_stream import ResultStream
         from ..reporting._stream import stream_reports
 
         if cases is None:
             assert outcome.result_path is not None
             cases = ResultStream(outcome.result_path).cases()
-        stream_reports(view, cases, reports, console=console if detailed else None)
+        shown = console if report.detailed else None
+        stream_reports(view, cases, reports, console=shown, junit_runs=report.junit_runs)
     print_overview(view, console, outcome.execution_time)

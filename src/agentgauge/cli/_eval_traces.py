@@ -133,6 +133,7 @@ def _evaluate_index(
         max_results_in_memory=None if options.keep_results else 0,
         metric_selection=chosen.selection,
         labels=options.labels,
+        case_status=options.metrics.case_status,
     )
     run_phase_starts()
     outcome = asyncio.run(evaluator.evaluate(eval_set.eval_set_id))

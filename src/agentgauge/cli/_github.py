@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
     from ..model import EvalCaseResult
-    from ..reporting._view import ResultView
+    from ..reporting import ResultView
     from ..run._evaluator import EvaluationResult
 
 __all__ = [
@@ -184,8 +184,8 @@ def annotation_lines(view: ResultView, sources: list[Path]) -> Iterator[str]:
             if case.eval_id in lines:
                 props.append(f"line={lines[case.eval_id]}")
         verdict = {EvalStatus.NOT_EVALUATED: "not evaluated", EvalStatus.ERROR: "error"}.get(case.status, "failed")
-        runs = f" ({case.runs_text})" if view.multi_run else ""
-        props.append(f"title={escape_property(f'{view.result.eval_set_id}: case {case.eval_id} {verdict}{runs}')}")
+        rule = case.status_text.removeprefix(case.status.value)  # with several runs: runs passed and the rule
+        props.append(f"title={escape_property(f'{view.result.eval_set_id}: case {case.eval_id} {verdict}{rule}')}")
         reason = one_line(case.reason or verdict, 4000)
         if view.multi_run and case.reason_run is not None:
             reason = f"run {case.reason_run}: {reason}"
@@ -233,7 +233,7 @@ def publish_outcome(
         publish(build_view(result), result.eval_case_results, console, sources=sources, full_report=full_report)
         return
     from ..formats._result_stream import ResultStream
-    from ..reporting._row_view import view_from_rows
+    from ..reporting import view_from_rows
 
     assert outcome.rows is not None and outcome.result_header is not None
     view = view_from_rows(outcome.result_header, outcome.rows)

@@ -1,6 +1,6 @@
 """``eval`` options choosing which metrics run (``--only-metrics``, ``--skip-metrics``, ``--no-judges``), how
-many judge calls run at once (``--judge-parallelism``), whose rules score ADK metrics (``--dialect``) and how a
-case's runs combine (``--reducer``)."""
+many judge calls run at once (``--judge-parallelism``), whose rules score ADK metrics (``--dialect``), how a
+case's runs combine (``--reducer``) and how its status follows from them (``--case-status``)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from ._common import fail_input
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..formats import ScoringDialectName
-    from ..model import EvalMetric
+    from ..model import CaseStatusRule, EvalMetric
     from ..service import MetricSelection
 
 __all__ = [
+    "CaseStatusOption",
     "DialectOption",
     "JudgeParallelismOption",
     "MetricOptions",
@@ -84,6 +85,20 @@ ReducerOption = Annotated[
 ]
 
 
+CaseStatusOption = Annotated[
+    str | None,
+    typer.Option(
+        "--case-status",
+        metavar="mean|all|majority|any",
+        help="How a case's status follows from its --num-runs runs: mean (default: each metric's scores over the "
+        "runs against its threshold, as ADK and trpc-agent-go decide), all, majority or any run passed. Every "
+        "report names the rule. See docs/running.md.",
+        rich_help_panel="Metrics",
+        show_default=False,
+    ),
+]
+
+
 @dataclass(frozen=True)
 class MetricOptions:
     """The metric selection of a run (``None``: every metric), its judge parallelism and the scoring dialect of
@@ -94,6 +109,8 @@ class MetricOptions:
     dialect: ScoringDialectName | None = None
     reducer: str | None = None
     """``--reducer``: the reducer of every metric that names none."""
+    case_status: CaseStatusRule | None = None
+    """``--case-status``: the rule deciding a case's status over its runs (``None``: the default, ``mean``)."""
 
     def apply_dialect(self, metrics: list[EvalMetric], source: str) -> list[EvalMetric]:
         """``metrics`` scored in ``--dialect`` and reduced over runs by ``--reducer`` where they name no reducer
@@ -116,12 +133,19 @@ def metric_options(
     dialect: str | None = None,
     *,
     reducer: str | None = None,
+    case_status: str | None = None,
 ) -> MetricOptions:
     """The options as given on the command line, checked (exit 2 for an empty list, a parallelism below 1, an
-    unknown dialect or reducer)."""
+    unknown dialect, reducer or case status rule)."""
     from ..formats import SCORING_DIALECTS
+    from ..model import parse_case_status_rule
     from ..service import MetricSelection
     from ..stats import check_reducer
+
+    try:
+        rule = parse_case_status_rule(case_status) if case_status is not None else None
+    except ValueError as exc:
+        fail_input(f"--case-status: {exc}")
 
     if reducer is not None:
         try:
@@ -142,4 +166,4 @@ def metric_options(
         options = ("--only-metrics", "--skip-metrics", "--no-judges")
         selection = MetricSelection(only, skip or (), not no_judges, options=options)
     chosen: ScoringDialectName | None = "adk-ts" if dialect == "adk-ts" else "adk" if dialect == "adk" else None
-    return MetricOptions(selection, judge_parallelism or parallelism, chosen, reducer)
+    return MetricOptions(selection, judge_parallelism or parallelism, chosen, reducer, rule)

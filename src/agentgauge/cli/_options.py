@@ -39,6 +39,7 @@ __all__ = [
     "JudgeOptions",
     "JudgeTimeoutOption",
     "JunitOption",
+    "JunitRunsOption",
     "LabelFilterOption",
     "LabelOption",
     "MarkdownOption",
@@ -95,7 +96,14 @@ JsonOption = Annotated[
         "--json", help="Print the result (compare: the comparison) as JSON on stdout; human output goes to stderr."
     ),
 ]
-JunitOption = Annotated[Path | None, typer.Option("--junit", readable=False, help="Also write a JUnit XML report.")]
+JunitOption = Annotated[
+    Path | None,
+    typer.Option("--junit", readable=False, help="Also write a JUnit XML report (one testcase per eval case)."),
+]
+JunitRunsOption = Annotated[
+    bool,
+    typer.Option("--junit-runs", help="With --junit: one testcase per case run (case_id [run 2]) instead of per case."),
+]
 HtmlOption = Annotated[
     Path | None, typer.Option("--html", readable=False, help="Also write a self-contained HTML report.")
 ]
@@ -252,6 +260,8 @@ class ReportOptions:
     markdown: Path | None = None
     json_out: bool = False
     detailed: bool = False
+    junit_runs: bool = False
+    """``--junit-runs``: one JUnit testcase per case run instead of per eval case."""
 
     def files(self, *order: str) -> list[tuple[Path, str]]:
         """The report files asked for, as ``(path, format)``, in ``order`` (default: junit, html, markdown)."""

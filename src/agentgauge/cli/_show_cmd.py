@@ -18,6 +18,7 @@ from ._options import (
     HtmlOption,
     JsonOption,
     JunitOption,
+    JunitRunsOption,
     MarkdownOption,
     OutputDirOption,
     ReportOptions,
@@ -44,6 +45,7 @@ def show(
     print_detailed_results: DetailedOption = False,
     html: HtmlOption = None,
     junit: JunitOption = None,
+    junit_runs: JunitRunsOption = False,
     markdown: MarkdownOption = None,
     json_out: JsonOption = False,
     store: StoreOption = None,
@@ -67,7 +69,9 @@ def show(
 
       agentgauge show latest
     """
-    report = ReportOptions(junit, html, markdown, json_out=json_out, detailed=print_detailed_results)
+    report = ReportOptions(
+        junit, html, markdown, json_out=json_out, detailed=print_detailed_results, junit_runs=junit_runs
+    )
     from ..stats import BootstrapSettings, use_bootstrap
 
     with use_bootstrap(BootstrapSettings(bootstrap_resamples, seed)):
@@ -93,11 +97,11 @@ def _show(spec: str, report: ReportOptions, store: str | None, app_name: str | N
         found = resolve_result(spec, result_catalog([spec], output_dir, store, app_name))
         streamed = None
         if found.path is not None and found.result is None:  # a file not read yet: large ones are streamed
-            streamed = _show_streamed(found.path, reports, console, detailed=report.detailed, json_out=report.json_out)
+            streamed = _show_streamed(found.path, reports, console, report)
         if streamed is None:
             result = found.load()
             for path, fmt in reports:
-                write_report(result, path, fmt)  # type: ignore[arg-type]
+                write_report(result, path, fmt, junit_runs=report.junit_runs)  # type: ignore[arg-type]
     if streamed is None:
         print_summary(result, console=console, detailed=report.detailed)
         _print_metadata(console, result.run_metadata)
@@ -149,7 +153,7 @@ def _print_written(reports: list[tuple[Path, str]], console: Console) -> None:
 
 
 def _show_streamed(
-    result_file: Path, reports: list[tuple[Path, str]], console: Console, *, detailed: bool, json_out: bool
+    result_file: Path, reports: list[tuple[Path, str]], console: Console, report: ReportOptions
 ) -> bool | None:
     """Show a large result file reading one case result at a time; ``None`` when it is small or not streamable.
 
@@ -170,12 +174,13 @@ def _show_streamed(
     if scanned is None:
         return None
     stream, view = scanned
-    if detailed or reports:
-        stream_reports(view, stream.cases(), reports, console=console if detailed else None)
+    if report.detailed or reports:
+        shown = console if report.detailed else None
+        stream_reports(view, stream.cases(), reports, console=shown, junit_runs=report.junit_runs)
     print_overview(view, console)
     assert stream.header is not None
     _print_metadata(console, stream.header.run_metadata)
-    if json_out:
+    if report.json_out:
         sys.stdout.flush()
         stream_json(stream.header, stream.cases(), sys.stdout.buffer, stream.case_summaries(), view)
         sys.stdout.buffer.flush()

@@ -24,7 +24,8 @@ def results_command(
     json_out: Annotated[bool, typer.Option("--json", help="Print the list as JSON.")] = False,
     label: LabelFilterOption = None,
 ) -> None:
-    """List the results stored in a SQL store, newest first: when, app, eval set, status, case runs, labels, id.
+    """List the results stored in a SQL store, newest first: when, app, eval set, status, cases (passed of all,
+    each case counted once over its runs), case runs (each case once per run), labels, id.
 
     Status is ``completed``, ``interrupted`` (stopped by Ctrl-C), ``running`` (still running, or the run was killed:
     its finished cases are kept) or ``aborted``. Read one with ``agentgauge show RESULT_ID --store URL``.
@@ -61,6 +62,7 @@ def results_command(
                 "evalSetId": i.eval_set_id,
                 "status": i.status,
                 "numCases": i.num_cases,
+                "caseStatusCounts": i.case_counts,
                 "creationTimestamp": i.creation_timestamp,
                 "labels": i.labels,
             }
@@ -71,7 +73,7 @@ def results_command(
     if not found:
         typer.echo(f"no results stored with {format_labels(wanted)}" if wanted else "no results stored")
         return
-    header = ("Created (UTC)", "App", "Eval set", "Status", "Case runs", "Labels", "Result id")
+    header = ("Created (UTC)", "App", "Eval set", "Status", "Cases", "Case runs", "Labels", "Result id")
     table: list[tuple[str, ...]] = [header]
     for i in found:
         when = (
@@ -80,8 +82,9 @@ def results_command(
             else f"{datetime.fromtimestamp(i.creation_timestamp, UTC):%Y-%m-%d %H:%M:%S}"
         )
         labels = format_labels(i.labels).replace(", ", ",") or "-"
-        table.append((when, i.app_name, i.eval_set_id, i.status, str(i.num_cases), labels, i.eval_set_result_id))
+        cases = "-" if i.case_counts is None else f"{i.case_counts['passed']}/{i.cases} passed"
+        table.append((when, i.app_name, i.eval_set_id, i.status, cases, str(i.num_cases), labels, i.eval_set_result_id))
     # Plain columns, never cut: ids are what users copy from this list.
     widths = [max(len(row[n]) for row in table) for n in range(len(header) - 1)]
-    for row in table:
-        echo_text("  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]]))
+    for line in table:
+        echo_text("  ".join([*(cell.ljust(w) for cell, w in zip(line, widths, strict=False)), line[-1]]))

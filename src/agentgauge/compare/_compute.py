@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
-from ..model import EvalCaseResult, EvalSetResult, EvalStatus
-from ..stats import current_bootstrap, pass_at_k, pass_hat_k
+from ..model import EvalSetResult, EvalStatus, is_measurement
+from ..stats import current_bootstrap
+from ..summary import CaseSummary, MetricTally, result_summary
+from ..summary._reasons import one_line
 from ._gate import DEFAULT_FAIL_ON, FailOn, GateRule, check_alpha, judge_gate, settle_flip
 from ._intervals import delta_estimates, runs_state
 from ._model import CaseChange, ChangeKind, Comparison, MetricDelta, PassAtK, ResultRef, Significance
@@ -15,61 +16,22 @@ from ._significance import ALPHA, fisher_exact, mcnemar_exact, min_runs_for_sign
 __all__ = ["compare_results"]
 
 
-@dataclass
-class _Case:
-    """One case of one side: its runs, overall status and per-metric scores."""
-
-    eval_id: str
-    runs: list[EvalCaseResult] = field(default_factory=list)
-    status: EvalStatus = EvalStatus.NOT_EVALUATED
-    reduced: dict[str, float | None] = field(default_factory=dict)
-
-    @property
-    def passed_runs(self) -> int:
-        return sum(1 for run in self.runs if run.final_eval_status is EvalStatus.PASSED)
-
-    def scores(self) -> dict[str, list[float]]:
-        out: dict[str, list[float]] = {}
-        for run in self.runs:
-            for metric in run.overall_eval_metric_results:
-                bucket = out.setdefault(metric.metric_name, [])
-                if metric.score is not None and metric.eval_status is not EvalStatus.NOT_EVALUATED:
-                    bucket.append(metric.score)
-        return out
-
-    def means(self) -> dict[str, float | None]:
-        """Per metric, the case's score over its runs: their mean, or what the metric's reducer makes of them."""
-        return dict(self.reduced)
+def _cases(result: EvalSetResult) -> dict[str, CaseSummary]:
+    """Each case of a result by id: its summary as the run decided it (the run's rule, its saved statuses), so
+    compare agrees with what ``eval`` and every report said."""
+    return {case.eval_id: case for case in result_summary(result).cases}
 
 
-def _cases(result: EvalSetResult) -> dict[str, _Case]:
-    from ..service import aggregate_case
-
-    cases: dict[str, _Case] = {}
-    for run in result.eval_case_results:
-        cases.setdefault(run.eval_id, _Case(run.eval_id)).runs.append(run)
-    for case in cases.values():
-        # The rule the run's own summary uses, so compare agrees with what `eval` reported.
-        aggregate = aggregate_case(case.eval_id, case.runs)
-        case.status = aggregate.overall_status
-        case.reduced = {m.metric_name: m.score for m in aggregate.metric_results}
-    return cases
+def _reason(case: CaseSummary) -> str | None:
+    """The first thing that kept a case from passing (its first failing run's reason, as every report says it)."""
+    if case.reason is not None:
+        return one_line(case.reason)
+    return None if case.passed else f"case status {case.status.value}"
 
 
-def _reason(case: _Case) -> str | None:
-    """The first thing that kept a case from passing: an error, else the first failed metric."""
-    for run in case.runs:
-        if run.final_eval_status is EvalStatus.PASSED:
-            continue
-        if run.error_message:
-            return run.error_message.splitlines()[0]
-        for metric in run.overall_eval_metric_results:
-            if metric.eval_status is EvalStatus.FAILED:
-                score = "none" if metric.score is None else f"{metric.score:.2f}"
-                why = metric.details.reason if metric.details and metric.details.reason else ""
-                text = f"{metric.metric_name}: score {score} < threshold {metric.threshold:g}"
-                return f"{text} ({why.splitlines()[0]})" if why.strip() else text
-    return None if case.status is EvalStatus.PASSED else f"case status {case.status.value}"
+def _means(case: CaseSummary) -> dict[str, float | None]:
+    """Per metric, the case's score over its runs: their mean, or what the metric's reducer makes of them."""
+    return {tally.name: tally.average for tally in case.metrics}
 
 
 def _partial(result: EvalSetResult) -> bool:
@@ -77,7 +39,7 @@ def _partial(result: EvalSetResult) -> bool:
     return result.interrupted or bool(result.summary is not None and result.summary.selected_eval_ids)
 
 
-def _kind(base: _Case | None, new: _Case | None, partial: tuple[bool, bool] = (False, False)) -> ChangeKind:
+def _kind(base: CaseSummary | None, new: CaseSummary | None, partial: tuple[bool, bool] = (False, False)) -> ChangeKind:
     # A case on one side only is new / removed, unless the side without it ran a part of its set: then not run.
     if base is None:
         return ChangeKind.NOT_RUN if partial[0] else ChangeKind.NEW
@@ -91,12 +53,12 @@ def _kind(base: _Case | None, new: _Case | None, partial: tuple[bool, bool] = (F
     return ChangeKind.FIXED if now else ChangeKind.STILL_FAILING
 
 
-def _case_significance(base: _Case, new: _Case, alpha: float) -> Significance | None:
-    if len(base.runs) < 2 or len(new.runs) < 2:
+def _case_significance(base: CaseSummary, new: CaseSummary, alpha: float) -> Significance | None:
+    if base.runs < 2 or new.runs < 2:
         return None
-    p = fisher_exact(base.passed_runs, len(base.runs), new.passed_runs, len(new.runs))
-    counts = f"{base.passed_runs}/{len(base.runs)} runs passed before, {new.passed_runs}/{len(new.runs)} now"
-    if base.passed_runs * len(new.runs) == new.passed_runs * len(base.runs):
+    p = fisher_exact(base.runs_passed, base.runs, new.runs_passed, new.runs)
+    counts = f"{base.runs_passed}/{base.runs} runs passed before, {new.runs_passed}/{new.runs} now"
+    if base.runs_passed * new.runs == new.runs_passed * base.runs:
         verdict = "the same pass rate"
     elif p < alpha:
         verdict = f"significant at {alpha:g}: the pass rate really changed"
@@ -106,15 +68,15 @@ def _case_significance(base: _Case, new: _Case, alpha: float) -> Significance | 
 
 
 def _change(
-    eval_id: str, base: _Case | None, new: _Case | None, partial: tuple[bool, bool], alpha: float
+    eval_id: str, base: CaseSummary | None, new: CaseSummary | None, partial: tuple[bool, bool], alpha: float
 ) -> CaseChange:
     change = CaseChange(eval_id=eval_id, change=_kind(base, new, partial))
     if base is not None:
-        change.base_status, change.base_runs, change.base_passed_runs = base.status, len(base.runs), base.passed_runs
-        change.base_metrics = base.means()
+        change.base_status, change.base_runs, change.base_passed_runs = base.status, base.runs, base.runs_passed
+        change.base_status_text, change.base_metrics = base.status_text, _means(base)
     if new is not None:
-        change.new_status, change.new_runs, change.new_passed_runs = new.status, len(new.runs), new.passed_runs
-        change.new_metrics = new.means()
+        change.new_status, change.new_runs, change.new_passed_runs = new.status, new.runs, new.runs_passed
+        change.new_status_text, change.new_metrics = new.status_text, _means(new)
         change.reason = _reason(new)
     if base is not None and new is not None:
         change.significance = _case_significance(base, new, alpha)
@@ -123,12 +85,14 @@ def _change(
     return change
 
 
-def _metric_deltas(pairs: Sequence[tuple[_Case, _Case]]) -> list[MetricDelta]:
+def _metric_deltas(pairs: Sequence[tuple[CaseSummary, CaseSummary]]) -> list[MetricDelta]:
     totals: dict[str, tuple[list[float], list[float]]] = {}
+    tallies: dict[str, list[MetricTally]] = {}
     for base, new in pairs:
         for side, case in ((0, base), (1, new)):
-            for name, scores in case.scores().items():
-                totals.setdefault(name, ([], []))[side].extend(scores)
+            for tally in case.metrics:
+                totals.setdefault(tally.name, ([], []))[side].extend(tally.scores)
+                tallies.setdefault(tally.name, []).append(tally)
     out = []
     for name, (before, after) in totals.items():
         base_mean = sum(before) / len(before) if before else None
@@ -142,9 +106,19 @@ def _metric_deltas(pairs: Sequence[tuple[_Case, _Case]]) -> list[MetricDelta]:
                 delta=delta,
                 base_scored=len(before),
                 new_scored=len(after),
+                measurement=_is_measurement_metric(tallies[name]),
             )
         )
     return out
+
+
+def _is_measurement_metric(tallies: Iterable[MetricTally]) -> bool:
+    """Whether a metric is a measurement (see :func:`agentgauge.model.is_measurement`) over its tallies on both
+    sides: shown with its delta, never with a significance verdict or as a regression."""
+    statuses: list[EvalStatus] = []
+    for tally in tallies:
+        statuses.append(EvalStatus.INFORMATIONAL if tally.measurement else tally.status)
+    return is_measurement(statuses)
 
 
 def _mean(values: Iterable[float]) -> float:
@@ -152,19 +126,19 @@ def _mean(values: Iterable[float]) -> float:
     return sum(items) / len(items) if items else 0.0
 
 
-def _pass_at_k(pairs: Sequence[tuple[_Case, _Case]]) -> list[PassAtK]:
+def _pass_at_k(pairs: Sequence[tuple[CaseSummary, CaseSummary]]) -> list[PassAtK]:
     if not pairs:
         return []
-    k_max = min(min(len(b.runs), len(n.runs)) for b, n in pairs)
+    k_max = min(min(b.runs, n.runs) for b, n in pairs)
     out = []
     for k in sorted({1, k_max}):
         out.append(
             PassAtK(
                 k=k,
-                base_pass_at_k=_mean(pass_at_k(len(b.runs), b.passed_runs, k) for b, _ in pairs),
-                new_pass_at_k=_mean(pass_at_k(len(n.runs), n.passed_runs, k) for _, n in pairs),
-                base_pass_hat_k=_mean(pass_hat_k(len(b.runs), b.passed_runs, k) for b, _ in pairs),
-                new_pass_hat_k=_mean(pass_hat_k(len(n.runs), n.passed_runs, k) for _, n in pairs),
+                base_pass_at_k=_mean(b.pass_at_k(k) for b, _ in pairs),
+                new_pass_at_k=_mean(n.pass_at_k(k) for _, n in pairs),
+                base_pass_hat_k=_mean(b.pass_hat_k(k) for b, _ in pairs),
+                new_pass_hat_k=_mean(n.pass_hat_k(k) for _, n in pairs),
             )
         )
     return out
@@ -190,14 +164,17 @@ def _set_significance(comparison: Comparison) -> Significance:
     return Significance(test="mcnemar_exact", p_value=p, significant=p < alpha, alpha=alpha, note=note)
 
 
-def _ref(result: EvalSetResult, source: str, cases: dict[str, _Case]) -> ResultRef:
+def _ref(result: EvalSetResult, source: str, cases: dict[str, CaseSummary]) -> ResultRef:
     return ResultRef(
         source=source,
         eval_set_result_id=result.eval_set_result_id,
         eval_set_id=result.eval_set_id,
-        num_runs=max((len(c.runs) for c in cases.values()), default=1),
+        num_runs=max((c.runs for c in cases.values()), default=1),
         cases=len(cases),
-        passed_cases=sum(1 for c in cases.values() if c.status is EvalStatus.PASSED),
+        passed_cases=sum(1 for c in cases.values() if c.passed),
+        case_runs=sum(c.runs for c in cases.values()),
+        passed_case_runs=sum(c.runs_passed for c in cases.values()),
+        case_status_rule=next(iter(cases.values())).rule_text if cases else "",
         interrupted=result.interrupted,
         selected_eval_ids=list(result.summary.selected_eval_ids) if result.summary is not None else [],
     )
@@ -216,9 +193,9 @@ def compare_results(
 ) -> Comparison:
     """Compare two results case by case (matched by eval id).
 
-    A case's status on each side follows the rule of the run's own summary (several runs: the averaged metrics
-    decide). Metric means are taken over the cases present on both sides, so added or removed cases do not move
-    them. A case present on one side only is ``not_run`` when the other side ran a selection of cases or was
+    A case's status on each side is its run's own (the result's summary, decided by the run's case status rule;
+    see :func:`agentgauge.summary.result_summary`). Metric means are taken over the cases present on both sides, so
+    added or removed cases do not move them; measurements get their deltas but no verdict. A case present on one side only is ``not_run`` when the other side ran a selection of cases or was
     interrupted (else ``new`` / ``removed``); it is listed apart and never makes the comparison regressed. With
     several runs per case, each case gets Fisher's exact test on its runs passed at ``alpha``, and a status flip the
     test cannot tell from chance is ``within_noise`` (not broken or fixed); the set gets the exact McNemar test on the
@@ -235,16 +212,18 @@ def compare_results(
     partial = (_partial(base), _partial(new))
     changes = [_change(eval_id, before.get(eval_id), after.get(eval_id), partial, alpha) for eval_id in order]
     pairs = [(before[e], after[e]) for e in order if e in before and e in after]
+    metrics = _metric_deltas(pairs)
     comparison = Comparison(
         base=_ref(base, base_source, before),
         new=_ref(new, new_source, after),
         cases=changes,
-        metrics=_metric_deltas(pairs),
+        metrics=metrics,
         pass_at_k=_pass_at_k(pairs),
         estimates=delta_estimates(
             pairs,
             resamples=settings.resamples if resamples is None else resamples,
             seed=settings.seed if seed is None else seed,
+            measurements={m.metric_name for m in metrics if m.measurement},
         ),
         alpha=alpha,
     )
@@ -257,7 +236,7 @@ def compare_results(
     return comparison
 
 
-def _notes(comparison: Comparison, pairs: Sequence[tuple[_Case, _Case]]) -> list[str]:
+def _notes(comparison: Comparison, pairs: Sequence[tuple[CaseSummary, CaseSummary]]) -> list[str]:
     notes = []
     if comparison.base.eval_set_id != comparison.new.eval_set_id:
         notes.append(
@@ -274,8 +253,14 @@ def _notes(comparison: Comparison, pairs: Sequence[tuple[_Case, _Case]]) -> list
                 f"{_cases_text(skipped, 'other case')} {'was' if skipped == 1 else 'were'} not run (listed apart, "
                 "not compared)"
             )
+    several = comparison.base.num_runs > 1 or comparison.new.num_runs > 1
+    if several and comparison.base.case_status_rule != comparison.new.case_status_rule and pairs:
+        notes.append(
+            f"the case statuses were decided by different rules (base: {comparison.base.case_status_rule}; new: "
+            f"{comparison.new.case_status_rule}): a status change may be the rule's"
+        )
     needed = min_runs_for_significance(comparison.alpha)
-    fewest = min((min(len(b.runs), len(n.runs)) for b, n in pairs), default=0)
+    fewest = min((min(b.runs, n.runs) for b, n in pairs), default=0)
     if not pairs:
         notes.append("no case is in both results: nothing to compare case by case")
     elif fewest < 2:

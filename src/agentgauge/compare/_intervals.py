@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Collection, Sequence
 
-from ..model import EvalCaseResult, EvalStatus
 from ..stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -16,6 +14,7 @@ from ..stats import (
     cases_for_paired_means,
     percentile_interval,
 )
+from ..summary import CaseSummary
 from ._model import EstimateDelta
 
 __all__ = ["PASS_RATE", "delta_estimates", "runs_state"]
@@ -24,29 +23,20 @@ PASS_RATE = "pass rate (runs)"
 """The name of the pass-rate row: the share of a side's case runs that passed."""
 
 
-class _Case(Protocol):
-    """What the intervals read of one side's case (``_compute``'s case record): its runs and scores per metric."""
-
-    @property
-    def runs(self) -> list[EvalCaseResult]: ...
-
-    @property
-    def passed_runs(self) -> int: ...
-
-    def scores(self) -> dict[str, list[float]]: ...
-
-
 Side = list[tuple[float, float]]
 """Per common case: (its total, what the total is divided by) on one side."""
 
 
-def _passed(case: _Case) -> tuple[float, float]:
-    return float(case.passed_runs), float(len(case.runs))
+def _passed(case: CaseSummary) -> tuple[float, float]:
+    return float(case.runs_passed), float(case.runs)
 
 
-def _metric(case: _Case, name: str) -> tuple[float, float]:
-    scores = case.scores().get(name, [])
-    return float(sum(scores)), float(len(scores))
+def _metric(case: CaseSummary, name: str) -> tuple[float, float]:
+    """The sum of the case's scored runs of metric ``name`` and how many there are."""
+    for tally in case.metrics:
+        if tally.name == name:
+            return float(sum(tally.scores)), float(len(tally.scores))
+    return 0.0, 0.0
 
 
 def _needed(base: Side, new: Side, delta: float) -> int | None:
@@ -85,25 +75,35 @@ def _with_interval(estimate: EstimateDelta, sums: list[list[float]], resamples: 
     if interval is None or estimate.delta is None:
         return
     estimate.low, estimate.high, estimate.resamples = interval.low, interval.high, resamples
+    if estimate.measurement:
+        return  # a measurement's change has no verdict
     estimate.significant = not interval.contains(0.0)
     if not estimate.significant:
         estimate.cases_needed = _needed(base, new, estimate.delta)
 
 
 def delta_estimates(
-    pairs: Sequence[tuple[_Case, _Case]], *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+    pairs: Sequence[tuple[CaseSummary, CaseSummary]],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    measurements: Collection[str] = (),
 ) -> list[EstimateDelta]:
     """The pass rate's and every metric's change over ``pairs`` with its paired bootstrap interval (a resample draws
-    cases, the same on both sides, each with all its runs); every interval comes from the same resamples."""
+    cases, the same on both sides, each with all its runs); every interval comes from the same resamples. The
+    metrics named in ``measurements`` get their interval but no verdict (``measurement`` set, ``significant``
+    never)."""
     if not pairs:
         return []
     sides = [(PASS_RATE, [_passed(b) for b, _ in pairs], [_passed(n) for _, n in pairs])]
     names: dict[str, None] = {}
     for before, after in pairs:
-        names.update(dict.fromkeys(before.scores()))
-        names.update(dict.fromkeys(after.scores()))
+        names.update(dict.fromkeys(t.name for t in before.metrics))
+        names.update(dict.fromkeys(t.name for t in after.metrics))
     sides += [(name, [_metric(b, name) for b, _ in pairs], [_metric(n, name) for _, n in pairs]) for name in names]
     estimates = [_estimate(name, base, new) for name, base, new in sides]
+    for estimate in estimates:
+        estimate.measurement = estimate.name in measurements
     # A score beyond floating point (``1e999`` in a file reads as infinity) has no interval: its delta is shown alone.
     drawn = [
         (e, base, new)
@@ -122,11 +122,10 @@ def _finite(side: list[tuple[float, float]]) -> bool:
     return all(math.isfinite(total) for total, _ in side)
 
 
-def runs_state(case: _Case) -> str | None:
+def runs_state(case: CaseSummary) -> str | None:
     """``flaky (3/5 passed)`` when some runs passed and some did not, ``broken (0/5 passed)`` when none passed,
     ``None`` for a single run or every run passed."""
-    runs = len(case.runs)
-    if runs < 2 or case.passed_runs == runs:
+    runs, passed = case.runs, case.runs_passed
+    if runs < 2 or passed == runs:
         return None
-    passed = sum(1 for r in case.runs if r.final_eval_status is EvalStatus.PASSED)
     return f"{'flaky' if passed else 'broken'} ({passed}/{runs} passed)"

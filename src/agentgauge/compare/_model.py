@@ -22,6 +22,10 @@ __all__ = [
 ]
 
 
+def _is_false(value: bool) -> bool:
+    return not value
+
+
 class ChangeKind(StrEnum):
     """How one case's overall status moved from the base result to the new one."""
 
@@ -56,7 +60,13 @@ class ResultRef(GaugeModel):
     num_runs: int = 1
     """The most runs any case has."""
     cases: int = 0
+    """Eval cases (each counted once, whatever its runs)."""
     passed_cases: int = 0
+    case_runs: int = 0
+    """Case runs (each case once per run), counted apart from the cases."""
+    passed_case_runs: int = 0
+    case_status_rule: str = omit_empty(default="")
+    """The rule that decided the cases' statuses over their runs (``mean of runs ≥ threshold``, ...)."""
     interrupted: bool = False
     selected_eval_ids: list[str] = omit_empty(factory=list)
     """The cases the run was limited to (empty: every case of its eval set ran)."""
@@ -85,6 +95,9 @@ class CaseChange(GaugeModel):
     base_passed_runs: int = 0
     new_runs: int = 0
     new_passed_runs: int = 0
+    base_status_text: str | None = omit_empty()
+    """The base status with the rule that decided it (``failed (3/5 runs passed; rule: all runs pass)``)."""
+    new_status_text: str | None = omit_empty()
     base_metrics: dict[str, float | None] = Field(default_factory=empty_dict)
     """Mean score per metric over the base runs (``None``: never scored)."""
     new_metrics: dict[str, float | None] = Field(default_factory=empty_dict)
@@ -109,6 +122,9 @@ class MetricDelta(GaugeModel):
     base_scored: int = 0
     """Case runs that produced a score in base."""
     new_scored: int = 0
+    measurement: bool = Field(False, exclude_if=_is_false)
+    """An informational metric (see :func:`agentgauge.model.is_measurement`): its delta is shown, labelled as a
+    measurement, never with a significance verdict and never as a regression."""
 
 
 class EstimateDelta(GaugeModel):
@@ -126,7 +142,9 @@ class EstimateDelta(GaugeModel):
     resamples: int = 0
     """Resamples drawn (0: no interval)."""
     significant: bool | None = omit_empty()
-    """Whether the interval leaves out 0."""
+    """Whether the interval leaves out 0 (never set for a measurement: it has no verdict)."""
+    measurement: bool = Field(False, exclude_if=_is_false)
+    """The metric is a measurement (see :attr:`MetricDelta.measurement`)."""
     cases_needed: int | None = omit_empty()
     """When not significant: cases (the same on both sides, as many runs as now) to detect a change this large at
     alpha 0.05 with power 0.8, from the spread of the per-case differences."""

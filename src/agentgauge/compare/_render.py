@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from ._model import CaseChange, ChangeKind, Comparison
+from ._model import CaseChange, ChangeKind, Comparison, MetricDelta, ResultRef
 
 __all__ = [
     "LABEL",
@@ -12,10 +12,12 @@ __all__ = [
     "estimate_lines",
     "gate_lines",
     "headline",
+    "metric_groups",
     "not_run_lines",
     "render_html",
     "render_html_section",
     "render_markdown",
+    "side_text",
 ]
 
 LABEL = {
@@ -53,6 +55,27 @@ def runs_text(passed: int, runs: int, present: bool) -> str:
 
 
 _LISTED = 20  # not-run case ids shown before "and N more"
+
+
+def side_text(ref: ResultRef) -> str:
+    """``6/6 cases passed`` and, with several runs, the case runs apart and the rule that decided the statuses:
+    ``3/6 cases passed; 17/30 case runs passed; case status: mean of runs ≥ threshold``."""
+    text = f"{ref.passed_cases}/{ref.cases} cases passed"
+    if ref.num_runs > 1:
+        text += f"; {ref.passed_case_runs}/{ref.case_runs} case runs passed"
+        if ref.case_status_rule:
+            text += f"; case status: {ref.case_status_rule}"
+    return text
+
+
+def metric_groups(comparison: Comparison) -> list[tuple[str, list[MetricDelta]]]:
+    """The metric deltas to show, under their titles: the scored metrics, then the measurements apart (their
+    deltas, labelled as measurements: no verdict)."""
+    groups = [
+        ("Metric means (cases on both sides)", [m for m in comparison.metrics if not m.measurement]),
+        ("Measurements (informational, cases on both sides)", [m for m in comparison.metrics if m.measurement]),
+    ]
+    return [(title, metrics) for title, metrics in groups if metrics]
 
 
 def sorted_cases(comparison: Comparison) -> list[CaseChange]:
@@ -161,6 +184,8 @@ def estimate_lines(comparison: Comparison, *, narrow: bool = False) -> list[str]
         if e.low is not None and e.high is not None:
             line += f" [{e.low:+.2f}, {e.high:+.2f}]"
             verdict = "significant" if e.significant else "not significant"
+        if e.measurement:
+            verdict = "measurement (informational: no verdict)"
         if e.cases_needed is not None and e.delta is not None:
             verdict += (
                 f"; cases needed to detect a change of {abs(e.delta):.2f} (alpha 0.05, power 0.8, same cases on "
@@ -196,8 +221,8 @@ def render_markdown(comparison: Comparison, *, title: str = "Comparison", level:
         "",
         f"**{headline(comparison)}**",
         "",
-        f"- Base: `{_md(base.source)}`: {base.passed_cases}/{base.cases} cases passed",
-        f"- New: `{_md(new.source)}`: {new.passed_cases}/{new.cases} cases passed",
+        f"- Base: `{_md(base.source)}`: {_md(side_text(base))}",
+        f"- New: `{_md(new.source)}`: {_md(side_text(new))}",
         "",
         *_md_gate(comparison),
         "| Case | Change | Base | New | Runs passed | Reason (new) |",
@@ -211,11 +236,11 @@ def render_markdown(comparison: Comparison, *, title: str = "Comparison", level:
         )
     for line in not_run_lines(comparison):
         lines += ["", _md(line)]
-    if comparison.metrics:
-        lines += ["", "| Metric | Base | New | Delta |", "| --- | ---: | ---: | ---: |"]
+    for title, metrics in metric_groups(comparison):
+        lines += ["", f"*{title}*", "", "| Metric | Base | New | Delta |", "| --- | ---: | ---: | ---: |"]
         lines += [
             f"| {_md(m.metric_name)} | {score_text(m.base_mean)} | {score_text(m.new_mean)} | {delta_text(m.delta)} |"
-            for m in comparison.metrics
+            for m in metrics
         ]
     if comparison.pass_at_k:
         lines += [
@@ -284,8 +309,8 @@ def render_html_section(comparison: Comparison, *, title: str = "Comparison", le
         f'<p class="verdict {verdict_class}">{_h(headline(comparison))}</p>',
         *_html_gate(comparison),
         "<ul>",
-        f"<li>Base: <code>{_h(base.source)}</code>: {base.passed_cases}/{base.cases} cases passed</li>",
-        f"<li>New: <code>{_h(new.source)}</code>: {new.passed_cases}/{new.cases} cases passed</li>",
+        f"<li>Base: <code>{_h(base.source)}</code>: {_h(side_text(base))}</li>",
+        f"<li>New: <code>{_h(new.source)}</code>: {_h(side_text(new))}</li>",
         "</ul>",
         f"<{sub}>Cases</{sub}>",
         "<table><thead><tr><th>Case</th><th>Change</th><th>Base</th><th>New</th><th>Runs passed</th>"
@@ -301,11 +326,12 @@ def render_html_section(comparison: Comparison, *, title: str = "Comparison", le
         )
     out.append("</tbody></table>")
     out += [f'<p class="not_run">{_h(line)}</p>' for line in not_run_lines(comparison)]
-    if comparison.metrics:
-        out.append(f"<{sub}>Metric means (cases on both sides)</{sub}>")
+    for title, metrics in metric_groups(comparison):
+        out.append(f"<{sub}>{_h(title)}</{sub}>")
         out.append("<table><thead><tr><th>Metric</th><th>Base</th><th>New</th><th>Delta</th></tr></thead><tbody>")
-        for m in comparison.metrics:
-            sign = "neg" if m.delta is not None and m.delta < 0 else "pos" if m.delta else ""
+        for m in metrics:
+            moved = "neg" if m.delta is not None and m.delta < 0 else "pos" if m.delta else ""
+            sign = "" if m.measurement else moved  # a measurement's change is neither good nor bad
             out.append(
                 f'<tr><td>{_h(m.metric_name)}</td><td class="num">{score_text(m.base_mean)}</td>'
                 f'<td class="num">{score_text(m.new_mean)}</td><td class="num {sign}">{delta_text(m.delta)}</td></tr>'

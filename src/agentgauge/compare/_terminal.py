@@ -12,16 +12,18 @@ import textwrap
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ._model import ChangeKind, Comparison
+from ._model import ChangeKind, Comparison, MetricDelta
 from ._render import (
     LABEL,
     delta_text,
     estimate_lines,
     gate_lines,
     headline,
+    metric_groups,
     not_run_lines,
     runs_cell,
     score_text,
+    side_text,
     significance_lines,
     sorted_cases,
 )
@@ -102,14 +104,15 @@ def _print_reasons(comparison: Comparison, line: Callable[..., None]) -> None:
         line(f"    {case.reason}", markup=False, hang=0)
 
 
-def _metric_table(comparison: Comparison) -> Table:
+def _metric_table(title: str, deltas: list[MetricDelta]) -> Table:
     from rich.table import Table
 
-    metrics = Table(title="Metric means (cases on both sides)", title_justify="left")
+    metrics = Table(title=title, title_justify="left")
     for column in ("Metric", "Base", "New", "Delta"):
         metrics.add_column(column, justify="left" if column == "Metric" else "right", overflow="fold")
-    for m in comparison.metrics:
+    for m in deltas:
         style = "red" if m.delta is not None and m.delta < 0 else "green" if m.delta else ""
+        style = "" if m.measurement else style  # a measurement's change is neither good nor bad
         metrics.add_row(
             m.metric_name,
             score_text(m.base_mean),
@@ -131,15 +134,15 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
         console.print(text, highlight=False, soft_wrap=True, markup=markup)
 
     base, new = comparison.base, comparison.new
-    line(f"Base: {base.source} ({base.passed_cases}/{base.cases} cases passed)")
-    line(f"New:  {new.source} ({new.passed_cases}/{new.cases} cases passed)")
+    line(f"Base: {base.source} ({side_text(base)})", markup=False)
+    line(f"New:  {new.source} ({side_text(new)})", markup=False)
     console.print(_case_table(comparison, narrow=narrow))
     if narrow:
         _print_reasons(comparison, line)
     for text in not_run_lines(comparison):
         line(text, markup=False)
-    if comparison.metrics:
-        console.print(_metric_table(comparison))
+    for title, deltas in metric_groups(comparison):
+        console.print(_metric_table(title, deltas))
     for p in comparison.pass_at_k:
         console.print(
             f"pass@{p.k}: {p.base_pass_at_k:.3f} -> {p.new_pass_at_k:.3f}   "

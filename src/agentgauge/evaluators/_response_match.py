@@ -27,7 +27,7 @@ class ResponseMatchEvaluator:
 
     In the ``adk-ts`` dialect the score is ADK-TS's: sets of lowercased ASCII words, no stemming or normalisation,
     and no score (``not_evaluated``) for an invocation whose actual or expected final response is missing; the
-    mean is over the scored invocations.
+    mean is over the scored invocations, and with none scored the metric has no score and fails, as in ADK-TS.
     """
 
     name = "response_match_score"
@@ -77,6 +77,10 @@ def _adk_ts_scores(actuals: Sequence[Invocation], expecteds: Sequence[Invocation
         total += s.fmeasure  # summed in order, as ADK-TS's reduce does
         scored += 1
     if not scored:
-        return EvaluateResult(None, EvalStatus.NOT_EVALUATED, per, "no invocation has both final responses")
+        # ADK-TS's ResponseEvaluator fails a metric it could not score at all (and its AgentEvaluator fails the case
+        # for any metric that did not pass): no score, status failed.
+        return EvaluateResult(
+            None, EvalStatus.FAILED, per, "no invocation has both final responses: ADK-TS fails the metric"
+        )
     overall = total / scored
     return EvaluateResult(overall, status_for_score(overall, threshold), per)

@@ -37,16 +37,28 @@ from ._result import (
     StatusCounts,
 )
 from ._run_metadata import LABEL_KEY_PATTERN, RunMetadata, check_label_key, parse_labels
-from ._status import EvalStatus, StatusField, parse_status, status_for_score, summarize_statuses
+from ._status import (
+    DEFAULT_CASE_STATUS,
+    CaseStatusRule,
+    EvalStatus,
+    StatusField,
+    is_measurement,
+    parse_case_status_rule,
+    parse_status,
+    status_for_score,
+    summarize_statuses,
+)
 from ._toolmock import LLMGenerator, ToolMock, ToolMockArguments, ToolMockRule
 from ._usage_totals import UsageTotals
 
 __all__ = [
+    "DEFAULT_CASE_STATUS",
     "LABEL_KEY_PATTERN",
     "UNSAVED_KEY",
     "CaseMetricRunResult",
     "CaseRubric",
     "CaseRunSummary",
+    "CaseStatusRule",
     "ConversationScenario",
     "Criterion",
     "EvalCase",
@@ -84,8 +96,10 @@ __all__ = [
     "UsageTotals",
     "check_label_key",
     "is_empty",
+    "is_measurement",
     "new_tool_id",
     "omit_empty",
+    "parse_case_status_rule",
     "parse_labels",
     "parse_status",
     "redact_secrets",

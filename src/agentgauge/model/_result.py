@@ -10,7 +10,7 @@ from ._base import GaugeModel, empty_list, omit_empty
 from ._evalset import ConversationScenario, Invocation
 from ._metric import Criterion
 from ._run_metadata import RunMetadata
-from ._status import EvalStatus, StatusField
+from ._status import CaseStatusRule, EvalStatus, StatusField
 
 __all__ = [
     "CaseMetricRunResult",
@@ -193,7 +193,11 @@ class EvalSetResultSummary(GaugeModel):
     """Multi-run summary of an eval set result (trpc-agent-go shape).
 
     ``case_status_counts`` (agentgauge's own) counts the cases by their overall status across runs: the numbers
-    every report shows (passed + failed + error + not evaluated = cases). ``selected_eval_ids`` (agentgauge's own)
+    every report shows (passed + failed + error + not evaluated = cases); ``case_status_rule`` (agentgauge's own)
+    names the rule that decided those statuses (absent: ``mean``, see :class:`CaseStatusRule`) and
+    ``case_run_status_counts`` (agentgauge's own) counts the case runs (a case run is one case in one run:
+    cases x runs of them) by their status. ``run_status_counts`` counts the runs (one pass over every case) by
+    their status, as trpc-agent-go does. ``selected_eval_ids`` (agentgauge's own)
     lists the cases a run was limited to (``EVAL_SET:case,...``, the web UI's or the API's case selection); it is
     empty when every case of the eval set ran, so ``compare`` tells cases not run from cases removed from the set.
     """
@@ -202,6 +206,8 @@ class EvalSetResultSummary(GaugeModel):
     num_runs: int = 1
     run_status_counts: StatusCounts = Field(default_factory=StatusCounts)
     case_status_counts: StatusCounts | None = omit_empty()
+    case_status_rule: CaseStatusRule | None = omit_empty()
+    case_run_status_counts: StatusCounts | None = omit_empty()
     selected_eval_ids: list[str] = omit_empty(factory=list)
     run_summaries: list[RunSummary] = Field(default_factory=empty_list)
     eval_case_summaries: list[EvalCaseSummary] = Field(default_factory=empty_list)

@@ -8,7 +8,17 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator
 
-__all__ = ["EvalStatus", "StatusField", "parse_status", "status_for_score", "summarize_statuses"]
+__all__ = [
+    "DEFAULT_CASE_STATUS",
+    "CaseStatusRule",
+    "EvalStatus",
+    "StatusField",
+    "is_measurement",
+    "parse_case_status_rule",
+    "parse_status",
+    "status_for_score",
+    "summarize_statuses",
+]
 
 
 class EvalStatus(StrEnum):
@@ -25,6 +35,42 @@ class EvalStatus(StrEnum):
     NOT_EVALUATED = "not_evaluated"
     INFORMATIONAL = "informational"
     ERROR = "error"
+
+
+class CaseStatusRule(StrEnum):
+    """How a case's status follows from its runs (``eval --case-status``).
+
+    - ``mean``: each metric's scores over the runs are reduced (their mean, or the metric's own reducer) and
+      compared with its threshold; the case passes when every such metric passes. This is how Google ADK's
+      ``AgentEvaluator`` and trpc-agent-go decide a case over ``num_runs``, so ADK-dialect results keep ADK's
+      statuses: the default.
+    - ``all``: the case passes only when every run passed.
+    - ``majority``: the case passes when more than half of its runs passed.
+    - ``any``: the case passes when at least one run passed.
+
+    With one run every rule gives that run's status. A case that does not pass under ``all``, ``majority`` or
+    ``any`` is ``failed`` when a run failed, else ``error`` when a run errored, else ``not_evaluated``.
+    """
+
+    MEAN = "mean"
+    ALL = "all"
+    MAJORITY = "majority"
+    ANY = "any"
+
+
+DEFAULT_CASE_STATUS = CaseStatusRule.MEAN
+"""The rule of a result that names none (every result written before the rule could be chosen)."""
+
+
+def parse_case_status_rule(value: str | CaseStatusRule | None) -> CaseStatusRule:
+    """The rule named ``value`` (``None``: :data:`DEFAULT_CASE_STATUS`); ``ValueError`` naming the rules otherwise."""
+    if value is None:
+        return DEFAULT_CASE_STATUS
+    try:
+        return CaseStatusRule(str(value).strip().lower())
+    except ValueError:
+        names = ", ".join(rule.value for rule in CaseStatusRule)
+        raise ValueError(f"unknown case status rule {value!r}: expected one of {names}") from None
 
 
 _BY_INT = {
@@ -86,3 +132,20 @@ def summarize_statuses(statuses: Iterable[EvalStatus]) -> EvalStatus:
     if seen_error:
         return EvalStatus.ERROR
     return EvalStatus.PASSED if seen_pass else EvalStatus.NOT_EVALUATED
+
+
+def is_measurement(statuses: Iterable[EvalStatus]) -> bool:
+    """Whether a metric with results of these statuses is a measurement rather than a score: at least one result
+    is ``informational`` and none passed, failed or errored (``not_evaluated`` results say nothing either way).
+
+    ADK's efficiency metrics (tool calls, model calls, tokens, seconds) and any metric without a pass rule are
+    measurements: every report shows them apart from the scores, without threshold, pass/fail counts, intervals
+    read as verdicts or significance tests.
+    """
+    seen_informational = False
+    for status in statuses:
+        if status is EvalStatus.INFORMATIONAL:
+            seen_informational = True
+        elif status is not EvalStatus.NOT_EVALUATED:
+            return False
+    return seen_informational

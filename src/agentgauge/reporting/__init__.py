@@ -14,12 +14,13 @@ from ..summary._reasons import (
 )
 from ._render import FORMATS, ReportFormat, render, write_report
 from ._terminal import print_summary
-from ._view import build_view
+from ._view import ResultView, build_view, view_from_rows
 
 __all__ = [
     "FORMATS",
     "Mismatch",
     "ReportFormat",
+    "ResultView",
     "build_view",
     "case_failure_text",
     "case_mismatches",
@@ -28,5 +29,6 @@ __all__ = [
     "mismatch_text",
     "print_summary",
     "render",
+    "view_from_rows",
     "write_report",
 ]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from html import escape
 from typing import Any
 
@@ -19,30 +18,28 @@ from ..model import (
     EvalCaseResult,
     EvalMetricResult,
     EvalMetricResultPerInvocation,
-    EvalSetResult,
     EvalStatus,
     Invocation,
     RubricScore,
     Tool,
     UsageTotals,
 )
-from ..summary._reasons import case_label, format_score, format_tool_call, one_line
-from ..summary._usage import case_usage, format_cost, format_duration, format_tokens, usage_text
+from ..summary._reasons import case_label, format_score, format_tool_call
+from ..summary._usage import case_usage, usage_text
 from ._diff import RESPONSE, TOOLS, Part, Segment, failed_parts, response_strategy, strategy_phrase, word_diff
-from ._html_assets import CSS, JS
-from ._intervals import intervals_html
-from ._transcript import TRANSCRIPT_CSS, html_transcript
-from ._view import ResultView, build_view, latency_cards
+from ._transcript import html_transcript
+from ._view import ResultView
 
-__all__ = ["HTML_TAIL", "html_case", "html_head", "render_html", "rubric_texts"]
+__all__ = ["RANK", "html_case", "html_status", "rubric_texts", "sort_key"]
 
 _ORDER = (EvalStatus.FAILED, EvalStatus.ERROR, EvalStatus.NOT_EVALUATED, EvalStatus.INFORMATIONAL, EvalStatus.PASSED)
-_RANK = {status: rank for rank, status in enumerate(_ORDER)}  # the status sort key: failed first
+RANK = {status: rank for rank, status in enumerate(_ORDER)}  # the status sort key: failed first
 _NONE = '<span class="muted">(none)</span>'
 _CSS = {EvalStatus.ERROR: "errored"}  # "error" is the class of an error message box
 
 
-def _status(status: EvalStatus) -> str:
+def html_status(status: EvalStatus) -> str:
+    """A status as the report's coloured badge."""
     css = _CSS.get(status, status.value)
     return f'<span class="status {css}">{escape(status.value.replace("_", " "))}</span>'
 
@@ -115,7 +112,7 @@ def _metrics_table(results: list[EvalMetricResult], shown_below: Iterable[EvalMe
         hide = {*seen, ";".join(seen), "; ".join(seen)} if seen else set()
         rows.append(
             f"<tr><td>{escape(m.metric_name)}</td><td class=num>{format_score(m.score)}</td>"
-            f"<td class=num>{format_score(m.threshold)}</td><td>{_status(m.eval_status)}</td>"
+            f"<td class=num>{format_score(m.threshold)}</td><td>{html_status(m.eval_status)}</td>"
             f"<td>{_detail(m, hide, below_rubrics)}</td></tr>"
         )
     head = "<tr><th>Metric</th><th class=num>Score</th><th class=num>Threshold</th><th>Status</th><th>Reason</th></tr>"
@@ -252,148 +249,16 @@ def html_case(case: EvalCaseResult, view: ResultView | bool, order: int = 0) -> 
     usage_html = f' <span class="muted usage">{escape(usage_text(usage))}</span>' if usage.known else ""
     anchor = f"c{outcome.index}r{case.run_id}" if outcome is not None else f"r{order}"
     keys = (
-        f'data-order="{order}" data-status="{_RANK[status]}" data-duration="{_key(usage.duration)}" '
-        f'data-tokens="{_key(usage.total_tokens)}" data-cost="{_key(usage.cost)}"'
+        f'data-order="{order}" data-status="{RANK[status]}" data-duration="{sort_key(usage.duration)}" '
+        f'data-tokens="{sort_key(usage.total_tokens)}" data-cost="{sort_key(usage.cost)}"'
     )
     return (
         f'<details class="{css}" id="{anchor}" data-case-id="{escape(case.eval_id)}" {keys}{opened}>'
-        f"<summary>{escape(case_label(case, multi_run))} {_status(status)}{runs}{usage_html}</summary>"
+        f"<summary>{escape(case_label(case, multi_run))} {html_status(status)}{runs}{usage_html}</summary>"
         f"{''.join(body)}</details>"
     )
 
 
-def _key(value: float | None) -> str:
+def sort_key(value: float | None) -> str:
+    """A number as a ``data-sort`` value (empty when unknown)."""
     return "" if value is None else repr(value)
-
-
-def _usage_cards(usage: UsageTotals) -> list[tuple[str, str, str]]:
-    cards = []
-    if usage.duration is not None:
-        cards.append(("Agent time", format_duration(usage.duration), ""))
-    if usage.total_tokens is not None:
-        cards.append(("Tokens", format_tokens(usage.total_tokens), ""))
-    if usage.cost is not None:
-        cards.append(("Cost", format_cost(usage.cost, usage.cost_missing), ""))
-    return cards
-
-
-def _cases_table(view: ResultView) -> str:
-    """Every case once (its runs grouped), sortable by any column."""
-    usage_cols = [
-        (name, attr)
-        for name, attr in (("Duration", "duration"), ("Tokens", "total_tokens"), ("Cost", "cost"))
-        if any(getattr(c.usage, attr) is not None for c in view.cases)
-    ]
-    head = "<tr><th>Case</th><th>Status</th>" + ("<th class=num>Runs passed</th>" if view.multi_run else "")
-    head += "".join(f"<th class=num>{name}</th>" for name, _ in usage_cols) + "<th>First reason</th></tr>"
-    rows = []
-    for case in view.cases:
-        cells = f'<td><a href="#c{case.index}r{case.reason_run or case.first_run}">{escape(case.eval_id)}</a></td>'
-        cells += f'<td data-sort="{_RANK[case.status]}">{_status(case.status)}</td>'
-        if view.multi_run:
-            share = case.runs_passed / max(case.runs, 1)
-            cells += f'<td class=num data-sort="{share!r}">{case.runs_passed}/{case.runs}</td>'
-        for _, attr in usage_cols:
-            value = getattr(case.usage, attr)
-            shown = {"duration": format_duration, "total_tokens": format_tokens}.get(attr)
-            text = shown(value) if shown else format_cost(value, case.usage.cost_missing)
-            cells += f'<td class=num data-sort="{_key(value)}">{escape(text)}</td>'
-        reason = one_line(case.reason) if case.reason else ""
-        if reason and view.multi_run and case.reason_run is not None:
-            reason = f"run {case.reason_run}: {reason}"
-        cells += f'<td class="reason">{escape(reason)}</td>'
-        rows.append(f"<tr>{cells}</tr>")
-    return f'<h2>Cases</h2><table class="sortable cases">{head}{"".join(rows)}</table>'
-
-
-def _summary(view: ResultView) -> str:
-    cards = [
-        ("Cases", str(len(view.cases)), ""),
-        ("Passed", str(view.count(EvalStatus.PASSED)), "passed"),
-        ("Failed", str(view.count(EvalStatus.FAILED)), "failed"),
-        ("Error", str(view.count(EvalStatus.ERROR)), "errored" if view.count(EvalStatus.ERROR) else ""),
-        ("Not evaluated", str(view.count(EvalStatus.NOT_EVALUATED)), "not_evaluated"),
-        ("Runs", str(view.num_runs), ""),
-        *_usage_cards(view.usage),
-        *latency_cards(view),
-    ]
-    html = '<div class="cards">' + "".join(
-        f'<div class="card"><span class="muted">{name}</span><b class="{css}">{escape(value)}</b></div>'
-        for name, value, css in cards
-    )
-    html += "".join(
-        f'<div class="card"><span class="muted">pass@{p.k} / pass^{p.k}</span>'
-        f"<b>{format_score(p.pass_at_k)} / {format_score(p.pass_hat_k)}</b></div>"
-        for p in view.pass_k
-    )
-    html += "</div>"
-    if view.metrics:
-        errors = any(r.error for r in view.metrics)  # the column shows only when a metric could not be scored
-        rows = "".join(
-            f"<tr><td>{escape(r.metric_name)}</td><td class=num>{format_score(r.mean)}</td>"
-            f"<td class=num>{format_score(r.threshold)}</td><td>{_status(r.status)}</td><td class=num>{r.passed}</td>"
-            f"<td class=num>{r.failed}</td>{f'<td class=num>{r.error}</td>' if errors else ''}"
-            f"<td class=num>{r.not_evaluated}</td></tr>"
-            for r in view.metrics
-        )
-        html += (
-            '<h2>Metrics</h2><table class="sortable"><tr><th>Metric</th><th class=num>Mean score</th>'
-            "<th class=num>Threshold</th><th>Status</th><th class=num>Passed</th><th class=num>Failed</th>"
-            f"{'<th class=num>Error</th>' if errors else ''}<th class=num>Not evaluated</th></tr>{rows}</table>"
-        )
-    return html + intervals_html(view) + (_cases_table(view) if view.cases else "")
-
-
-def html_head(view: ResultView) -> str:
-    """The page up to the first case: title, summary cards, metric means, the case table and the case toolbar."""
-    result = view.result
-    title = f"agentgauge · {result.eval_set_id}"
-    stamp = ""
-    if result.creation_timestamp is not None:
-        created = datetime.fromtimestamp(result.creation_timestamp, tz=UTC)
-        stamp = f" · {created.strftime('%Y-%m-%d %H:%M:%S UTC')}"
-    result_id = f" · result {escape(result.eval_set_result_id)}" if result.eval_set_result_id else ""
-    note = (
-        '<div class="error">Cancelled: only the cases that finished before the run was cancelled are included.</div>'
-        if result.cancelled
-        else '<div class="error">Interrupted: only the cases that finished before the run was stopped are included.'
-        "</div>"
-        if result.interrupted
-        else ""
-    )
-    sort = "".join(
-        f'<option value="{key}">{label}</option>'
-        for key, label in (
-            ("order", "run order"),
-            ("status", "status (failed first)"),
-            ("id", "case id"),
-            ("duration", "duration (longest first)"),
-            ("tokens", "tokens (most first)"),
-            ("cost", "cost (highest first)"),
-        )
-    )
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)}</title><style>{CSS}{TRANSCRIPT_CSS}</style></head><body>"
-        f"<h1>Eval set {escape(result.eval_set_id)} {_status(view.overall_status)}</h1>"
-        f'<div class="muted">agentgauge report{result_id}{escape(stamp)}</div>{note}'
-        f"{_summary(view)}<h2>Case details</h2>"
-        '<div class="toolbar"><label><input type="checkbox" id="only-failed"> Show only failed cases</label>'
-        '<input type="search" id="case-search" placeholder="Filter by case id">'
-        f'<label>Sort by <select id="case-sort">{sort}</select></label>'
-        '<button type="button" id="expand-all">Expand all</button></div><div id="case-list">'
-    )
-
-
-HTML_TAIL = f"</div><script>{JS}</script></body></html>\n"
-"""The end of the page (its script)."""
-
-
-def render_html(result: EvalSetResult) -> str:
-    """The result as one self-contained HTML page: summary, metric means, a sortable table of cases (runs grouped,
-    durations, tokens, cost, first reason), filters, and per case and invocation expected vs actual tool calls (with
-    their results) and final responses side by side, differences marked where a failed metric looked."""
-    view = build_view(result)
-    cases = "".join(html_case(c, view, i) for i, c in enumerate(result.eval_case_results))
-    return html_head(view) + cases + HTML_TAIL

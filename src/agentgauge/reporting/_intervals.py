@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+from ..model import EvalStatus
 from ..stats import (
     BootstrapSettings,
     Interval,
@@ -44,7 +45,8 @@ shown), so the report of a large run stays fast."""
 @dataclass(frozen=True)
 class ViewIntervals:
     """A result's estimates with their intervals: ``pass_rate`` is the share of case runs that passed; each
-    ``metrics`` entry is a metric's mean score. An interval is ``None`` when there is nothing to resample."""
+    ``metrics`` entry is a scored metric's mean (measurements have none). An interval is ``None`` when there is
+    nothing to resample."""
 
     settings: BootstrapSettings
     resamples: int
@@ -70,24 +72,45 @@ def _interval(values: list[float], settings: BootstrapSettings, resamples: int) 
     return percentile_interval(values, settings.level, resamples)
 
 
+def _per_case(view: ResultView, names: list[str], count: int) -> list[list[float]]:
+    """Per metric of ``names``, two columns over the cases (by :attr:`CaseSummary.index`): the sum of its run
+    scores and how many runs scored it (not-evaluated and errored results have no score)."""
+    position = {name: 2 * k for k, name in enumerate(names)}
+    columns = [[0.0] * count for _ in range(2 * len(names))]
+    for case in view.cases:
+        for row in case.rows:
+            for metric in row.metrics:
+                at = position.get(metric.metric_name)
+                scored = (
+                    metric.eval_status is not EvalStatus.NOT_EVALUATED and metric.eval_status is not EvalStatus.ERROR
+                )
+                if at is not None and metric.score is not None and scored:
+                    columns[at][case.index] += metric.score
+                    columns[at + 1][case.index] += 1
+    return columns
+
+
 def _compute(view: ResultView, settings: BootstrapSettings) -> ViewIntervals:
     cases = list(view.cases)
     count = len(cases)
     passed = sum(c.runs_passed for c in cases)
     runs = sum(c.runs for c in cases)
     pass_rate = passed / runs if runs else None
-    means = {m.metric_name: m.mean for m in view.metrics}
+    # Measurements get no interval: it would read as a verdict on a number that has none.
+    means = {m.name: m.average for m in view.scores}
     resamples = settings.resamples_for(count)
     if settings.resamples <= 0 or count < 2 or count > MAX_CASES:
         return ViewIntervals(settings, 0, count, pass_rate, None, {name: (mean, None) for name, mean in means.items()})
     columns: list[list[float]] = [[0.0] * count, [0.0] * count]
     for case in cases:
         columns[0][case.index], columns[1][case.index] = case.runs_passed, case.runs
+    names = [m.name for m in view.scores if m.scores]
+    per_case = _per_case(view, names, count)
     # A score beyond floating point (``1e999`` in a file reads as infinity) has no interval: its mean is shown alone.
-    scored = [m for m in view.metrics if any(m.case_scored) and all(math.isfinite(v) for v in m.case_totals)]
-    for metric in scored:
-        for source in (metric.case_totals, metric.case_scored):
-            columns.append([float(v) for v in source] + [0.0] * (count - len(source)))
+    finite = [k for k in range(len(names)) if all(math.isfinite(v) for v in per_case[2 * k])]
+    scored = [names[k] for k in finite]
+    for k in finite:
+        columns += per_case[2 * k : 2 * k + 2]
     sums = bootstrap_weighted_sums(columns, resamples=resamples, seed=settings.seed)
 
     def ratios(top: list[float], bottom: list[float]) -> list[float]:
@@ -95,9 +118,9 @@ def _compute(view: ResultView, settings: BootstrapSettings) -> ViewIntervals:
 
     pass_interval = _interval(ratios(sums[0], sums[1]), settings, resamples) if runs else None
     metrics: dict[str, tuple[float | None, Interval | None]] = {name: (mean, None) for name, mean in means.items()}
-    for position, metric in enumerate(scored):
+    for position, name in enumerate(scored):
         top, bottom = sums[2 + 2 * position], sums[3 + 2 * position]
-        metrics[metric.metric_name] = (metric.mean, _interval(ratios(top, bottom), settings, resamples))
+        metrics[name] = (means[name], _interval(ratios(top, bottom), settings, resamples))
     return ViewIntervals(settings, resamples, count, pass_rate, pass_interval, metrics)
 
 
@@ -133,8 +156,8 @@ def _interval_document(value: float | None, interval: Interval | None) -> dict[s
 
 
 def intervals_document(view: ResultView) -> dict[str, Any]:
-    """The intervals and flaky cases as JSON (camelCase, as the result file): what the JSON report and the web UI
-    show under ``summary.statistics``."""
+    """The intervals, the measurements (their means: no interval, no verdict) and the flaky cases as JSON
+    (camelCase, as the result file): what the JSON report and the web UI show under ``summary.statistics``."""
     found = view_intervals(view)
     return {
         "confidenceLevel": found.settings.level,
@@ -146,8 +169,18 @@ def intervals_document(view: ResultView) -> dict[str, Any]:
             {"metricName": name, "mean": _interval_document(mean, interval)}
             for name, (mean, interval) in found.metrics.items()
         ],
+        "measurements": [
+            {"metricName": m.name, "mean": m.average, "measured": len(m.scores)} for m in view.measurements
+        ],
         "flakyCases": [
-            {"evalId": c.eval_id, "runs": c.runs, "passedRuns": c.runs_passed, "passRate": c.runs_passed / c.runs}
+            {
+                "evalId": c.eval_id,
+                "runs": c.runs,
+                "passedRuns": c.runs_passed,
+                "passRate": c.runs_passed / c.runs,
+                "status": c.status.value,
+                "statusText": c.status_text,
+            }
             for c in view.flaky
         ],
     }
@@ -169,9 +202,12 @@ def intervals_html(view: ResultView) -> str:
         )
     if view.flaky:
         html += (
-            '<h2>Flaky cases</h2><table class="flaky"><tr><th>Case</th><th class=num>Runs passed</th></tr>'
+            '<h2>Flaky cases</h2><table class="flaky"><tr><th>Case</th><th class=num>Runs passed</th>'
+            "<th>Status</th></tr>"
             + "".join(
-                f"<tr><td>{escape(c.eval_id)}</td><td class=num>{c.runs_passed}/{c.runs}</td></tr>" for c in view.flaky
+                f"<tr><td>{escape(c.eval_id)}</td><td class=num>{c.runs_passed}/{c.runs}</td>"
+                f"<td>{escape(c.status_text)}</td></tr>"
+                for c in view.flaky
             )
             + "</table>"
         )

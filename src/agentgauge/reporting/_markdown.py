@@ -48,47 +48,77 @@ def markdown_head(view: ResultView) -> str:
     lines = [f"## agentgauge: {_code(result.eval_set_id)} {_ICON[view.overall_status]}", ""]
     if result.interrupted:
         lines += ["**Interrupted:** only the cases that finished before the run was stopped are included.", ""]
-    lines += [
-        "| Cases | Passed | Failed | Error | Not evaluated | Runs |",
-        "|---:|---:|---:|---:|---:|---:|",
-        f"| {len(view.cases)} | {view.count(EvalStatus.PASSED)} | {view.count(EvalStatus.FAILED)} | "
-        f"{view.count(EvalStatus.ERROR)} | {view.count(EvalStatus.NOT_EVALUATED)} | {view.num_runs} |",
-        "",
-    ]
+    lines += _counts_table(view)
     usage = usage_text(view.usage)
     if usage:
         lines += [f"**Usage:** {_text(usage)}", ""]
         latency = view_latency(view)
         if latency is not None:
             lines += [f"**Latency per case:** {_text(latency_text(latency))}", ""]
-    if view.metrics:
-        errors = any(row.error for row in view.metrics)  # the column shows only when a metric could not be scored
-        lines += [f"| Metric | Mean score | Threshold | Status | Passed | Failed |{' Error |' if errors else ''} "
-                  "Not evaluated |"]  # fmt: skip
-        lines += [f"|---|---:|---:|---|---:|---:|{'---:|' if errors else ''}---:|"]
-        for row in view.metrics:
-            error = f" {row.error} |" if errors else ""
-            lines.append(
-                f"| {_text(row.metric_name)} | {format_score(row.mean)} | {format_score(row.threshold)} | "
-                f"{_ICON[row.status]} | {row.passed} | {row.failed} |{error} {row.not_evaluated} |"
-            )
-        lines.append("")
+    lines += _metric_lines(view)
     if view.pass_k:
         lines += ["| k | pass@k | pass^k |", "|---:|---:|---:|"]
         lines += [f"| {p.k} | {format_score(p.pass_at_k)} | {format_score(p.pass_hat_k)} |" for p in view.pass_k]
         lines.append("")
     lines += _interval_lines(view)
     if view.flaky:
-        lines += ["### Flaky cases (runs disagree)", "", "| Case | Runs passed | Pass rate |", "|---|---:|---:|"]
+        lines += ["### Flaky cases (runs disagree)", "", "| Case | Runs passed | Pass rate | Status |"]
+        lines += ["|---|---:|---:|---|"]
         lines += [
             f"| {_code(c.eval_id).replace('|', chr(92) + '|')} | {c.runs_passed}/{c.runs} | "
-            f"{c.runs_passed / c.runs:.2f} |"
+            f"{c.runs_passed / c.runs:.2f} | {_text(c.status_text)} |"
             for c in view.flaky
         ]
         lines.append("")
     if view.not_passing:
         lines += ["### Cases that did not pass", "", *_not_passing_table(view), ""]
     return "\n".join(lines) + "\n"
+
+
+def _counts_table(view: ResultView) -> list[str]:
+    """The case counts (and, with several runs, the case run counts, labelled apart) and the status rule."""
+    lines = [
+        "| Cases | Passed | Failed | Error | Not evaluated | Runs |",
+        "|---:|---:|---:|---:|---:|---:|",
+        f"| {len(view.cases)} | {view.count(EvalStatus.PASSED)} | {view.count(EvalStatus.FAILED)} | "
+        f"{view.count(EvalStatus.ERROR)} | {view.count(EvalStatus.NOT_EVALUATED)} | {view.num_runs} |",
+        "",
+    ]
+    if view.multi_run:
+        runs = view.case_runs
+        lines += [
+            f"*Case status over {view.num_runs} runs: {_text(view.rule_text)}.*",
+            "",
+            "| Case runs | Passed | Failed | Error | Not evaluated |",
+            "|---:|---:|---:|---:|---:|",
+            f"| {view.total_case_runs} | {runs.passed} | {runs.failed} | {runs.error} | {runs.not_evaluated} |",
+            "",
+        ]
+    return lines
+
+
+def _metric_lines(view: ResultView) -> list[str]:
+    """The metric table (counts over case runs) and, apart, the measurements."""
+    lines: list[str] = []
+    if view.scores:
+        errors = any(row.errors for row in view.scores)  # the column shows only when a metric could not be scored
+        over = f" (over {view.total_case_runs} case runs)" if view.multi_run else ""
+        error_head, error_align = (" Error |", "---:|") if errors else ("", "")
+        lines += [f"| Metric{over} | Mean score | Threshold | Status | Passed | Failed |{error_head} Not evaluated |"]
+        lines += [f"|---|---:|---:|---|---:|---:|{error_align}---:|"]
+        for row in view.scores:
+            counts = row.counts
+            error = f" {counts.error} |" if errors else ""
+            lines.append(
+                f"| {_text(row.name)} | {format_score(row.average)} | {format_score(row.threshold)} | "
+                f"{_ICON[row.status]} | {counts.passed} | {counts.failed} |{error} {counts.not_evaluated} |"
+            )
+        lines.append("")
+    if view.measurements:
+        lines += ["| Measurement (informational) | Mean | Measured |", "|---|---:|---:|"]
+        lines += [f"| {_text(m.name)} | {format_score(m.average)} | {len(m.scores)} |" for m in view.measurements]
+        lines.append("")
+    return lines
 
 
 def _interval_lines(view: ResultView) -> list[str]:
@@ -118,10 +148,13 @@ def _not_passing_table(view: ResultView) -> list[str]:
         if any(getattr(c.usage, attr) is not None for c in cases)
     ]
     head = ["Case", "Status", *(["Runs passed"] if view.multi_run else []), *(n for n, _ in cols), "First reason"]
+    # With several runs the status names the rule that decided it.
     align = ["---", "---", *(["---:"] if view.multi_run else []), *("---:" for _ in cols), "---"]
     rows = [f"| {' | '.join(head)} |", f"|{'|'.join(align)}|"]
     for case in cases:
-        cells = [_code(case.eval_id).replace("|", "\\|"), _ICON[case.status]]  # GFM: a pipe ends a cell even in code
+        rule = case.status_text.removeprefix(case.status.value).strip()  # with several runs: runs passed, rule
+        status = f"{_ICON[case.status]} {_text(rule)}" if rule else _ICON[case.status]
+        cells = [_code(case.eval_id).replace("|", "\\|"), status]  # GFM: a pipe ends a cell even in code
         if view.multi_run:
             cells.append(f"{case.runs_passed}/{case.runs}")
         for _, attr in cols:

@@ -16,9 +16,10 @@ ReportFormat = Literal["json", "junit", "markdown", "html"]
 FORMATS: tuple[str, ...] = get_args(ReportFormat)
 
 
-def render(result: EvalSetResult, fmt: ReportFormat) -> str:
+def render(result: EvalSetResult, fmt: ReportFormat, *, junit_runs: bool = False) -> str:
     """``result`` as a document in ``fmt``: ``json`` (the EvalSetResult itself, camelCase, secrets blanked),
-    ``junit`` (JUnit XML), ``markdown`` or ``html`` (one self-contained page).
+    ``junit`` (JUnit XML: one ``<testcase>`` per eval case, or per case run with ``junit_runs``), ``markdown`` or
+    ``html`` (one self-contained page).
 
     An unknown format raises :class:`~agentgauge.errors.InputError` listing the valid ones.
     """
@@ -28,13 +29,13 @@ def render(result: EvalSetResult, fmt: ReportFormat) -> str:
     if fmt == "junit":
         from ._junit import render_junit
 
-        return render_junit(result)
+        return render_junit(result, per_run=junit_runs)
     if fmt == "markdown":
         from ._markdown import render_markdown
 
         return render_markdown(result)
     if fmt == "html":
-        from ._html import render_html
+        from ._html_page import render_html
 
         return render_html(result)
     raise InputError(f"unknown report format {fmt!r}: expected one of {', '.join(FORMATS)}")
@@ -57,8 +58,10 @@ def _json_report(result: EvalSetResult) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_report(result: EvalSetResult, path: str | os.PathLike[str], fmt: ReportFormat) -> None:
+def write_report(
+    result: EvalSetResult, path: str | os.PathLike[str], fmt: ReportFormat, *, junit_runs: bool = False
+) -> None:
     """Render ``result`` in ``fmt`` and write it to ``path`` atomically (parent directories are created)."""
     from .._util.fileio import atomic_write
 
-    atomic_write(path, render(result, fmt).encode("utf-8"))
+    atomic_write(path, render(result, fmt, junit_runs=junit_runs).encode("utf-8"))

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, BinaryIO, Protocol
 from .._util.fileio import AtomicFile
 from ..errors import InputError
 from ..model import EvalCaseResult, EvalCaseSummary, EvalSetResult
-from ._html import HTML_TAIL, html_case, html_head
+from ._html import html_case
+from ._html_page import HTML_TAIL, html_head
 from ._junit import JUnitWriter
 from ._markdown import markdown_case, markdown_head, markdown_tail
 from ._terminal import print_case
@@ -106,9 +107,9 @@ class _HtmlSink(_Sink):
 
 
 class _JUnitSink(_Sink):
-    def __init__(self, target: _TextTarget, view: ResultView) -> None:
+    def __init__(self, target: _TextTarget, view: ResultView, *, per_run: bool = False) -> None:
         self.target = target
-        self.writer = JUnitWriter(view.result, view.multi_run, view)
+        self.writer = JUnitWriter(view.result, view, per_run=per_run)
 
     def add(self, case: EvalCaseResult) -> None:
         self.writer.add(case)
@@ -135,16 +136,19 @@ def stream_reports(
     reports: Iterable[tuple[str | os.PathLike[str], str]] = (),
     *,
     console: Console | None = None,
+    junit_runs: bool = False,
 ) -> None:
     """Pass ``cases`` once, printing each in detail to ``console`` (when given) and adding it to every report of
-    ``reports`` (``(path, format)``, format ``junit``, ``markdown`` or ``html``), each written atomically at the end.
+    ``reports`` (``(path, format)``, format ``junit``, ``markdown`` or ``html``), each written atomically at the end;
+    ``junit_runs``: one JUnit ``<testcase>`` per case run instead of per case.
     """
     sinks: list[_Sink] = []
     try:
         for path, fmt in reports:
             if fmt not in _SINKS:
                 raise InputError(f"unknown report format {fmt!r}: expected one of {', '.join(_SINKS)}")
-            sinks.append(_SINKS[fmt](_TextTarget(path), view))
+            target = _TextTarget(path)
+            sinks.append(_JUnitSink(target, view, per_run=junit_runs) if fmt == "junit" else _SINKS[fmt](target, view))
         for case in cases:
             if console is not None:
                 print_case(case, view.multi_run, console)
@@ -167,8 +171,9 @@ def scan_result_file(path: str | os.PathLike[str]) -> tuple[ResultStream, Result
     case does not convert: read it whole instead (that reports any error exactly).
     """
     from ..formats._result_stream import NotStreamable, stream_result
+    from ..model import DEFAULT_CASE_STATUS
     from ..summary import RowTable, case_row, summarize_rows
-    from ._row_view import view_from_rows
+    from ._view import view_from_rows
 
     stream = stream_result(path)
     if stream is None:
@@ -181,10 +186,12 @@ def scan_result_file(path: str | os.PathLike[str]) -> tuple[ResultStream, Result
         return None
     header = stream.header
     assert header is not None
-    # Cases in file order; a case's status is the file summary's when it has one, else computed from its runs.
-    num_runs = header.summary.num_runs if header.summary else 1
-    summary = summarize_rows(table, case_ids=table.eval_ids, num_runs=num_runs)
-    summary.groups.use_saved_statuses(stream.case_status, table)
+    # Cases in file order; a case's status is the file summary's when it has one, else decided by the file's rule
+    # (as result_summary decides for a result held whole).
+    saved = header.summary
+    num_runs = saved.num_runs if saved else 1
+    rule = (saved.case_status_rule if saved else None) or DEFAULT_CASE_STATUS
+    summary = summarize_rows(table, case_ids=table.eval_ids, num_runs=num_runs, rule=rule, saved=stream.case_status)
     return stream, view_from_rows(header, summary)
 
 

@@ -46,31 +46,65 @@ def _status(status: EvalStatus, *, short: bool = False) -> Text:
 
 
 def _metric_table(view: ResultView) -> Table:
-    table = Table(title="Metrics", title_justify="left", box=None, pad_edge=False, padding=(0, 1))
+    # The counts are of case runs when the cases ran several times.
+    title = f"Metrics (over {view.total_case_runs} case runs)" if view.multi_run else "Metrics"
+    table = Table(title=title, title_justify="left", box=None, pad_edge=False, padding=(0, 1))
     # Metric names never wrap; the narrow numeric columns give way first on an 80-column terminal.
     table.add_column("Metric", no_wrap=True)
     for name in ("Mean", "Threshold"):
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("Status", no_wrap=True)
-    errors = any(row.error for row in view.metrics)  # the column shows only when a metric could not be scored
+    scores = view.scores
+    errors = any(row.errors for row in scores)  # the column shows only when a metric could not be scored
     for name in ("Passed", "Failed", *(["Error"] if errors else []), "Not eval."):
         table.add_column(name, justify="right", no_wrap=True)
-    for row in view.metrics:
-        info = row.status is EvalStatus.INFORMATIONAL  # reported, never judged: no threshold, no counts
-        counts = [row.passed, row.failed, *([row.error] if errors else []), row.not_evaluated]
+    for row in scores:
+        counts = row.counts
+        shown = [counts.passed, counts.failed, *([counts.error] if errors else []), counts.not_evaluated]
         table.add_row(
-            Text(row.metric_name),  # as it is: a name may hold "[...]" (rich markup) or ":name:" (emoji codes)
-            format_score(row.mean),
-            "-" if info else format_score(row.threshold),
+            Text(row.name),  # as it is: a name may hold "[...]" (rich markup) or ":name:" (emoji codes)
+            format_score(row.average),
+            format_score(row.threshold),
             _status(row.status, short=True),
-            *(["-"] * len(counts) if info else [str(n) for n in counts]),
+            *(str(n) for n in shown),
         )
     return table
 
 
+def _measurement_table(view: ResultView) -> Table:
+    """The measurements (no threshold, never a pass or a failure): each one's mean and how many results it has."""
+    table = Table(
+        title="Measurements (informational)",
+        title_justify="left",
+        box=None,
+        pad_edge=False,
+        padding=(0, 1),
+    )
+    table.add_column("Metric", no_wrap=True)
+    table.add_column("Mean", justify="right", no_wrap=True)
+    table.add_column("Measured", justify="right", no_wrap=True)
+    for row in view.measurements:
+        table.add_row(Text(row.name), format_score(row.average), str(len(row.scores)))
+    return table
+
+
+def _counts_text(label: str, counts: dict[EvalStatus, int], total: int) -> Text:
+    """``Cases: 3 passed, 3 failed, 0 error, 0 not evaluated, 6 total`` (the same for case runs)."""
+    text = Text(f"  {label}: ")
+    failed, error = counts[EvalStatus.FAILED], counts[EvalStatus.ERROR]
+    text.append(f"{counts[EvalStatus.PASSED]} passed", style="green")
+    text.append(", ")
+    text.append(f"{failed} failed", style="red" if failed else "")
+    text.append(", ")
+    text.append(f"{error} error", style="magenta" if error else "")
+    text.append(f", {counts[EvalStatus.NOT_EVALUATED]} not evaluated, {total} total")
+    return text
+
+
 @escaping_console
 def print_overview(view: ResultView, console: Console, duration: float | None = None) -> None:
-    """Print the overview part of the summary: status, case counts, metric table, pass@k, errors, duration."""
+    """Print the overview part of the summary: status, case (and case run) counts, metric and measurement tables,
+    pass@k, intervals, flaky cases, the cases that did not pass, usage and duration."""
     result = view.result
     header = Text("Eval set ", style="bold")
     header.append(result.eval_set_id, style="bold")
@@ -83,18 +117,19 @@ def print_overview(view: ResultView, console: Console, duration: float | None = 
         console.print(Text("  Interrupted: only the cases that finished before the run was stopped are included.",
                            style="bold yellow"))  # fmt: skip
     total = len(view.cases)
-    counts = Text("  Cases: ")
-    counts.append(f"{view.count(EvalStatus.PASSED)} passed", style="green")
-    counts.append(", ")
-    counts.append(f"{view.count(EvalStatus.FAILED)} failed", style="red" if view.count(EvalStatus.FAILED) else "")
-    counts.append(", ")
-    counts.append(f"{view.count(EvalStatus.ERROR)} error", style="magenta" if view.count(EvalStatus.ERROR) else "")
-    counts.append(f", {view.count(EvalStatus.NOT_EVALUATED)} not evaluated, {total} total")
+    counts = _counts_text("Cases", {status: view.count(status) for status in EvalStatus}, total)
     if view.multi_run:
         counts.append(f", {view.num_runs} runs each")
     console.print(counts)
-    if view.metrics:
+    if view.multi_run:
+        console.print(Text(f"  Case status rule: {view.rule_text}"))
+        runs = view.case_runs
+        by_status = {s: getattr(runs, s.value, 0) for s in EvalStatus}
+        console.print(_counts_text("Case runs", by_status, view.total_case_runs))
+    if view.scores:
         console.print(_metric_table(view))
+    if view.measurements:
+        console.print(_measurement_table(view))
     for row in view.pass_k:
         console.print(
             Text(
@@ -140,7 +175,7 @@ def _print_flaky(view: ResultView, console: Console) -> None:
     if not flaky:
         return
     console.print(Text(f"  Flaky ({len(flaky)}: runs disagree):", style="bold yellow"))
-    shown = [f"    {c.eval_id}  {c.runs_passed}/{c.runs} runs passed" for c in flaky[:NOT_PASSING_SHOWN]]
+    shown = [f"    {c.eval_id}  {c.status_text}" for c in flaky[:NOT_PASSING_SHOWN]]
     if len(flaky) > NOT_PASSING_SHOWN:
         shown.append(f"    ... and {len(flaky) - NOT_PASSING_SHOWN} more")
     console.print(Text("\n".join(shown)), soft_wrap=True)
@@ -152,8 +187,8 @@ terminal is no place for 400,000 lines: the result file and the HTML/Markdown re
 
 
 def _print_not_passing(view: ResultView, console: Console) -> None:
-    """Each case that did not pass, with its first reason (and, with several runs, how many runs passed), up to
-    :data:`NOT_PASSING_SHOWN` of them."""
+    """Each case whose status is not passed, with its first reason (and, with several runs, its status with the
+    rule that decided it), up to :data:`NOT_PASSING_SHOWN` of them."""
     count = view.not_passing_count
     if not count:
         return
@@ -165,7 +200,7 @@ def _print_not_passing(view: ResultView, console: Console) -> None:
         if view.multi_run:
             line.append("  ")
             line.append_text(_status(case.status))
-            line.append(f"  {case.runs_text}")
+            line.append(case.status_text.removeprefix(case.status.value))
         if case.reason:
             where = f"run {case.reason_run}: " if view.multi_run and case.reason_run is not None else ""
             line.append(f"{';' if view.multi_run else ':'} {where}{one_line(case.reason)}")

@@ -1,126 +1,33 @@
-"""Report-independent views of an EvalSetResult: case outcomes, metric means, pass@k and mismatch blocks.
+"""What every report shows of one EvalSetResult: its cases (the run's :class:`~agentgauge.summary.CaseSummary`
+objects), its metric tallies over every case run, pass@k and latency.
 
-Every output format (terminal, JUnit, Markdown, HTML) is built from these views so they agree on the numbers.
+Every output format (terminal, JUnit, Markdown, HTML, JSON statistics, the GitHub summary) is built from one
+:class:`ResultView`, and the view from the summary of the run's compact rows (:mod:`agentgauge.summary`): a result
+read back, a run just finished and a million-case file read as a stream all give the same numbers.
 """
 
 from __future__ import annotations
 
 import itertools
 import statistics
-from array import array
-from collections.abc import Mapping, MutableSequence, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from ..model import (
-    EvalCaseResult,
-    EvalSetResult,
-    EvalStatus,
-    UsageTotals,
-    status_for_score,
-    summarize_statuses,
-)
+from ..model import DEFAULT_CASE_STATUS, CaseStatusRule, EvalSetResult, EvalStatus, StatusCounts, UsageTotals
 from ..stats import pass_at_k, pass_hat_k
+from ..summary import CaseSummary, MetricTally, RowSummary, result_summary, rule_phrase, tally_metrics
 from ..summary._latency import LatencyPercentiles, latency_percentiles
-from ..summary._reasons import first_reason
-from ..summary._usage import case_usage, format_duration
+from ..summary._usage import format_duration
 
 __all__ = [
-    "CaseOutcome",
-    "MetricOverview",
     "PassK",
     "ResultView",
-    "ViewBuilder",
     "build_view",
     "latency_cards",
     "pass_k_rows",
+    "view_from_rows",
     "view_latency",
 ]
-
-
-@dataclass
-class MetricOverview:
-    """A metric over the whole result: mean score of evaluated results against its threshold, plus counts
-    (``error``: results its evaluator could not produce, e.g. the judge failed). One line of a report's metric
-    table; one metric's outcome in one case run is a :class:`~agentgauge.summary.MetricRow`."""
-
-    metric_name: str
-    threshold: float
-    scores: MutableSequence[float] = field(default_factory=list)
-    passed: int = 0
-    failed: int = 0
-    not_evaluated: int = 0
-    informational: int = 0
-    error: int = 0
-    case_totals: MutableSequence[float] = field(default_factory=lambda: array("d"))
-    """Per case (by :attr:`CaseOutcome.index`): the sum of its scores, over its runs (for confidence intervals)."""
-    case_scored: MutableSequence[int] = field(default_factory=lambda: array("q"))
-    """Per case: how many of its runs produced a score."""
-
-    def add(self, score: float | None, status: EvalStatus, case: int | None = None) -> None:
-        """Count one result of this metric (its score goes into the mean unless it was not evaluated); ``case`` is
-        the index of the case it belongs to, for the per-case totals."""
-        if status is EvalStatus.INFORMATIONAL:
-            self.informational += 1
-        elif status is EvalStatus.PASSED:
-            self.passed += 1
-        elif status is EvalStatus.FAILED:
-            self.failed += 1
-        elif status is EvalStatus.ERROR:
-            self.error += 1
-            return  # an error has no score
-        else:
-            self.not_evaluated += 1
-        if score is not None and status is not EvalStatus.NOT_EVALUATED:
-            self.scores.append(score)
-            if case is not None:
-                missing = case + 1 - len(self.case_totals)
-                if missing > 0:
-                    self.case_totals.extend([0.0] * missing)
-                    self.case_scored.extend([0] * missing)
-                self.case_totals[case] += score
-                self.case_scored[case] += 1
-
-    @property
-    def mean(self) -> float | None:
-        """Mean score over the results that produced one."""
-        return statistics.fmean(self.scores) if self.scores else None
-
-    @property
-    def status(self) -> EvalStatus:
-        """``informational`` if the metric never gates, else the mean compared with the threshold (``error`` when
-        no result was scored and one could not be)."""
-        if self.informational and not (self.passed or self.failed or self.error):
-            return EvalStatus.INFORMATIONAL
-        mean = self.mean
-        if mean is None and self.error:
-            return EvalStatus.ERROR
-        return status_for_score(mean, self.threshold)
-
-
-@dataclass(frozen=True, slots=True)  # slots: a view of a million-case run holds a million of these
-class CaseOutcome:
-    """One eval case across its runs.
-
-    ``reason`` is the first reason a run did not pass (``reason_run`` is that run's id); ``usage`` sums the
-    durations, tokens and costs of every run's invocations; ``index`` is the case's position in the result and
-    ``first_run`` its lowest run id.
-    """
-
-    eval_id: str
-    status: EvalStatus
-    runs: int
-    runs_passed: int
-    errors: tuple[str, ...]
-    reason: str | None = None
-    reason_run: int | None = None
-    usage: UsageTotals = field(default_factory=UsageTotals)
-    index: int = 0
-    first_run: int = 1
-
-    @property
-    def runs_text(self) -> str:
-        """``3/5 runs passed``."""
-        return f"{self.runs_passed}/{self.runs} runs passed"
 
 
 @dataclass(frozen=True)
@@ -137,43 +44,59 @@ class _CaseStats:
     """What one pass over a view's cases gives (see :meth:`ResultView._stats`)."""
 
     counts: dict[EvalStatus, int]
+    case_runs: StatusCounts
     errored: int
-    not_passing: int
     usage: UsageTotals
-
-
-def _not_passing(case: CaseOutcome) -> bool:
-    return case.status is not EvalStatus.PASSED or case.runs_passed < case.runs or bool(case.errors)
 
 
 @dataclass(frozen=True)
 class ResultView:
     """Everything the reports show about one EvalSetResult.
 
-    ``cases`` may be a list or a sequence that builds each outcome when read (a million-case run's view); the
-    counts below come from one pass over it, made once.
+    ``cases`` may be a list or a sequence that builds each summary when read (a million-case run's view); the
+    counts below come from one pass over it, made once. ``metrics`` are the tallies of every metric over every
+    case run, in order of first appearance; :attr:`scores` and :attr:`measurements` split them.
     """
 
     result: EvalSetResult
     num_runs: int
-    cases: Sequence[CaseOutcome]
-    metrics: list[MetricOverview]
+    cases: Sequence[CaseSummary]
+    metrics: list[MetricTally]
     pass_k: list[PassK]
+    rule: CaseStatusRule = DEFAULT_CASE_STATUS
 
     @property
     def multi_run(self) -> bool:
         """True when the result holds several runs of each case."""
         return self.num_runs > 1
 
+    @property
+    def scores(self) -> list[MetricTally]:
+        """The metrics with a pass rule: a threshold, pass/fail counts, a status."""
+        return [m for m in self.metrics if not m.measurement]
+
+    @property
+    def measurements(self) -> list[MetricTally]:
+        """The metrics that only measure (ADK's efficiency metrics, any metric without a pass rule): shown apart,
+        with no threshold, counts or verdict."""
+        return [m for m in self.metrics if m.measurement]
+
+    @property
+    def rule_text(self) -> str:
+        """The case status rule as reports name it (``mean of runs ≥ threshold``, ``all runs pass``, ...)."""
+        reducers = {r for c in itertools.islice(self.cases, 1) for r in c.reducers}
+        return rule_phrase(self.rule, reducers)
+
     def _stats(self) -> _CaseStats:
         stats: _CaseStats | None = self.__dict__.get("_stats_cache")
         if stats is None:  # the view is frozen, so its cases never change
-            stats = _CaseStats({status: 0 for status in EvalStatus}, 0, 0, UsageTotals())
+            stats = _CaseStats({status: 0 for status in EvalStatus}, StatusCounts(), 0, UsageTotals())
             for case in self.cases:
                 stats.counts[case.status] += 1
                 stats.errored += bool(case.errors)
-                stats.not_passing += _not_passing(case)
                 stats.usage.merge(case.usage)
+                for row in case.rows:
+                    stats.case_runs.add(row.final_eval_status)
             self.__dict__["_stats_cache"] = stats
         return stats
 
@@ -183,26 +106,38 @@ class ResultView:
         return self._stats().usage
 
     @property
-    def flaky(self) -> list[CaseOutcome]:
-        """Cases whose runs did not all end alike: some passed, some did not (only with several runs)."""
-        return [c for c in self.cases if 0 < c.runs_passed < c.runs]
+    def case_runs(self) -> StatusCounts:
+        """The case runs (each case once per run) by their status: what a per-run count (``17 of 30 case runs
+        passed``) reads, always labelled apart from the case counts."""
+        return self._stats().case_runs
 
     @property
-    def not_passing(self) -> list[CaseOutcome]:
-        """Cases that failed or were not evaluated, and (with several runs) cases with a run that did not pass."""
-        return [c for c in self.cases if _not_passing(c)]
+    def total_case_runs(self) -> int:
+        """How many case runs the result holds."""
+        counts = self.case_runs
+        return counts.passed + counts.failed + counts.error + counts.not_evaluated
+
+    @property
+    def flaky(self) -> list[CaseSummary]:
+        """Cases whose runs did not all end alike: some passed, some did not (only with several runs)."""
+        return [c for c in self.cases if c.flaky]
+
+    @property
+    def not_passing(self) -> list[CaseSummary]:
+        """The cases whose status is not ``passed``: failed, error, not evaluated."""
+        return [c for c in self.cases if not c.passed]
 
     @property
     def not_passing_count(self) -> int:
         """How many cases :attr:`not_passing` lists."""
-        return self._stats().not_passing
+        return len(self.cases) - self.count(EvalStatus.PASSED)
 
-    def first_not_passing(self, limit: int) -> list[CaseOutcome]:
+    def first_not_passing(self, limit: int) -> list[CaseSummary]:
         """The first ``limit`` cases of :attr:`not_passing` (without building the whole list)."""
-        return list(itertools.islice((c for c in self.cases if _not_passing(c)), limit))
+        return list(itertools.islice((c for c in self.cases if not c.passed), limit))
 
-    def outcome(self, eval_id: str) -> CaseOutcome | None:
-        """The outcome of the case ``eval_id`` (``None`` when the view has no such case)."""
+    def outcome(self, eval_id: str) -> CaseSummary | None:
+        """The summary of the case ``eval_id`` (``None`` when the view has no such case)."""
         index = self.__dict__.get("_by_id")
         if index is None:  # built once; the view is frozen, so its case list never changes
             index = self.__dict__["_by_id"] = {c.eval_id: c for c in self.cases}
@@ -233,98 +168,6 @@ class ResultView:
         return EvalStatus.NOT_EVALUATED
 
 
-@dataclass(slots=True)
-class _CaseTally:
-    index: int
-    first_run: int
-    statuses: list[EvalStatus] = field(default_factory=list)
-    errors: list[str] | None = None  # most cases have none: no list for them
-    usage: UsageTotals = field(default_factory=UsageTotals)
-    reason: str | None = None
-    reason_run: int | None = None
-
-
-class ViewBuilder:
-    """Builds a :class:`ResultView` from case results handed over one at a time (a result read as a stream).
-
-    Only per-metric scores and per-case statuses are kept, never the case results themselves.
-    """
-
-    def __init__(self) -> None:
-        self._rows: dict[str, MetricOverview] = {}
-        self._cases: dict[str, _CaseTally] = {}
-        self._runs: set[int] = set()
-
-    def add(self, case: EvalCaseResult) -> None:
-        """Account for one case result (or a compact row carrying ``usage`` and ``reason``)."""
-        self._runs.add(case.run_id)
-        tally = self._cases.get(case.eval_id)
-        if tally is None:
-            tally = self._cases[case.eval_id] = _CaseTally(len(self._cases), case.run_id)
-        tally.first_run = min(tally.first_run, case.run_id)
-        tally.statuses.append(case.final_eval_status)
-        if case.error_message:
-            if tally.errors is None:
-                tally.errors = []
-            tally.errors.append(f"run {case.run_id}: {case.error_message}")
-        if isinstance(case, EvalCaseResult):
-            usage: UsageTotals | None = case_usage(case)
-            reason = first_reason(case)
-        else:
-            usage, reason = getattr(case, "usage", None), getattr(case, "reason", None)
-        if usage is not None and usage.known:  # compact rows keep only known usage: both give the same view
-            tally.usage.merge(usage)
-        if reason is not None and (tally.reason_run is None or case.run_id < tally.reason_run):
-            tally.reason, tally.reason_run = reason, case.run_id
-        for metric in case.overall_eval_metric_results:
-            row = self._rows.get(metric.metric_name)
-            if row is None:
-                row = self._rows[metric.metric_name] = MetricOverview(metric.metric_name, metric.threshold)
-            row.add(metric.score, metric.eval_status, tally.index)
-
-    def finish(self, result: EvalSetResult, *, case_status: Mapping[str, EvalStatus] | None = None) -> ResultView:
-        """The view; ``result`` supplies the summary and the header fields (its case results are not read).
-
-        A case's status comes from ``case_status``, else from the result's summary, else from its runs.
-        """
-        num_runs = result.summary.num_runs if result.summary else max(len(self._runs), 1)
-        statuses: Mapping[str, EvalStatus] = case_status or {}  # read only: no copy of a per-case mapping
-        if not statuses and result.summary:
-            statuses = {s.eval_id: s.overall_status for s in result.summary.eval_case_summaries}
-        outcomes = []
-        for eval_id, tally in self._cases.items():
-            errors = tuple(tally.errors) if tally.errors else ()
-            known = statuses.get(eval_id)
-            if known is not None:
-                status = known
-            else:
-                status = summarize_statuses(tally.statuses)
-                if status is EvalStatus.NOT_EVALUATED and errors:
-                    status = EvalStatus.ERROR
-            passed = sum(1 for s in tally.statuses if s is EvalStatus.PASSED)
-            outcomes.append(
-                CaseOutcome(
-                    eval_id,
-                    status,
-                    len(tally.statuses),
-                    passed,
-                    errors,
-                    reason=tally.reason,
-                    reason_run=tally.reason_run,
-                    usage=tally.usage,
-                    index=tally.index,
-                    first_run=tally.first_run,
-                )
-            )
-        return ResultView(
-            result=result,
-            num_runs=num_runs,
-            cases=outcomes,
-            metrics=list(self._rows.values()),
-            pass_k=pass_k_rows([c.runs_passed for c in outcomes], num_runs),
-        )
-
-
 def pass_k_rows(runs_passed: Sequence[int], num_runs: int) -> list[PassK]:
     """Mean pass@k and pass^k over cases (``runs_passed``: how many of each case's runs passed) for k = 1 and k =
     ``num_runs``; none for a single run."""
@@ -338,12 +181,36 @@ def pass_k_rows(runs_passed: Sequence[int], num_runs: int) -> list[PassK]:
     return rows
 
 
+def _metric_tallies(summary: RowSummary) -> list[MetricTally]:
+    """Each metric over every case run, cases in eval-set order (metrics in order of first appearance)."""
+    table, groups = summary.table, summary.groups
+    total = len(table)
+    tallies: dict[str, MetricTally] = {}
+    for group in range(len(groups)):
+        for i in groups.rows_of(group, total):
+            tally_metrics(table.metrics(i), tallies)
+    return list(tallies.values())
+
+
+def view_from_rows(header: EvalSetResult, summary: RowSummary) -> ResultView:
+    """The view of a result from the summary of its compact rows (``header``: the result's ids, time, flags and
+    summary head; its case results are not read)."""
+    num_runs = header.summary.num_runs if header.summary else max(len(summary.head.run_summaries), 1)
+    cases = summary.cases
+    return ResultView(
+        result=header,
+        num_runs=num_runs,
+        cases=cases,
+        metrics=_metric_tallies(summary),
+        pass_k=pass_k_rows(cases.runs_passed(), num_runs) if num_runs > 1 else [],
+        rule=summary.rule,
+    )
+
+
 def build_view(result: EvalSetResult) -> ResultView:
-    """Aggregate an EvalSetResult into the numbers every report shows."""
-    builder = ViewBuilder()
-    for case in result.eval_case_results:
-        builder.add(case)
-    return builder.finish(result)
+    """The view of a result held in memory: its cases as its summary decided them (see
+    :func:`~agentgauge.summary.result_summary`)."""
+    return view_from_rows(result, result_summary(result))
 
 
 def latency_cards(view: ResultView) -> list[tuple[str, str, str]]:

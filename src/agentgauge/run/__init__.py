@@ -8,7 +8,6 @@ run (``_resume``).
 from ._evaluator import (
     DEFAULT_MAX_RESULTS_IN_MEMORY,
     AgentEvaluator,
-    EvaluationCaseResult,
     EvaluationResult,
     MetricSource,
     ProgressFn,
@@ -18,7 +17,6 @@ from ._evaluator import (
 __all__ = [
     "DEFAULT_MAX_RESULTS_IN_MEMORY",
     "AgentEvaluator",
-    "EvaluationCaseResult",
     "EvaluationResult",
     "MetricSource",
     "ProgressFn",

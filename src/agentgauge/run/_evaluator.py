@@ -8,12 +8,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from ..errors import InputError, NotFoundError
-from ..model import EvalCase, EvalMetric, EvalSet, RunMetadata
+from ..model import CaseStatusRule, EvalCase, EvalMetric, EvalSet, RunMetadata, parse_case_status_rule
 from ..service._options import RunOptionsView
 from ._collector import _Collector, _collector_ignores_loaded_data, _prepare_scorers
 from ._finish import ResultSink, ResultTarget, open_writer
 from ._metadata import checked_labels
-from ._result import EvaluationCaseResult, EvaluationResult
+from ._result import EvaluationResult
 from ._resume import close_progress as _close_progress
 from ._resume import open_progress as _open_progress
 
@@ -29,7 +29,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "DEFAULT_MAX_RESULTS_IN_MEMORY",
     "AgentEvaluator",
-    "EvaluationCaseResult",
     "EvaluationResult",
     "MetricSource",
     "ProgressFn",
@@ -90,6 +89,9 @@ class AgentEvaluator(RunOptionsView):
     - ``labels`` (``{"env": "prod"}`` or ``["env=prod"]``) are saved in the result's ``run_metadata`` with the git
       state, the agent's source hash (of ``agent_source``, default: ``agent``), models and version
       (see ``docs/running.md``); ``record_metadata=False`` records none of it.
+    - ``case_status`` decides a case's status over its ``num_runs`` runs: ``mean`` (default: the metrics' scores
+      reduced over the runs against their thresholds, as ADK and trpc-agent-go decide), ``all``, ``majority`` or
+      ``any`` run passed (see :class:`~agentgauge.model.CaseStatusRule`); an unknown name raises ``ValueError``.
 
     ``parallelism``, ``timeout``, ``prices``, the simulation settings and ``agent_cache`` are checked once, into
     :attr:`options` (a :class:`~agentgauge.service.RunOptions`, also what the executor receives); a bad value raises
@@ -128,11 +130,14 @@ class AgentEvaluator(RunOptionsView):
         labels: Mapping[str, str] | Sequence[str] | None = None,
         agent_source: object | None = None,
         record_metadata: bool = True,
+        case_status: CaseStatusRule | str | None = None,
     ) -> None:
         from ..service import Callbacks, RunOptions
 
         if num_runs < 1:
             raise ValueError(f"num_runs must be at least 1, got {num_runs}")
+        self.case_status = parse_case_status_rule(case_status)
+        """How a case's status follows from its runs (:class:`~agentgauge.model.CaseStatusRule`; default ``mean``)."""
         simulation = _simulation_settings(simulation, user_simulator, expected_agent)
         self.options = RunOptions(
             parallelism=parallelism, timeout=timeout, prices=prices, simulation=simulation, agent_cache=agent_cache
@@ -275,7 +280,7 @@ class AgentEvaluator(RunOptionsView):
         chosen = selected_ids(eval_set, runs)
         target = ResultTarget(
             app_name, eval_set, result_id, self.num_runs, chosen, self.result_manager, writer, started,
-            self._start_metadata(metrics),
+            self._start_metadata(metrics), self.case_status,
         )  # fmt: skip
         total = sum(len(run.cases) for run in runs)
         collector = _Collector(

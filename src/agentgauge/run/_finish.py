@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..model import EvalSet, EvalSetResult, EvalSetResultSummary, EvalStatus, RunMetadata
+from ..model import (
+    DEFAULT_CASE_STATUS,
+    CaseStatusRule,
+    EvalSet,
+    EvalSetResult,
+    EvalSetResultSummary,
+    EvalStatus,
+    RunMetadata,
+)
 from ..summary import RowSummary, summarize_rows
 from ._result import EvaluationResult
 from ._resume import close_progress
@@ -62,6 +70,8 @@ class ResultTarget:
     started: float
     run_metadata: RunMetadata | None = None
     """The run's labels and provenance as known at its start; completed (models seen, end time) by :meth:`finish`."""
+    case_status: CaseStatusRule = DEFAULT_CASE_STATUS
+    """The rule that decides each case's status over its runs, written once into the summary."""
 
     def finish(self, collector: _Collector, *, interrupted: bool, cancelled: bool) -> EvaluationResult:
         """Save the result of the collected cases and return it (``cancelled`` counts only when ``interrupted``)."""
@@ -97,7 +107,6 @@ class ResultTarget:
             eval_set_result=eval_set_result,
             result_path=result_path,
             loader=_Loader(self.result_manager, self.app_name, result_id, result_path),
-            case_ids=case_ids,
             interrupted=interrupted,
             runs=(head.num_runs, head.run_status_counts.passed),
             rows=rows,
@@ -137,7 +146,7 @@ class ResultTarget:
         close_progress(progress_log, saved=discard_log)
 
     def _rows(self, collector: _Collector, case_ids: list[str], *, interrupted: bool) -> RowSummary:
-        rows = summarize_rows(collector.rows, case_ids=case_ids, num_runs=self.num_runs)
+        rows = summarize_rows(collector.rows, case_ids=case_ids, num_runs=self.num_runs, rule=self.case_status)
         rows.head.selected_eval_ids = list(self.selected_ids)  # `compare` tells cases not run from removed ones
         if interrupted and rows.head.overall_status is EvalStatus.PASSED:
             rows.head.overall_status = EvalStatus.NOT_EVALUATED  # the cases that never ran were not evaluated

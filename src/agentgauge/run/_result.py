@@ -1,49 +1,20 @@
 """What :meth:`AgentEvaluator.evaluate <agentgauge.run._evaluator.AgentEvaluator.evaluate>` returns: the evaluation
-result with its per-case outcomes, which a large run reads back from the saved result on demand."""
+result with its per-case summaries; a large run reads its case results back from the saved result on demand."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..model import EvalCaseResult, EvalMetricResult, EvalSetResult, EvalStatus
+from ..model import EvalSetResult, EvalStatus
 from ..stats import pass_at_k, pass_hat_k
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..service import RowSummary
+    from ..summary import CaseSummary, RowSummary
 
-__all__ = ["EvaluationCaseResult", "EvaluationResult"]
-
-
-@dataclass
-class EvaluationCaseResult:
-    """One case across runs: overall status, per-run results and metric results averaged over runs."""
-
-    eval_id: str
-    overall_status: EvalStatus
-    eval_case_results: list[EvalCaseResult]
-    metric_results: list[EvalMetricResult]
-
-    @property
-    def num_runs(self) -> int:
-        """How many runs of this case there were."""
-        return len(self.eval_case_results)
-
-    @property
-    def num_passed(self) -> int:
-        """How many of those runs passed."""
-        return sum(r.final_eval_status is EvalStatus.PASSED for r in self.eval_case_results)
-
-    def pass_at_k(self, k: int) -> float:
-        """pass@k of this case over its runs (see :func:`agentgauge.stats.pass_at_k`)."""
-        return pass_at_k(self.num_runs, self.num_passed, k)
-
-    def pass_hat_k(self, k: int) -> float:
-        """pass^k of this case over its runs (see :func:`agentgauge.stats.pass_hat_k`)."""
-        return pass_hat_k(self.num_runs, self.num_passed, k)
+__all__ = ["EvaluationResult"]
 
 
 class EvaluationResult:
@@ -64,12 +35,10 @@ class EvaluationResult:
         eval_set_id: str,
         overall_status: EvalStatus,
         execution_time: float,
-        eval_cases: list[EvaluationCaseResult] | None = None,
         eval_set_result: EvalSetResult | None = None,
         result_path: Path | None = None,
         *,
         loader: Callable[[], EvalSetResult] | None = None,
-        case_ids: Sequence[str] = (),
         interrupted: bool = False,
         runs: tuple[int, int] | None = None,
         rows: RowSummary | None = None,
@@ -83,10 +52,9 @@ class EvaluationResult:
         self.execution_time = execution_time
         self.result_path = result_path
         self.interrupted = interrupted
-        self._eval_cases = eval_cases
+        self._eval_cases: list[CaseSummary] | None = None
         self._eval_set_result = eval_set_result
         self._loader = loader
-        self._case_ids = list(case_ids)
         self._runs_counts = runs
         self.rows = rows
         """Compact per-case rows and the summary head of the run (``None`` when built from a result)."""
@@ -107,18 +75,16 @@ class EvaluationResult:
         return self._eval_set_result
 
     @property
-    def eval_cases(self) -> list[EvaluationCaseResult]:
-        """Per case (eval-set order): overall status, per-run results and metric results averaged over runs."""
+    def eval_cases(self) -> list[CaseSummary]:
+        """Per case (eval-set order): its :class:`~agentgauge.summary.CaseSummary` -- status over its runs (and the
+        rule that decided it), runs passed, pass@k, metrics over runs, first reason -- as the saved summary says."""
         if self._eval_cases is None:
-            from ..service import summarize_runs
+            if self.rows is not None:
+                self._eval_cases = list(self.rows.cases)
+            else:
+                from ..summary import result_summary
 
-            result = self.eval_set_result
-            num_runs = result.summary.num_runs if result.summary else 1
-            case_ids = self._case_ids or [c.eval_id for c in result.eval_case_results]
-            _, aggregates = summarize_runs(result.eval_case_results, case_ids=case_ids, num_runs=num_runs)
-            self._eval_cases = [
-                EvaluationCaseResult(a.eval_id, a.overall_status, a.runs, a.metric_results) for a in aggregates
-            ]
+                self._eval_cases = list(result_summary(self.eval_set_result).cases)
         return self._eval_cases
 
     def _runs(self) -> tuple[int, int]:

@@ -38,15 +38,19 @@ class Answer(BaseModel):
 
 
 class CaseListRow(Answer):
-    """One case of a list: its last status (``passed``, ``failed``, ``error``, ``not_evaluated``; ``None``: not
-    run), why it did not pass (the first failure reason), its turns and its first user message (for search)."""
+    """One case of a list: its last status over its runs (``passed``, ``failed``, ``error``, ``not_evaluated``;
+    ``None``: not run) and that status with the rule that decided it (``failed (3/5 runs passed; rule: all runs
+    pass)``), why it did not pass (its first failing run's reason), its runs and runs passed, its turns and its
+    first user message (for search)."""
 
     eval_id: str
     status: str | None = None
+    status_text: str | None = None
     reason: str | None = None
     turns: int = 0
     text: str = ""
     runs: int = 0
+    runs_passed: int = 0
     result_id: str | None = None
 
 

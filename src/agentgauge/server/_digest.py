@@ -1,8 +1,13 @@
 """One digest per stored result: what the result list, the case list and the history of an eval set need of it.
 
-A digest holds, per case run, its status, first failure reason, turns, first user message and metric scores, and
-per result its time, set, overall status, case counts and run metadata. The three views read the same digest, made
+A digest holds, per case run, its compact row (status, error, metric outcomes, first failure reason), turns and
+first user message, per case its :class:`~agentgauge.summary.CaseSummary`, and per result its time, set, overall
+status, case and case run counts and run metadata. The three views read the same digest, made
 once per version of the result file (:class:`~agentgauge.server._history.ResultHistory` keeps them).
+
+Each case's status over its runs is the result summary's (the run decided it, by the rule it names), else decided
+by that rule (:mod:`agentgauge.summary`): the result list, the case list and the history count the cases each
+once, and the case runs apart.
 
 It is made two ways that give the same digest: from a parsed :class:`EvalSetResult` (:func:`digest_of_result`,
 for results in a SQL store and for files the light reading leaves to the full parse) and from the raw JSON of a
@@ -12,16 +17,22 @@ or a history of a thousand files open at once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
-from ..model import EvalCaseResult, EvalSetResult, EvalStatus, RunMetadata, summarize_statuses
+from ..model import (
+    DEFAULT_CASE_STATUS,
+    CaseStatusRule,
+    EvalCaseResult,
+    EvalSetResult,
+    EvalStatus,
+    RunMetadata,
+    summarize_statuses,
+)
+from ..summary import CaseRow, CaseSummary, case_row, summarize_rows
 
 __all__ = [
-    "RUN_SEVERITY",
     "TEXT_LIMIT",
-    "CaseDigest",
     "CaseRun",
     "ResultDigest",
     "assemble_digest",
@@ -33,9 +44,6 @@ __all__ = [
 TEXT_LIMIT = 200
 """Characters of a case's first user message kept (the case list searches them)."""
 
-RUN_SEVERITY = {EvalStatus.ERROR: 3, EvalStatus.FAILED: 2, EvalStatus.NOT_EVALUATED: 1}
-"""How bad a case run's status is: the worst run of a case (ties: the lowest run id) is the one a reader sees first."""
-
 _STATUS_LETTER = {
     EvalStatus.PASSED: "P",
     EvalStatus.FAILED: "F",
@@ -43,38 +51,45 @@ _STATUS_LETTER = {
     EvalStatus.NOT_EVALUATED: "N",
     EvalStatus.INFORMATIONAL: "N",
 }
-_LETTER_SEVERITY = {"E": 3, "F": 2, "N": 1, "P": 0}  # the history's letter of a case is its worst run's
 _COUNTED = ("passed", "failed", "error", "not_evaluated")  # a result row's counts (informational is not counted)
 
 
 class CaseRun(NamedTuple):
-    """One run of one case as the lists show it: its status, why it did not pass (``None`` when it passed), its
-    number of turns, its first user message (cut to :data:`TEXT_LIMIT`) and its overall metric scores (metrics
-    without a score left out), in the file's order."""
+    """One run of one case as the lists show it: its compact row (status, error, metric outcomes, first reason)
+    with its number of turns and its first user message (cut to :data:`TEXT_LIMIT`)."""
 
-    eval_id: str
-    run_id: int
-    status: EvalStatus
-    reason: str | None
+    row: CaseRow
     turns: int
     text: str
-    scores: tuple[tuple[str, float], ...]
 
+    @property
+    def eval_id(self) -> str:
+        """The case's id."""
+        return self.row.eval_id
 
-class CaseDigest(NamedTuple):
-    """One case over its runs: the run a reader looks at first (its worst), how many runs it has and its history
-    letter (``P`` passed, ``F`` failed, ``E`` error, ``N`` not evaluated: the worst over runs)."""
+    @property
+    def run_id(self) -> int:
+        """The run's number."""
+        return self.row.run_id
 
-    worst: CaseRun
-    runs: int
-    letter: str
+    @property
+    def status(self) -> EvalStatus:
+        """The run's final status."""
+        return self.row.final_eval_status
+
+    @property
+    def scores(self) -> tuple[tuple[str, float], ...]:
+        """Its overall metric scores (metrics without a score left out), in the file's order."""
+        return tuple((m.metric_name, m.score) for m in self.row.metrics if m.score is not None)
 
 
 @dataclass(frozen=True)
 class ResultDigest:
     """What the views need of one result: its set, time, overall status (``None``: no case and no summary), number
-    of runs, whether it was interrupted or cancelled, its run metadata, its cases in the file's order, its case
-    counts, the pass rate's parts over case runs and each metric's mean over the case runs that scored it."""
+    of runs, whether it was interrupted or cancelled, its run metadata, its case runs in the file's order, its cases
+    (the :class:`~agentgauge.summary.CaseSummary` of each, in the file's order: its status over its runs as the
+    result's summary gives it, else decided by the result's rule), the case counts and the case run counts apart,
+    and each metric's mean over the case runs that scored it."""
 
     eval_set_id: str
     timestamp: float | None
@@ -84,11 +99,16 @@ class ResultDigest:
     cancelled: bool
     run_metadata: RunMetadata | None
     runs: tuple[CaseRun, ...]
-    cases: dict[str, CaseDigest]
+    cases: dict[str, CaseSummary]
     counts: dict[str, int]
-    passed_runs: int
+    """The cases by status (each case once)."""
+    run_counts: dict[str, int]
+    """The case runs by status (each case once per run)."""
     metric_means: dict[str, float]
     metadata: dict[str, str]
+    rule: CaseStatusRule = DEFAULT_CASE_STATUS
+    saved: dict[str, EvalStatus] = field(default_factory=dict)
+    """The case statuses the result's summary gives (what the digest index stores, with :attr:`rule`)."""
 
     @property
     def total_runs(self) -> int:
@@ -96,14 +116,31 @@ class ResultDigest:
         return len(self.runs)
 
     @property
+    def passed_runs(self) -> int:
+        """Case runs that passed."""
+        return self.run_counts["passed"]
+
+    @property
     def statuses(self) -> dict[str, str]:
-        """The history letter of each case, in the file's order."""
-        return {eval_id: case.letter for eval_id, case in self.cases.items()}
+        """The history letter of each case (its status over its runs), in the file's order."""
+        return {eval_id: _STATUS_LETTER.get(case.status, "N") for eval_id, case in self.cases.items()}
+
+    def first_run(self, eval_id: str) -> CaseRun | None:
+        """The run of a case a reader looks at first: the one its reason comes from, else its first run."""
+        case = self.cases.get(eval_id)
+        if case is None:
+            return None
+        index: dict[tuple[str, int], CaseRun] | None = self.__dict__.get("_runs_by_key")
+        if index is None:  # built once (the digest is frozen): the case list asks for every case
+            index = self.__dict__["_runs_by_key"] = {(r.eval_id, r.run_id): r for r in reversed(self.runs)}
+        wanted = case.reason_run if case.reason_run is not None else case.first_run
+        return index.get((eval_id, wanted))
 
     def row(self, result_id: str, source: str) -> dict[str, Any]:
-        """One line of the result list: id, eval set, creation time, overall status, case counts, the run's labels
-        and its whole ``runMetadata`` (git state, agent source hash, models, version; ``{}`` when none was
-        recorded), under the id the result is opened by and with the label of the place it was found."""
+        """One line of the result list: id, eval set, creation time, overall status, case counts (each case once),
+        case run counts apart (``caseRuns``), the case status rule, the run's labels and its whole ``runMetadata``
+        (git state, agent source hash, models, version; ``{}`` when none was recorded), under the id the result is
+        opened by and with the label of the place it was found."""
         meta = self.run_metadata
         return {
             "evalSetResultId": result_id,
@@ -112,6 +149,8 @@ class ResultDigest:
             "overallStatus": self.overall_status,
             "numRuns": self.num_runs,
             "counts": dict(self.counts),
+            "caseRuns": dict(self.run_counts),
+            "caseStatusRule": self.rule.value,
             "interrupted": self.interrupted,
             "cancelled": self.cancelled,
             "labels": dict(meta.labels) if meta is not None else {},
@@ -138,23 +177,6 @@ def metadata_text(meta: RunMetadata | None) -> dict[str, str]:
     return found
 
 
-def _cases(runs: Iterable[CaseRun]) -> dict[str, CaseDigest]:
-    cases: dict[str, CaseDigest] = {}
-    for run in runs:
-        letter = _STATUS_LETTER.get(run.status, "N")
-        kept = cases.get(run.eval_id)
-        if kept is None:
-            cases[run.eval_id] = CaseDigest(run, 1, letter)
-            continue
-        worst = kept.worst
-        if (RUN_SEVERITY.get(run.status, 0), -run.run_id) > (RUN_SEVERITY.get(worst.status, 0), -worst.run_id):
-            worst = run
-        if _LETTER_SEVERITY[letter] <= _LETTER_SEVERITY[kept.letter]:
-            letter = kept.letter
-        cases[run.eval_id] = CaseDigest(worst, kept.runs + 1, letter)
-    return cases
-
-
 def make_digest(
     *,
     eval_set_id: str,
@@ -164,25 +186,39 @@ def make_digest(
     cancelled: bool,
     run_metadata: RunMetadata | None,
     runs: tuple[CaseRun, ...],
+    rule: CaseStatusRule = DEFAULT_CASE_STATUS,
+    saved: dict[str, EvalStatus] | None = None,
 ) -> ResultDigest:
     """The digest of a result from its parts (``summary``: its overall status and number of runs, when the file
-    has a summary; ADK's files have none and the case statuses decide)."""
-    if summary is not None:
-        overall: str | None = summary[0].value
-    elif runs:
-        overall = summarize_statuses(r.status for r in runs).value
-    else:
-        overall = None
+    has a summary, with ``saved`` case statuses and the ``rule`` it names; ADK's files have none and the case
+    statuses decide)."""
     return assemble_digest(
         eval_set_id=eval_set_id,
         timestamp=timestamp,
-        overall_status=overall,
+        overall_status=summary[0].value if summary is not None else None,
         num_runs=summary[1] if summary is not None else 1,
         interrupted=interrupted,
         cancelled=cancelled,
         run_metadata=run_metadata,
         runs=runs,
+        rule=rule,
+        saved=saved or {},
     )
+
+
+def _cases(
+    runs: tuple[CaseRun, ...], num_runs: int, rule: CaseStatusRule, saved: dict[str, EvalStatus]
+) -> dict[str, CaseSummary]:
+    """Each case's summary, in the file's order, by the one rule of :mod:`agentgauge.summary`."""
+    rows = [run.row for run in runs]
+    ids = list(dict.fromkeys(row.eval_id for row in rows))
+    decided = summarize_rows(rows, case_ids=ids, num_runs=num_runs, rule=rule, saved=saved)
+    total = len(rows)
+    groups = decided.groups
+    return {
+        eval_id: CaseSummary(eval_id, groups.status_of(g), rule, tuple(rows[i] for i in groups.rows_of(g, total)), g)
+        for g, eval_id in enumerate(groups.ids)
+    }
 
 
 def assemble_digest(
@@ -195,18 +231,29 @@ def assemble_digest(
     cancelled: bool,
     run_metadata: RunMetadata | None,
     runs: tuple[CaseRun, ...],
+    rule: CaseStatusRule = DEFAULT_CASE_STATUS,
+    saved: dict[str, EvalStatus] | None = None,
 ) -> ResultDigest:
     """The digest from its stored fields (:mod:`._digest_index`): the cases, counts, means and metadata text are
-    computed from them, as :func:`make_digest` computes them."""
+    computed from them, as :func:`make_digest` computes them (an overall status of ``None`` with case runs: the
+    cases' statuses combined)."""
+    saved = saved or {}
+    cases = _cases(runs, num_runs, rule, saved)
     counts = dict.fromkeys(_COUNTED, 0)
+    for case in cases.values():
+        if case.status.value in counts:
+            counts[case.status.value] += 1
+    run_counts = dict.fromkeys(_COUNTED, 0)
     sums: dict[str, list[float]] = {}
     for run in runs:
-        if run.status.value in counts:
-            counts[run.status.value] += 1
+        if run.status.value in run_counts:
+            run_counts[run.status.value] += 1
         for name, score in run.scores:
             total = sums.setdefault(name, [0.0, 0.0])
             total[0] += score
             total[1] += 1
+    if overall_status is None and cases:
+        overall_status = summarize_statuses(c.status for c in cases.values()).value
     return ResultDigest(
         eval_set_id=eval_set_id,
         timestamp=timestamp,
@@ -216,34 +263,28 @@ def assemble_digest(
         cancelled=cancelled,
         run_metadata=run_metadata,
         runs=runs,
-        cases=_cases(runs),
+        cases=cases,
         counts=counts,
-        passed_runs=counts["passed"],
+        run_counts=run_counts,
         metric_means={name: total / count for name, (total, count) in sums.items() if count},
         metadata=metadata_text(run_metadata),
+        rule=rule,
+        saved=dict(saved),
     )
 
 
 def case_run_of(case: EvalCaseResult) -> CaseRun:
     """A parsed case result as the lists show it."""
-    from ..summary._reasons import first_reason
-
     turns = case.eval_metric_result_per_invocation
     text = turns[0].actual_invocation.user_content.content if turns else ""
-    return CaseRun(
-        eval_id=case.eval_id,
-        run_id=case.run_id,
-        status=case.final_eval_status,
-        reason=first_reason(case),
-        turns=len(turns),
-        text=text[:TEXT_LIMIT],
-        scores=tuple((m.metric_name, m.score) for m in case.overall_eval_metric_results if m.score is not None),
-    )
+    # The lists show no usage: the light reading does not read it, and the two must give the same digest.
+    return CaseRun(replace(case_row(case), usage=None), len(turns), text[:TEXT_LIMIT])
 
 
 def digest_of_result(result: EvalSetResult) -> ResultDigest:
     """The digest of a parsed result."""
     summary = result.summary
+    saved = {s.eval_id: s.overall_status for s in summary.eval_case_summaries} if summary is not None else {}
     return make_digest(
         eval_set_id=result.eval_set_id,
         timestamp=result.creation_timestamp,
@@ -252,4 +293,6 @@ def digest_of_result(result: EvalSetResult) -> ResultDigest:
         cancelled=result.cancelled,
         run_metadata=result.run_metadata,
         runs=tuple(case_run_of(c) for c in result.eval_case_results),
+        rule=(summary.case_status_rule if summary is not None else None) or DEFAULT_CASE_STATUS,
+        saved=saved,
     )

@@ -19,7 +19,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .._util.fileio import atomic_write
 from .._util.version import VERSION
 from ..formats._jsonio import gc_paused
-from ..model import EvalStatus, RunMetadata
+from ..model import CaseStatusRule, EvalStatus, RunMetadata
+from ..summary import CaseRow, metric_row
 from ._cache import FileKey, file_key
 from ._digest import CaseRun, ResultDigest, assemble_digest
 
@@ -28,11 +29,25 @@ __all__ = ["INDEX_FILE", "DigestIndex", "IndexedDigest", "load_index", "save_ind
 INDEX_FILE = Path("cache") / "result-digests.json"
 """Where the index is kept, under the server's data directory."""
 
-FORMAT = 1
+FORMAT = 2
 """The index's own format: raised when what a digest holds changes, so an older index is not read."""
 
-_Run = tuple[str, int, EvalStatus, str | None, int, str, tuple[tuple[str, float], ...]]
-"""A :class:`CaseRun` as stored: id, run id, status, reason, turns, first user message, scores."""
+_Metric = tuple[str, float | None, EvalStatus, float, str | None]
+"""A metric outcome as stored: name, score, status, threshold, reducer."""
+_Run = tuple[str, int, EvalStatus, str | None, str | None, int, str, tuple[_Metric, ...]]
+"""A :class:`CaseRun` as stored: id, run id, status, error message, reason, turns, first user message, metrics."""
+
+
+def _stored(run: CaseRun) -> _Run:
+    row = run.row
+    metrics = tuple((m.metric_name, m.score, m.eval_status, m.threshold, m.reducer) for m in row.metrics)
+    return (row.eval_id, row.run_id, row.final_eval_status, row.error_message, row.reason, run.turns, run.text, metrics)
+
+
+def _run(stored: _Run) -> CaseRun:
+    eval_id, run_id, status, error, reason, turns, text, metrics = stored
+    row = CaseRow(eval_id, run_id, status, error, tuple(metric_row(*m) for m in metrics), None, reason)
+    return CaseRun(row, turns, text)
 
 
 class IndexedDigest(BaseModel):
@@ -49,6 +64,8 @@ class IndexedDigest(BaseModel):
     cancelled: bool
     run_metadata: dict[str, Any] | None
     runs: list[_Run]
+    rule: CaseStatusRule
+    saved: dict[str, EvalStatus]
 
     @classmethod
     def of(cls, key: FileKey, digest: ResultDigest) -> IndexedDigest:
@@ -63,7 +80,9 @@ class IndexedDigest(BaseModel):
             interrupted=digest.interrupted,
             cancelled=digest.cancelled,
             run_metadata=None if meta is None else meta.model_dump(mode="json"),
-            runs=[tuple(run) for run in digest.runs],  # a CaseRun is that tuple
+            runs=[_stored(run) for run in digest.runs],
+            rule=digest.rule,
+            saved=digest.saved,
         )
 
     def digest(self) -> ResultDigest:
@@ -77,7 +96,9 @@ class IndexedDigest(BaseModel):
             interrupted=self.interrupted,
             cancelled=self.cancelled,
             run_metadata=None if meta is None else RunMetadata.model_validate(meta),
-            runs=tuple([CaseRun(*run) for run in self.runs]),
+            runs=tuple([_run(run) for run in self.runs]),
+            rule=self.rule,
+            saved=self.saved,
         )
 
 

@@ -23,7 +23,8 @@ from ..errors import InputError
 from ..formats._adk_read import invocation_from_adk
 from ..formats._jsonio import gc_paused, parse_json, read_bytes
 from ..formats._results import result_from_document
-from ..model import EvalStatus, RunMetadata, parse_status
+from ..model import DEFAULT_CASE_STATUS, CaseStatusRule, EvalStatus, RunMetadata, parse_status
+from ..summary import CaseRow, metric_row
 from ..summary._reasons import Mismatch
 from ._digest import TEXT_LIMIT, CaseRun, ResultDigest, digest_of_result, make_digest
 
@@ -47,6 +48,7 @@ _SPELLINGS = {
         "eval_case_results",
         "eval_id",
         "eval_metric_result_per_invocation",
+        "eval_case_summaries",
         "eval_metric_results",
         "eval_set_id",
         "eval_set_result_id",
@@ -57,6 +59,8 @@ _SPELLINGS = {
         "num_runs",
         "overall_eval_metric_results",
         "overall_status",
+        "case_status_rule",
+        "reducer",
         "run_id",
         "run_metadata",
         "score",
@@ -164,7 +168,7 @@ def _dict(value: Any) -> dict[str, Any]:
 class _Metric:
     """What a case's reason needs of one metric result."""
 
-    __slots__ = ("name", "reason", "score", "status", "threshold")
+    __slots__ = ("name", "reason", "reducer", "score", "status", "threshold")
 
     def __init__(self, raw: Any) -> None:
         raw = _dict(raw)
@@ -183,6 +187,8 @@ class _Metric:
             self.threshold = _float(_get(raw, "threshold"), 0.0)
         details = raw.get("details")
         self.reason = "" if details is None else _optional_str(_dict(details).get("reason")) or ""
+        reducer = _get(raw, "reducer")
+        self.reducer = None if reducer is _MISSING else _optional_str(reducer)
 
     def headline(self, invocation: int | None) -> str:
         """The case's reason when this metric is its first failure (``invocation``: the 0-based turn it judged)."""
@@ -222,7 +228,8 @@ def _user_text(actual: Any) -> str:
 def _case_run(raw: Any) -> CaseRun:
     raw = _dict(raw)
     status = _status(_get(raw, "final_eval_status"))
-    error = _optional_str(_get(raw, "error_message"))
+    message = _get(raw, "error_message")
+    error = None if message is _MISSING else _optional_str(message)
     overall = [_Metric(m) for m in _list(_get(raw, "overall_eval_metric_results"))]
     turns = _list(_get(raw, "eval_metric_result_per_invocation"))
     failed: tuple[_Metric, int] | None = None
@@ -246,9 +253,26 @@ def _case_run(raw: Any) -> CaseRun:
     else:
         first = next((m for m in overall if m.status is EvalStatus.FAILED), None)
         reason = first.headline(None) if first is not None else _STATUS_REASON.get(status)
-    scores = tuple([(m.name, m.score) for m in overall if m.score is not None])
     eval_id, run_id = _str(_get(raw, "eval_id"), ""), _int(_get(raw, "run_id"), 1)
-    return CaseRun(eval_id, run_id, status, reason, len(turns), text[:TEXT_LIMIT], scores)
+    metrics = tuple([metric_row(m.name, m.score, m.status, m.threshold, m.reducer) for m in overall])
+    return CaseRun(CaseRow(eval_id, run_id, status, error, metrics, None, reason), len(turns), text[:TEXT_LIMIT])
+
+
+def _summary(raw: Any) -> tuple[tuple[EvalStatus, int], CaseStatusRule, dict[str, EvalStatus]] | None:
+    """A summary's overall status and number of runs, the rule it names and the status it gives each case."""
+    if raw is _MISSING or raw is None:
+        return None
+    raw = _dict(raw)
+    rule = _get(raw, "case_status_rule")
+    try:
+        decided = DEFAULT_CASE_STATUS if rule is _MISSING or rule is None else CaseStatusRule(_str(rule, ""))
+    except ValueError:
+        raise _Unsure from None
+    saved: dict[str, EvalStatus] = {}
+    for entry in _list(_get(raw, "eval_case_summaries")):
+        entry = _dict(entry)
+        saved[_str(_get(entry, "eval_id"), "")] = _status(_get(entry, "overall_status"))
+    return (_status(_get(raw, "overall_status")), _int(_get(raw, "num_runs"), 1)), decided, saved
 
 
 def digest_of_document(doc: Any, source: str) -> ResultDigest | None:
@@ -263,18 +287,15 @@ def digest_of_document(doc: Any, source: str) -> ResultDigest | None:
         set_id = _get(top, "eval_set_id")
         if set_id is _MISSING:
             return None
-        summary = _get(top, "summary")
-        if summary is not _MISSING and summary is not None:
-            summary = _dict(summary)
-            summary = (_status(_get(summary, "overall_status")), _int(_get(summary, "num_runs"), 1))
-        else:
-            summary = None
+        summary = _summary(_get(top, "summary"))
         meta = _get(top, "run_metadata")
         cases = _list(_get(top, "eval_case_results"))
         return make_digest(
             eval_set_id=_str(set_id, ""),
             timestamp=_optional_float(_get(top, "creation_timestamp")),
-            summary=summary,
+            summary=summary[0] if summary is not None else None,
+            rule=summary[1] if summary is not None else DEFAULT_CASE_STATUS,
+            saved=summary[2] if summary is not None else None,
             interrupted=_bool(_get(top, "interrupted")),
             cancelled=_bool(_get(top, "cancelled")),
             run_metadata=None if meta is _MISSING or meta is None else RunMetadata.model_validate(_dict(meta)),

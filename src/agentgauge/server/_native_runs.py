@@ -22,8 +22,9 @@ router = APIRouter()
 async def start_run(
     app: str, set_id: str, state: StateDep, body: Annotated[StartRunBody | None, Body()] = None
 ) -> JSONResponse:
-    """Start a run in the background: body ``{caseIds?, metrics?, numRuns?, parallelism?}`` (no metrics: the
-    eval set's metrics file). Answers 202 with the run id; follow it at ``/api/runs/{runId}/events``."""
+    """Start a run in the background: body ``{caseIds?, metrics?, numRuns?, parallelism?, caseStatus?}`` (no
+    metrics: the eval set's metrics file; ``caseStatus``: ``mean``, ``all``, ``majority`` or ``any``). Answers 202
+    with the run id; follow it at ``/api/runs/{runId}/events``."""
     from ..formats import parse_metrics
     from ._runs import RunRequest
 
@@ -33,7 +34,8 @@ async def start_run(
     metrics = None if raw is None else parse_metrics(json.dumps(raw), source="metrics")
     parallelism = state.config.default_parallelism if body.parallelism is None else body.parallelism
     case_ids = body.case_ids or []
-    run = await state.runs.start(RunRequest(app, set_id, case_ids, metrics, body.num_runs, parallelism))
+    request = RunRequest(app, set_id, case_ids, metrics, body.num_runs, parallelism, case_status=body.case_status)
+    run = await state.runs.start(request)
     return JSONResponse(run.snapshot(), status_code=202)
 
 

@@ -23,7 +23,7 @@ from ._answers import (
     json_answer,
 )
 from ._deps import StateDep
-from ._digest import RUN_SEVERITY, TEXT_LIMIT, CaseDigest
+from ._digest import TEXT_LIMIT, ResultDigest
 from ._result_views import case_runs, load_result
 
 __all__ = ["router"]
@@ -39,31 +39,41 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _worst(cases: list[EvalCaseResult]) -> EvalCaseResult:
-    """The run that decides a case's status over runs: its worst (error, failed, not evaluated, passed)."""
-    return max(cases, key=lambda c: (RUN_SEVERITY.get(c.final_eval_status, 0), -c.run_id))
+def _first_shown(cases: list[EvalCaseResult]) -> EvalCaseResult:
+    """The run of a case a reader looks at first: its first run that did not pass (where the case's reason comes
+    from), else its first run."""
+    failing = [c for c in cases if c.final_eval_status is not EvalStatus.PASSED]
+    return min(failing or cases, key=lambda c: c.run_id)
 
 
-def _case_row(eval_id: str, case: CaseDigest | None, turns: int, text: str, result_id: str | None) -> dict[str, Any]:
-    """A :class:`CaseListRow` as JSON (built directly: five thousand of them are answered at once)."""
+def _case_row(
+    eval_id: str, digest: ResultDigest | None, turns: int, text: str, result_id: str | None
+) -> dict[str, Any]:
+    """A :class:`CaseListRow` as JSON (built directly: five thousand of them are answered at once): the case's
+    status over its runs (as every report gives it, with the rule that decided it) and its first reason."""
+    case = digest.cases.get(eval_id) if digest is not None else None
     if case is None:
         return {
             "evalId": eval_id,
             "status": None,
+            "statusText": None,
             "reason": None,
             "turns": turns,
             "text": text,
             "runs": 0,
+            "runsPassed": 0,
             "resultId": None,
         }
-    worst = case.worst
+    shown = digest.first_run(eval_id) if digest is not None else None
     return {
         "evalId": eval_id,
-        "status": worst.status.value,
-        "reason": worst.reason,
-        "turns": turns or worst.turns,
-        "text": text or worst.text,
+        "status": case.status.value,
+        "statusText": case.status_text,
+        "reason": case.reason,
+        "turns": turns or (shown.turns if shown is not None else 0),
+        "text": text or (shown.text if shown is not None else ""),
         "runs": case.runs,
+        "runsPassed": case.runs_passed,
         "resultId": result_id,
     }
 
@@ -86,13 +96,13 @@ def set_case_list(app: str, set_id: str, state: StateDep) -> Response:
     (the newest result of the set; ``status`` is ``null`` for a case that result did not run)."""
     state.check_app(app)
     cases: list[tuple[str, int, str]] = state.eval_sets.snapshot(app, set_id).view("review-outline", _outline)
-    latest: dict[str, CaseDigest] = {}
+    latest: ResultDigest | None = None
     result_id = None
     for row, digest in state.results.listed(app):  # newest first: the first of the set is its latest result
         if row["evalSetId"] == set_id:
-            latest, result_id = digest.cases, row["evalSetResultId"]
+            latest, result_id = digest, row["evalSetResultId"]
             break
-    rows = [_case_row(i, latest.get(i), turns, text, result_id) for i, turns, text in cases]
+    rows = [_case_row(i, latest, turns, text, result_id) for i, turns, text in cases]
     return json_answer({"app": app, "evalSetId": set_id, "resultId": result_id, "cases": rows})
 
 
@@ -101,7 +111,7 @@ def result_case_list(app: str, result_id: str, state: StateDep) -> Response:
     """The cases of a result in its order, each with its status over runs and first failure reason."""
     state.check_app(app)
     digest = state.results.digest(app, result_id)
-    rows = [_case_row(i, c, 0, "", result_id) for i, c in digest.cases.items()]
+    rows = [_case_row(i, digest, 0, "", result_id) for i in digest.cases]
     return json_answer({"app": app, "evalSetId": digest.eval_set_id, "resultId": result_id, "cases": rows})
 
 
@@ -235,11 +245,11 @@ def _turn(index: int, per_inv: EvalMetricResultPerInvocation) -> ReplayTurn:
 
 
 def pick_run(runs: list[EvalCaseResult], case_id: str, run_id: int | None) -> EvalCaseResult:
-    """The case run asked for (default: the worst run, the one a reader looks at first)."""
+    """The case run asked for (default: its first run that did not pass, else its first run)."""
     if not runs:
         raise NotFoundError(f"case {case_id!r} is not in this result")
     if run_id is None:
-        return _worst(runs)
+        return _first_shown(runs)
     for case in runs:
         if case.run_id == run_id:
             return case
@@ -256,7 +266,7 @@ def replay_case(
 ) -> ReplayAnswer:
     """One case run turn by turn: user message, tool calls and results, hand-offs, intermediate text, final
     response; each turn's PASS/FAIL and metric verdicts, the expected side and the differences marked where a
-    failed metric compared them. ``runId`` picks a run (default: the worst one)."""
+    failed metric compared them. ``runId`` picks a run (default: the first that did not pass)."""
     from ..summary._reasons import first_reason
 
     state.check_app(app)

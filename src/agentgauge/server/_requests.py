@@ -16,6 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import AfterValidator, BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
+from ..model import CaseStatusRule
 from ..model._ids import check_case_id
 from ..storage import check_segment
 
@@ -176,10 +177,12 @@ class NativeCreateSetBody(_Body):
 
 
 class StartRunBody(_Body):
-    """``POST /api/apps/{app}/eval-sets/{set}/runs``: ``{caseIds?, metrics?, numRuns?, parallelism?}``. Counts are
-    integers (``2.0`` and ``"2"`` too; ``1.5``, infinities and NaN are refused)."""
+    """``POST /api/apps/{app}/eval-sets/{set}/runs``: ``{caseIds?, metrics?, numRuns?, parallelism?, caseStatus?}``.
+    Counts are integers (``2.0`` and ``"2"`` too; ``1.5``, infinities and NaN are refused); ``caseStatus`` is how a
+    case's status follows from its runs (``mean``, ``all``, ``majority`` or ``any``; default ``mean``)."""
 
     case_ids: list[str] | None = None
     metrics: Any = None
     num_runs: int = 1
     parallelism: int | None = None
+    case_status: CaseStatusRule | None = None

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .._util.uuids import uuid4
-from ..model import EvalMetric, EvalSetResult
+from ..model import CaseStatusRule, EvalMetric, EvalSetResult
 from ._sessions import StoredSession
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,6 +52,8 @@ class RunRequest:
     parallelism: int = 4
     timeout: float | None = None
     """Seconds each case's inference may take (``serve --timeout``); ``None``: no limit."""
+    case_status: CaseStatusRule | None = None
+    """How a case's status follows from its runs (``None``: the default, ``mean``)."""
 
 
 @dataclass
@@ -276,6 +278,7 @@ class RunManager:
             parallelism=request.parallelism,
             timeout=request.timeout,
             case_ids=request.case_ids or None,
+            case_status=request.case_status,
         )
         run.evaluator = evaluator
         if run.cancel_requested:  # cancelled before it started: nothing ran, nothing is saved

@@ -19,14 +19,17 @@ router = APIRouter()
 
 
 class HistoryRun(Answer):
-    """One run (result) of the set: when, its pass rate over case runs, each metric's mean, its status counts and
-    run metadata when the result file records any (labels, git commit, versions)."""
+    """One run (result) of the set: when, its pass rate over case runs (``passed`` of ``total`` case runs), its
+    cases (``passed_cases`` of ``cases``, each counted once over its runs; ``failed_cases``: failed or error), each
+    metric's mean and run metadata when the result file records any (labels, git commit, versions)."""
 
     result_id: str
     timestamp: float | None = None
     pass_rate: float | None = None
     passed: int
     total: int
+    cases: int = 0
+    passed_cases: int = 0
     failed_cases: int
     metric_means: dict[str, float]
     cancelled: bool = False
@@ -37,7 +40,7 @@ class HistoryRun(Answer):
 class HistoryAnswer(Answer):
     """The runs of an eval set, oldest first, and the matrix of their case statuses: ``matrix[i]`` is run ``i``'s
     statuses, one letter per case of ``cases`` (``P`` passed, ``F`` failed, ``E`` error, ``N`` not evaluated, ``-``
-    not run)."""
+    not run), each case's status over its runs as the result decided it."""
 
     app: str
     eval_set_id: str
@@ -86,6 +89,8 @@ def set_history(
                 "passRate": digest.passed_runs / total if total else None,
                 "passed": digest.passed_runs,
                 "total": total,
+                "cases": len(statuses),
+                "passedCases": digest.counts["passed"],
                 "failedCases": sum(1 for s in statuses.values() if s in ("F", "E")),
                 "metricMeans": digest.metric_means,
                 "cancelled": digest.cancelled,

@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from ..errors import InputError
 from ..model import EvalCaseResult, EvalSetResult
 from ..storage import EvalResultManager, check_segment
-from ..summary import summarize_runs
+from ..summary import summarize_results
 from ._engine import Store, to_timestamp
 from ._result_rows import DEFAULT_ARRAY_MAX_CASES, ResultTables
 from ._result_writer import SqlResultWriter
@@ -38,9 +38,18 @@ class ResultInfo:
     eval_set_id: str
     status: str
     num_cases: int
+    """Case runs stored (each case once per run: the store's ``num_cases`` column, as trpc-agent-go counts)."""
     creation_timestamp: float | None
     labels: dict[str, str] = field(default_factory=dict)
     """The run's labels (``eval --label``)."""
+    case_counts: dict[str, int] | None = None
+    """The result's cases by status over their runs (its summary's ``caseStatusCounts``; ``None`` until the run
+    ends, and for results written without it)."""
+
+    @property
+    def cases(self) -> int | None:
+        """How many eval cases the result holds (each counted once; ``None`` when unknown)."""
+        return None if self.case_counts is None else sum(self.case_counts.values())
 
 
 class SqlEvalResultManager(ResultTables, EvalResultManager):
@@ -111,7 +120,7 @@ class SqlEvalResultManager(ResultTables, EvalResultManager):
             # A run that never ended (killed): the summary of the cases it finished.
             ids = list(dict.fromkeys(c.eval_id for c in result.eval_case_results))
             runs = max(c.run_id for c in result.eval_case_results)
-            result.summary, _ = summarize_runs(result.eval_case_results, case_ids=ids, num_runs=runs)
+            result.summary = summarize_results(result.eval_case_results, case_ids=ids, num_runs=runs).full()
         return result
 
     def _ids(self, app: str) -> builtins.list[str]:
@@ -156,6 +165,7 @@ class SqlEvalResultManager(ResultTables, EvalResultManager):
             t.c.creation_timestamp,
             t.c.created_at,
             t.c.run_metadata,
+            t.c.summary["caseStatusCounts"].label("case_counts"),  # a JSON path: the summary itself is not read
         )
         if result_id is not None:
             query = query.where(t.c.eval_set_result_id == result_id)
@@ -179,6 +189,7 @@ class SqlEvalResultManager(ResultTables, EvalResultManager):
                 int(r.num_cases),
                 r.creation_timestamp if r.creation_timestamp is not None else to_timestamp(r.created_at),
                 _labels(r.run_metadata),
+                _counts(r.case_counts),
             )
             for r in rows
         ]
@@ -190,6 +201,19 @@ class SqlEvalResultManager(ResultTables, EvalResultManager):
             raise InputError("cannot save a result without an evalSetId")
         check_segment(result_id, "eval set result id")
         return SqlResultWriter(self, app, eval_set_id, result_id)
+
+
+def _counts(value: Any) -> dict[str, int] | None:
+    """A ``caseStatusCounts`` object as ``{status: count}`` (``None`` when absent or not an object of counts)."""
+    if not isinstance(value, dict):
+        return None
+    counts = {"passed": 0, "failed": 0, "error": 0, "not_evaluated": 0}
+    for key, count in value.items():
+        name = "not_evaluated" if key in ("notEvaluated", "not_evaluated") else key
+        if name not in counts or not isinstance(count, int) or isinstance(count, bool):
+            return None
+        counts[name] = count
+    return counts
 
 
 def _labels(metadata: Any) -> dict[str, str]:

@@ -1,96 +1,41 @@
-"""Aggregating full case results across runs into per-case outcomes and the EvalSetResult ``summary``."""
+"""The summary of full case results: of the results of a run, and of a saved result as its run decided it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
-from ..model import (
-    EvalCaseResult,
-    EvalMetricResult,
-    EvalSetResultSummary,
-    EvalStatus,
-    summarize_statuses,
-)
+from ..model import DEFAULT_CASE_STATUS, CaseStatusRule, EvalCaseResult, EvalSetResult, EvalStatus
 from ._case_row import case_row
-from ._row_summary import case_order, summarize_rows
-from ._tally import MetricTally
+from ._row_summary import RowSummary, summarize_rows
 
-__all__ = ["CaseAggregate", "aggregate_case", "summarize_runs"]
-
-
-@dataclass
-class CaseAggregate:
-    """One case across runs: overall status, metric results averaged over runs, and its per-run results."""
-
-    eval_id: str
-    overall_status: EvalStatus
-    metric_results: list[EvalMetricResult]
-    runs: list[EvalCaseResult]
+__all__ = ["result_summary", "summarize_results"]
 
 
-def _group(results: Iterable[EvalMetricResult]) -> dict[str, list[EvalMetricResult]]:
-    groups: dict[str, list[EvalMetricResult]] = {}
-    for result in results:
-        groups.setdefault(result.metric_name, []).append(result)
-    return groups
+def summarize_results(
+    results: Sequence[EvalCaseResult],
+    *,
+    case_ids: Sequence[str],
+    num_runs: int,
+    rule: CaseStatusRule = DEFAULT_CASE_STATUS,
+) -> RowSummary:
+    """The summary of case results (any number of runs of each case; cases in the order of ``case_ids``), each
+    case's status decided by ``rule``."""
+    return summarize_rows(map(case_row, results), case_ids=case_ids, num_runs=num_runs, rule=rule)
 
 
-def _averaged(results: Sequence[EvalMetricResult]) -> EvalMetricResult:
-    # Threshold of the first run, criterion of the last (as the reference aggregator does); the same mean (or
-    # reducer) and status as the summary of compact rows, through the same tally.
-    reducer = next((r.reducer for r in results if r.reducer), None)
-    tally = MetricTally(results[0].metric_name, results[0].threshold, reducer)
-    for result in results:
-        tally.add(result.score, result.eval_status)
-    return EvalMetricResult(
-        metric_name=results[0].metric_name,
-        score=tally.average,
-        eval_status=tally.status,
-        threshold=results[0].threshold,
-        criterion=results[-1].criterion,
-        reducer=reducer,
-    )
-
-
-def aggregate_case(eval_id: str, runs: Sequence[EvalCaseResult]) -> CaseAggregate:
-    """Combine one case's runs.
-
-    Metric averages skip ``not_evaluated`` and ``error`` results. With one run the case status is that run's
-    status; with several it summarises the averaged metric statuses, failed when a run failed although none of its
-    metrics did (the case itself failed it, e.g. a recording missing a turn). A ``not_evaluated`` outcome becomes
-    ``error`` when any run has an error message.
-    """
-    metrics = [_averaged(group) for group in _group(m for r in runs for m in r.overall_eval_metric_results).values()]
-    if len(runs) <= 1:
-        status = summarize_statuses(r.final_eval_status for r in runs)
+def result_summary(result: EvalSetResult) -> RowSummary:
+    """The summary of a saved result as its run decided it: cases in the order the file lists them, each with the
+    status its summary gives it (the tool that wrote it decided); a case the summary does not name, or a result
+    without one (ADK's files), is decided by the result's rule (``mean`` when it names none)."""
+    summary = result.summary
+    cases = result.eval_case_results
+    saved: dict[str, EvalStatus] = {}
+    rule = DEFAULT_CASE_STATUS
+    if summary is not None:
+        saved = {s.eval_id: s.overall_status for s in summary.eval_case_summaries}
+        rule = summary.case_status_rule or DEFAULT_CASE_STATUS
+        num_runs = summary.num_runs
     else:
-        status = summarize_statuses(m.eval_status for m in metrics)
-        if status is not EvalStatus.FAILED and any(_failed_by_case(r) for r in runs):
-            status = EvalStatus.FAILED  # the case itself failed a run (a recording missing a turn), not a metric
-    if status is EvalStatus.NOT_EVALUATED and any(r.error_message for r in runs):
-        status = EvalStatus.ERROR
-    return CaseAggregate(eval_id, status, metrics, list(runs))
-
-
-def _failed_by_case(run: EvalCaseResult) -> bool:
-    """A run scored and failed although none of its metrics did: no average of metric scores can pass it."""
-    metrics = run.overall_eval_metric_results
-    return (
-        run.final_eval_status is EvalStatus.FAILED
-        and bool(metrics)
-        and not any(m.eval_status is EvalStatus.FAILED for m in metrics)
-    )
-
-
-def summarize_runs(
-    results: Sequence[EvalCaseResult], *, case_ids: Sequence[str], num_runs: int
-) -> tuple[EvalSetResultSummary, list[CaseAggregate]]:
-    """Build the multi-run ``summary`` and the per-case aggregates (sorted by eval-set order)."""
-    order = case_order(case_ids)
-    by_case: dict[str, list[EvalCaseResult]] = {}
-    for result in results:
-        by_case.setdefault(result.eval_id, []).append(result)
-    aggregates = [aggregate_case(eval_id, by_case[eval_id]) for eval_id in sorted(by_case, key=order)]
-    summary = summarize_rows(map(case_row, results), case_ids=case_ids, num_runs=num_runs).full()
-    return summary, aggregates
+        num_runs = max(len({c.run_id for c in cases}), 1)
+    case_ids = list(dict.fromkeys(c.eval_id for c in cases))
+    return summarize_rows(map(case_row, cases), case_ids=case_ids, num_runs=num_runs, rule=rule, saved=saved)

@@ -11,11 +11,11 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from ..model import (
-    CaseMetricRunResult,
-    CaseRunSummary,
+    DEFAULT_CASE_STATUS,
+    CaseStatusRule,
     EvalCaseSummary,
     EvalSetResultSummary,
     EvalStatus,
@@ -24,10 +24,13 @@ from ..model import (
     summarize_statuses,
 )
 from ._case_row import CaseRow
+from ._case_status import decide_case_status
+from ._case_summary import CaseSummary
 from ._row_table import RowTable
-from ._tally import MetricTally, metric_summaries, tally_metrics
+from ._summary_json import one_row_document
+from ._tally import MetricTally, tally_metrics
 
-__all__ = ["CaseGroups", "RowSummary", "case_order", "summarize_rows"]
+__all__ = ["CaseGroups", "CaseSummaries", "RowSummary", "case_order", "summarize_rows"]
 
 _STATUSES = tuple(EvalStatus)
 _CODES = {status: code for code, status in enumerate(_STATUSES)}
@@ -56,20 +59,6 @@ class CaseGroups:
     def status_of(self, group: int) -> EvalStatus:
         """The status of case ``group``."""
         return _STATUSES[self.status[group]]
-
-    def use_saved_statuses(self, known: Mapping[str, EvalStatus], table: RowTable) -> None:
-        """Decide each case's status as for a saved result: its status in ``known`` (the result's summary), else
-        its runs' statuses combined (any failed: failed; else any error: error; not evaluated with an error
-        message: error)."""
-        total = len(table)
-        for group, eval_id in enumerate(self.ids):
-            status = known.get(eval_id)
-            if status is None:
-                rows = self.rows_of(group, total)
-                status = summarize_statuses(table.status(i) for i in rows)
-                if status is EvalStatus.NOT_EVALUATED and any(table.error_message(i) for i in rows):
-                    status = EvalStatus.ERROR
-            self.status[group] = _CODES[status]
 
 
 def case_order(case_ids: Sequence[str]) -> Callable[[str], tuple[int, str]]:
@@ -124,106 +113,36 @@ def group_rows(table: RowTable, case_ids: Sequence[str]) -> CaseGroups:
     return CaseGroups(order, members, bounds, 0)
 
 
-def _scored_not_failed(table: RowTable, index: int) -> bool:
-    statuses = [status for _, _, status, _ in table.metrics(index)]
-    return bool(statuses) and EvalStatus.FAILED not in statuses
+class _TableRuns:
+    """One case's runs in a row table, as :func:`~agentgauge.summary._case_status.decide_case_status` reads them
+    (one object for every case of a summary: :attr:`rows` is set to each case's rows in turn)."""
 
+    __slots__ = ("rows", "table")
 
-def _case_status(table: RowTable, rows: Sequence[int]) -> EvalStatus:
-    # The rule of aggregate_case, on compact rows: one run gives its status; several, their averaged metrics'.
-    if len(rows) <= 1:
-        status = summarize_statuses(table.status(i) for i in rows)
-    else:
+    def __init__(self, table: RowTable) -> None:
+        self.table = table
+        self.rows: Sequence[int] = ()
+
+    def statuses(self) -> Sequence[EvalStatus]:
+        return [self.table.status(i) for i in self.rows]
+
+    def errored(self) -> bool:
+        return any(self.table.error_message(i) for i in self.rows)
+
+    def metric_statuses(self) -> Iterable[EvalStatus]:
         tallies: dict[str, MetricTally] = {}
-        for i in rows:
-            tally_metrics(table.metrics(i), tallies, table.reducers(i))
-        status = summarize_statuses(t.status for t in tallies.values())
-        failed_by_case = any(table.status(i) is EvalStatus.FAILED and _scored_not_failed(table, i) for i in rows)
-        if status is not EvalStatus.FAILED and failed_by_case:
-            status = EvalStatus.FAILED  # the case itself failed a run (a recording missing a turn), not a metric
-    if status is EvalStatus.NOT_EVALUATED and any(table.error_message(i) for i in rows):
-        status = EvalStatus.ERROR  # no run decided it, and one could not be scored
-    return status
+        for i in self.rows:
+            tally_metrics(self.table.metrics(i), tallies, self.table.reducers(i))
+        return (t.status for t in tallies.values())
 
-
-def _case_summary(eval_id: str, status: EvalStatus, runs: Sequence[CaseRow]) -> EvalCaseSummary:
-    counts = StatusCounts()
-    for run in runs:
-        counts.add(run.final_eval_status)
-    return EvalCaseSummary(
-        eval_id=eval_id,
-        overall_status=status,
-        run_status_counts=counts,
-        metric_summaries=metric_summaries((m for r in runs for m in r.metrics), one_case=True),  # type: ignore[misc]
-        run_summaries=[
-            CaseRunSummary(
-                run_id=run.run_id,
-                final_eval_status=run.final_eval_status,
-                error_message=run.error_message,
-                metric_results=[
-                    CaseMetricRunResult(
-                        metric_name=m.metric_name, score=m.score, eval_status=m.eval_status, threshold=m.threshold
-                    )
-                    for m in run.metrics
-                ],
-            )
-            for run in sorted(runs, key=lambda r: r.run_id)
-        ],
-    )
-
-
-_COUNT_KEYS = {
-    EvalStatus.PASSED: "passed",
-    EvalStatus.FAILED: "failed",
-    EvalStatus.ERROR: "error",
-    EvalStatus.NOT_EVALUATED: "notEvaluated",
-}
-
-
-def _one_count(status: EvalStatus) -> dict[str, int]:
-    """``StatusCounts`` with ``status`` counted once, as JSON (zero counts are left out)."""
-    key = _COUNT_KEYS.get(status)
-    return {key: 1} if key is not None else {}
-
-
-def _one_row_document(table: RowTable, index: int, eval_id: str, status: EvalStatus) -> dict[str, Any] | None:
-    """What ``_case_summary`` gives for the single row ``index``, dumped as JSON, built without the models (a
-    summary entry per case is written at the end of every run); ``None`` when a metric name repeats (its results
-    would be tallied together: the general path handles that)."""
-    metrics = list(table.metrics(index))
-    if len({name for name, _, _, _ in metrics}) != len(metrics):
-        return None
-    reducers = table.reducers(index) or {}
-    run_status = table.status(index)
-    summaries = []
-    results = []
-    for name, score, metric_status, threshold in metrics:
-        tally = MetricTally(name, threshold, reducers.get(name))  # the mean and status the general path computes
-        tally.add(score, metric_status)
-        summaries.append(
-            {
-                "metricName": name,
-                "averageScore": tally.average,
-                "evalStatus": tally.status.value,
-                "threshold": float(threshold),
-                "statusCounts": _one_count(metric_status),
-            }
-        )
-        results.append(
-            {"metricName": name, "score": score, "evalStatus": metric_status.value, "threshold": float(threshold)}
-        )
-    run: dict[str, Any] = {"runId": table.run_id(index), "finalEvalStatus": run_status.value}
-    message = table.error_message(index)
-    if message:
-        run["errorMessage"] = message
-    run["metricResults"] = results
-    return {
-        "evalId": eval_id,
-        "overallStatus": status.value,
-        "runStatusCounts": _one_count(run_status),
-        "metricSummaries": summaries,
-        "runSummaries": [run],
-    }
+    def failed_by_case(self) -> bool:
+        table = self.table
+        for i in self.rows:
+            if table.status(i) is EvalStatus.FAILED:
+                statuses = [status for _, _, status, _ in table.metrics(i)]
+                if statuses and EvalStatus.FAILED not in statuses:
+                    return True
+        return False
 
 
 class _CaseStatuses(Mapping[str, EvalStatus]):
@@ -259,14 +178,69 @@ class _StatusValues(ValuesView[EvalStatus]):
         return any(status is value or status == value for status in self)
 
 
+_KEPT_CASES = 10_000
+"""Up to this many cases, each :class:`CaseSummary` is kept once built (a report reads them more than once: counts,
+then the cases that did not pass); beyond it they are built on every read, so memory does not grow with the run."""
+
+
+class CaseSummaries(Sequence[CaseSummary]):
+    """Every case's :class:`CaseSummary` (eval-set order), built from the rows of a :class:`RowSummary` when read."""
+
+    def __init__(self, summary: RowSummary) -> None:
+        self._summary = summary
+        count = len(summary.groups)
+        self._kept: list[CaseSummary | None] | None = [None] * count if count <= _KEPT_CASES else None
+
+    def __len__(self) -> int:
+        return len(self._summary.groups)
+
+    @overload
+    def __getitem__(self, index: int) -> CaseSummary: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[CaseSummary]: ...
+
+    def __getitem__(self, index: int | slice) -> CaseSummary | Sequence[CaseSummary]:
+        if isinstance(index, slice):
+            return [self._case(i) for i in range(len(self))[index]]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("case index out of range")
+        return self._case(index)
+
+    def __iter__(self) -> Iterator[CaseSummary]:
+        for group in range(len(self)):
+            yield self._case(group)
+
+    def runs_passed(self) -> list[int]:
+        """How many runs of each case passed (without building the summaries)."""
+        table, groups = self._summary.table, self._summary.groups
+        total = len(table)
+        return [
+            sum(1 for i in groups.rows_of(g, total) if table.status(i) is EvalStatus.PASSED) for g in range(len(groups))
+        ]
+
+    def _case(self, group: int) -> CaseSummary:
+        kept = self._kept
+        if kept is None:
+            return self._summary.case(group)
+        found = kept[group]
+        if found is None:
+            found = kept[group] = self._summary.case(group)
+        return found
+
+
 @dataclass
 class RowSummary:
     """The multi-run summary of compact rows: ``head`` is the summary without its per-case entries, which
-    :meth:`case_summaries` produces one at a time (eval-set order), so they never need to exist together."""
+    :meth:`case_summaries` produces one at a time (eval-set order), so they never need to exist together; ``rule``
+    decided every case's status."""
 
     head: EvalSetResultSummary
     table: RowTable
     groups: CaseGroups
+    rule: CaseStatusRule = DEFAULT_CASE_STATUS
 
     @property
     def case_status(self) -> Mapping[str, EvalStatus]:
@@ -277,6 +251,19 @@ class RowSummary:
         """The rows of case ``group`` (eval-set order), as :class:`CaseRow` objects."""
         return [self.table.row(i) for i in self.groups.rows_of(group, len(self.table))]
 
+    def case(self, group: int) -> CaseSummary:
+        """The :class:`CaseSummary` of case ``group`` (eval-set order)."""
+        rows = tuple(self.case_rows(group))
+        return CaseSummary(self.groups.ids[group], self.groups.status_of(group), self.rule, rows, group)
+
+    @property
+    def cases(self) -> CaseSummaries:
+        """Every case's :class:`CaseSummary`, in eval-set order (built when read; see :class:`CaseSummaries`)."""
+        found: CaseSummaries | None = self.__dict__.get("_cases")
+        if found is None:
+            found = self.__dict__["_cases"] = CaseSummaries(self)
+        return found
+
     @property
     def by_case(self) -> dict[str, list[CaseRow]]:
         """Every case's rows by id, in eval-set order (built on each call: for small runs and tests)."""
@@ -284,8 +271,8 @@ class RowSummary:
 
     def case_summaries(self) -> Iterator[EvalCaseSummary]:
         """The ``evalCaseSummaries`` entries, in eval-set order."""
-        for group, eval_id in enumerate(self.groups.ids):
-            yield _case_summary(eval_id, self.groups.status_of(group), self.case_rows(group))
+        for case in self.cases:
+            yield case.persisted()
 
     def case_summary_documents(self) -> Iterator[dict[str, Any]]:
         """The ``evalCaseSummaries`` entries as JSON documents (``model_dump(mode="json")`` of
@@ -294,9 +281,9 @@ class RowSummary:
         for group, eval_id in enumerate(self.groups.ids):
             rows = self.groups.rows_of(group, total)
             status = self.groups.status_of(group)
-            document = _one_row_document(table, rows[0], eval_id, status) if len(rows) == 1 else None
+            document = one_row_document(table, rows[0], eval_id, status) if len(rows) == 1 else None
             if document is None:
-                document = _case_summary(eval_id, status, self.case_rows(group)).model_dump(mode="json")
+                document = self.case(group).persisted().model_dump(mode="json")
             yield document
 
     def full(self) -> EvalSetResultSummary:
@@ -332,25 +319,49 @@ def _run_summaries(table: RowTable) -> list[RunSummary]:
     ]
 
 
-def summarize_rows(rows: RowTable | Iterable[CaseRow], *, case_ids: Sequence[str], num_runs: int) -> RowSummary:
-    """The multi-run summary of compact case rows (see :class:`RowSummary`)."""
+def _case_counts(groups: CaseGroups) -> StatusCounts:
+    counts = StatusCounts()
+    for code in groups.status:
+        counts.add(_STATUSES[code])
+    return counts
+
+
+def summarize_rows(
+    rows: RowTable | Iterable[CaseRow],
+    *,
+    case_ids: Sequence[str],
+    num_runs: int,
+    rule: CaseStatusRule = DEFAULT_CASE_STATUS,
+    saved: Mapping[str, EvalStatus] | None = None,
+) -> RowSummary:
+    """The multi-run summary of compact case rows (see :class:`RowSummary`): each case's status decided by
+    ``rule``, or taken from ``saved`` (a saved result's own statuses) where it names the case."""
     table = rows if isinstance(rows, RowTable) else RowTable(rows)
     groups = group_rows(table, case_ids)
     total = len(table)
-    for group in range(len(groups)):
-        groups.status.append(_CODES[_case_status(table, groups.rows_of(group, total))])
+    runs_of = _TableRuns(table)
+    saved = saved or {}
+    for group, eval_id in enumerate(groups.ids):
+        status = saved.get(eval_id) if saved else None
+        if status is None:
+            runs_of.rows = groups.rows_of(group, total)
+            status = decide_case_status(rule, runs_of)
+        groups.status.append(_CODES[status])
     runs = _run_summaries(table)
     run_counts = StatusCounts()
     for run in runs:
         run_counts.add(run.overall_status)
-    case_counts = StatusCounts()
-    for code in groups.status:
-        case_counts.add(_STATUSES[code])
+    case_run_counts = StatusCounts()
+    for run in runs:  # every case run is counted in its run
+        for name in StatusCounts.model_fields:
+            setattr(case_run_counts, name, getattr(case_run_counts, name) + getattr(run.case_status_counts, name))
     head = EvalSetResultSummary(
         overall_status=summarize_statuses(_STATUSES[code] for code in set(groups.status)),
         num_runs=num_runs,
         run_status_counts=run_counts,
-        case_status_counts=case_counts,
+        case_status_counts=_case_counts(groups),
+        case_status_rule=rule,
+        case_run_status_counts=case_run_counts,
         run_summaries=runs,
     )
-    return RowSummary(head, table, groups)
+    return RowSummary(head, table, groups, rule)

@@ -8,38 +8,55 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Mapping
 
-from ..model import EvalMetricResult, EvalStatus, MetricSummary, StatusCounts, status_for_score
+from ..model import EvalMetricResult, EvalStatus, MetricSummary, StatusCounts, is_measurement, status_for_score
 from ..stats import at_least_k, reduce_scores
 
 __all__ = ["MetricTally", "metric_summaries", "tally_metrics"]
 
 
 class MetricTally:
-    """One metric's results added one at a time: status counts, the evaluated scores (for the mean), the first
-    threshold, and whether every result was informational. What :func:`metric_summaries` and the summaries of
-    compact rows compute from. With a ``reducer`` (one case's runs: see :mod:`agentgauge.stats`) the scores are
-    reduced by it instead of averaged."""
+    """One metric's results added one at a time: status counts, the evaluated scores (for the mean) and the first
+    threshold. The one tally of a metric: the saved summaries (per run, per case) and every report's metric table
+    are computed from it. With a ``reducer`` (one case's runs: see :mod:`agentgauge.stats`) the scores are reduced
+    by it instead of averaged."""
 
-    __slots__ = ("counts", "errors", "informational_only", "name", "reducer", "scores", "threshold")
+    __slots__ = ("counts", "informational", "name", "reducer", "scores", "threshold")
 
     def __init__(self, name: str, threshold: float, reducer: str | None = None) -> None:
         self.name = name
         self.threshold = threshold
         self.reducer = reducer
         self.counts = StatusCounts()
+        """Results by status (informational ones are in :attr:`informational`)."""
         self.scores = array("d")
-        self.informational_only = True
-        self.errors = False
+        self.informational = 0
 
     def add(self, score: float | None, status: EvalStatus) -> None:
         """Count one result."""
-        self.counts.add(status)
-        if status is not EvalStatus.INFORMATIONAL:
-            self.informational_only = False
-        if status is EvalStatus.ERROR:
-            self.errors = True
-        elif status is not EvalStatus.NOT_EVALUATED and score is not None:
+        if status is EvalStatus.INFORMATIONAL:
+            self.informational += 1
+        else:
+            self.counts.add(status)
+        if status is not EvalStatus.ERROR and status is not EvalStatus.NOT_EVALUATED and score is not None:
             self.scores.append(score)
+
+    @property
+    def measurement(self) -> bool:
+        """Whether the metric is a measurement, not a score (see :func:`agentgauge.model.is_measurement`): reports
+        show it apart, without threshold, pass/fail counts or verdicts."""
+        counts = self.counts
+        found = (
+            (EvalStatus.INFORMATIONAL, self.informational),
+            (EvalStatus.PASSED, counts.passed),
+            (EvalStatus.FAILED, counts.failed),
+            (EvalStatus.ERROR, counts.error),
+        )
+        return is_measurement(status for status, count in found if count)
+
+    @property
+    def errors(self) -> bool:
+        """Whether a result could not be produced (its evaluator failed)."""
+        return self.counts.error > 0
 
     @property
     def average(self) -> float | None:
@@ -50,9 +67,9 @@ class MetricTally:
 
     @property
     def status(self) -> EvalStatus:
-        """``informational`` when every result was, else the average against the first threshold (``error`` when
-        no result was scored and one could not be)."""
-        if self.informational_only:
+        """``informational`` for a measurement, else the average against the first threshold (``error`` when no
+        result was scored and one could not be)."""
+        if self.measurement:
             return EvalStatus.INFORMATIONAL
         average = self.average
         if average is None and self.errors:

@@ -252,9 +252,10 @@ async function loadResults() {
       el("td", {}, when(r.creationTimestamp)),
       el("td", {}, r.evalSetId),
       el("td", {}, status(r.cancelled ? "cancelled" : r.overallStatus)),
-      el("td", {}, String(r.counts.passed)),
-      el("td", {}, String(r.counts.failed)),
-      el("td", {}, String(r.counts.not_evaluated)),
+      el("td", { class: "cases-passed" }, String(r.counts.passed)),
+      el("td", { class: "cases-failed" }, String(r.counts.failed + r.counts.error)),
+      el("td", { class: "cases-not-evaluated" }, String(r.counts.not_evaluated)),
+      el("td", { class: "case-runs", title: r.numRuns > 1 ? `case status: ${r.caseStatusRule}` : "" }, caseRuns(r)),
       el("td", { class: "result-source" }, r.source || ""),
       el("td", { class: "result-labels" }, ...Object.entries(r.labels || {}).map(([k, v]) => el("span", { class: "run-label" }, `${k}=${v}`))),  // runmeta.js filters by them
       el("td", {}, el("a", { class: "open-result", onclick: () => openResult(r.evalSetResultId) }, "open"))));
@@ -262,6 +263,13 @@ async function loadResults() {
     head.append(el("option", { value: r.evalSetResultId, selected: index === 0 }, label));
   });
   document.dispatchEvent(new CustomEvent("agentgauge:results-listed"));  // runmeta.js
+}
+
+// "17/30 passed": the case runs (each case once per run), apart from the cases counted once each.
+function caseRuns(r) {
+  const runs = r.caseRuns || {};
+  const total = ["passed", "failed", "error", "not_evaluated"].reduce((sum, key) => sum + (runs[key] || 0), 0);
+  return `${runs.passed || 0}/${total} passed`;
 }
 
 function closeResult() {

@@ -59,13 +59,13 @@ window.AgentgaugeCaseList = (() => {
       const item = el("div", {
         class: `case-item${row.evalId === this.selected ? " selected" : ""}`,
         dataset: { case: row.evalId, index: String(index), status: row.status || "not_run" },
-        title: row.reason || "",
+        title: [row.statusText, row.reason].filter(Boolean).join("\n"),
         onclick: () => this.pick(row.evalId),
       },
       el("div", { class: "case-line" }, status(row.status || "not run"),
         el("span", { class: "case-id" }, row.evalId),
         el("span", { class: "case-meta muted" }, `${row.turns} turn${row.turns === 1 ? "" : "s"}` +
-          (row.runs > 1 ? ` · ${row.runs} runs` : ""))),
+          (row.runs > 1 ? ` · ${row.runsPassed}/${row.runs} runs passed` : ""))),
       el("div", { class: "case-reason" }, row.reason || (row.status ? "" : row.text || "")));
       return item;
     }

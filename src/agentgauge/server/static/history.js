@@ -16,7 +16,8 @@ window.AgentgaugeHistory = (() => {
   const { svg, title } = window.AgentgaugeSvg;
 
   function runLabel(run, index) {
-    const lines = [`run #${index + 1} · ${when(run.timestamp)}`, `pass rate ${fmt(run.passRate)} (${run.passed}/${run.total} case runs)`];
+    const lines = [`run #${index + 1} · ${when(run.timestamp)}`, `pass rate ${fmt(run.passRate)} (${run.passed}/${run.total} case runs)`,
+      `${run.passedCases}/${run.cases} cases passed`];
     for (const [name, mean] of Object.entries(run.metricMeans)) lines.push(`${name}: ${fmt(mean)}`);
     for (const [key, value] of Object.entries(run.metadata || {})) lines.push(`${key}: ${value}`);
     if (run.cancelled) lines.push("cancelled");
