@@ -110,9 +110,52 @@ def test_keyword_selection_and_exitfirst(project: Path) -> None:
         "--agentgauge-num-runs", "2",
     )  # fmt: skip
     assert _outcomes(run.stdout) == {"evals/calc.evalset.json::multiply_small": "FAILED"}
-    assert "eval case 'multiply_small' of 'calc' did not pass (2 of 2 runs)" in run.stdout
+    assert (
+        "eval case 'multiply_small' of 'calc': failed (0/2 runs passed; rule: mean of runs ≥ threshold)" in run.stdout
+    )
     assert "run 1: failed\ntool_trajectory_avg_score (invocation 1)" in run.stdout
     assert "run 2: failed\ntool_trajectory_avg_score (invocation 1)" in run.stdout
+
+
+_FLAKY_AGENT = '''
+"""Adds right on every other call: two runs of a case, one passes."""
+
+calls = []
+
+
+def root_agent(request):
+    words = request.user_content.content.split()
+    a, b = int(words[1]), int(words[2])
+    calls.append(1)
+    answer = a + b if len(calls) % 2 else a + b + 1
+    return {"final_response": str(answer), "tools": [{"name": "add", "arguments": {"a": a, "b": answer - a}}]}
+'''
+
+
+@pytest.mark.parametrize(
+    ("rule", "outcome", "said"),
+    [
+        ("any", "PASSED", None),
+        ("all", "FAILED", "eval case 'add_small' of 'calc': failed (1/2 runs passed; rule: all runs pass)"),
+        ("mean", "FAILED", "eval case 'add_small' of 'calc': failed (1/2 runs passed; rule: mean of runs ≥ threshold)"),
+    ],
+)
+def test_the_case_status_rule_decides_a_flaky_case(project: Path, rule: str, outcome: str, said: str | None) -> None:
+    (project / "flaky.py").write_text(_FLAKY_AGENT, encoding="utf-8")
+    options = ["--agentgauge-agent", "flaky.py", "--agentgauge-num-runs", "2", "--agentgauge-case-status", rule]
+    run = _pytest(project, "evals/calc.evalset.json::add_small", *options)
+    assert _outcomes(run.stdout) == {"evals/calc.evalset.json::add_small": outcome}, run.stdout + run.stderr
+    if said is not None:
+        assert said in run.stdout
+        assert "run 2: failed\ntool_trajectory_avg_score (invocation 1)" in run.stdout
+
+
+def test_an_unknown_case_status_rule_is_a_usage_error(project: Path) -> None:
+    run = _pytest(project, "evals", "--agentgauge-agent", "agent.py", "--agentgauge-case-status", "most")
+    assert run.returncode != 0
+    assert "agentgauge_case_status: unknown case status rule 'most': expected one of mean, all, majority, any" in (
+        run.stdout + run.stderr
+    )
 
 
 def test_default_run_does_not_collect_eval_files(project: Path) -> None:

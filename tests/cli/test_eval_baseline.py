@@ -32,8 +32,9 @@ def test_broken_cases_named_in_summary_and_reports(tmp_path: Path) -> None:
     assert code == 1, output  # unchanged: cases failed
     lines = output.splitlines()
     block = lines.index(f"Compared with {BASE_ID}: 0 fixed, 2 broken")
-    assert lines[block + 1].startswith("  broken: calc_natural_multiply: tool_trajectory_avg_score: score 0.00")
-    assert lines[block + 2].startswith("  broken: calc_multi_turn: tool_trajectory_avg_score: score 0.50")
+    # Each with its first reason, as every report gives it.
+    assert lines[block + 1].startswith("  broken: calc_natural_multiply: tool_trajectory_avg_score (invocation 1)")
+    assert lines[block + 2].startswith("  broken: calc_multi_turn: tool_trajectory_avg_score (invocation 2)")
     assert block < next(i for i, line in enumerate(lines) if line.startswith("Results saved to"))
     new_id = re.search(r"\(result (calculator_calculator_\S+)\)", output)
     assert new_id, output

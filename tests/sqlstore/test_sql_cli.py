@@ -153,11 +153,16 @@ def test_results_lists_newest_first(store_url: str) -> None:
     rows = json.loads(listed.stdout)
     assert [(r["evalSetResultId"], r["status"]) for r in rows] == [(second, "completed"), (first, "completed")]
     first_cases = parse_result(runner.invoke(app, ["show", first, "--store", store_url, "--json"]).stdout)
-    assert [r["numCases"] for r in rows] == [6, len(first_cases.eval_case_results)]
+    assert [r["numCases"] for r in rows] == [6, len(first_cases.eval_case_results)]  # case runs
+    counts = first_cases.summary.case_status_counts if first_cases.summary is not None else None
+    assert counts is not None  # the cases by status, read from the stored summary
+    fields = ("passed", "failed", "error", "not_evaluated")
+    assert rows[1]["caseStatusCounts"] == {name: getattr(counts, name) for name in fields}
+    assert rows[0]["caseStatusCounts"] == {"passed": 6, "failed": 0, "error": 0, "not_evaluated": 0}
     table = runner.invoke(app, ["results", "--store", store_url, "--eval-set", "calculator"]).output.splitlines()
-    header = ["Created", "(UTC)", "App", "Eval", "set", "Status", "Case", "runs", "Labels", "Result", "id"]
+    header = ["Created", "(UTC)", "App", "Eval", "set", "Status", "Cases", "Case", "runs", "Labels", "Result", "id"]
     assert table[0].split() == header
-    assert len(table) == 2 and table[1].endswith(second)
+    assert len(table) == 2 and table[1].endswith(second) and " 6/6 passed " in table[1]
     assert runner.invoke(app, ["results", "--store", store_url, "--app-name", "none"]).output == "no results stored\n"
     missing = runner.invoke(app, ["results"], env={"AGENTGAUGE_STORE": ""})
     assert missing.exit_code == 2

@@ -102,7 +102,11 @@ JunitOption = Annotated[
 ]
 JunitRunsOption = Annotated[
     bool,
-    typer.Option("--junit-runs", help="With --junit: one testcase per case run (case_id [run 2]) instead of per case."),
+    typer.Option(
+        "--junit-runs",
+        help="With --junit: one testcase per case run (case_id [run 2]) instead of per case.",
+        rich_help_panel="Output",
+    ),
 ]
 HtmlOption = Annotated[
     Path | None, typer.Option("--html", readable=False, help="Also write a self-contained HTML report.")
