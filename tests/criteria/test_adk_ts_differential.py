@@ -7,6 +7,12 @@ responses -- are written as ADK-TS JSON, scored by ADK-TS's own ``LocalEvalServi
 them, ``tests/node/score_adk_ts.cjs``) and, read back through agentgauge's eval set reader, by agentgauge in the
 ``adk-ts`` dialect. Every per-invocation score must be identical.
 
+1,100 seeded eval cases of one to four such invocations are then judged whole: by ADK-TS's ``AgentEvaluator`` rules
+(its own ``_processMetricsAndGetFailures``: a metric fails unless the mean of its scored invocations reaches the
+threshold, and fails when none could be scored) and by agentgauge's run engine on the same cases in trace mode.
+Every case's status and every failed metric must be the same -- including the cases none of whose invocations has
+both final responses, which agentgauge once left ``not_evaluated`` (and passed) while ADK-TS fails them.
+
 Node and the npm packages come from ``make test`` (``tests/node``, ``npm ci``); without them the test is skipped,
 except under ``CI=true``, where it fails.
 """
@@ -183,20 +189,30 @@ def _skip_or_fail(reason: str) -> None:
     pytest.skip(reason)
 
 
-def score_with_adk_ts(pairs: list[dict[str, Any]]) -> dict[str, Any]:
-    """ADK-TS's per-pair scores (one Node process for all pairs); skips (fails under CI) when Node is missing."""
+def score_with_adk_ts(pairs: list[dict[str, Any]], *, key: str = "pairs") -> dict[str, Any]:
+    """ADK-TS's per-pair scores (one Node process for all pairs; ``key="cases"``: its verdict on each case of
+    several invocations); skips (fails under CI) when Node is missing."""
     node = shutil.which("node")
     if node is None:
         _skip_or_fail("the ADK-TS differential test needs node (apt-get install nodejs npm)")
     if not (NODE_DIR / "node_modules" / "@iqai" / "adk").is_dir():
         _skip_or_fail("the ADK-TS differential test needs tests/node/node_modules (make test runs npm ci there)")
-    request = json.dumps({"metrics": METRICS, "pairs": pairs}, allow_nan=False)
+    request = json.dumps({"metrics": METRICS, key: pairs}, allow_nan=False)
     done = subprocess.run(
         [str(node), str(SCRIPT)], input=request, capture_output=True, text=True, cwd=NODE_DIR, timeout=300, check=False
     )
     assert done.returncode == 0, done.stderr[-3000:]
     answer: dict[str, Any] = json.loads(done.stdout)
     return answer
+
+
+def _adk_metrics(dialect: str) -> list[EvalMetric]:
+    extra = {"dialect": "adk-ts"} if dialect == "adk-ts" else {}
+    metrics = []
+    for m in METRICS:
+        criterion = Criterion(adk={"threshold": m["threshold"], **extra})
+        metrics.append(EvalMetric(metric_name=m["metricName"], threshold=m["threshold"], criterion=criterion))
+    return metrics
 
 
 def _ours(pairs: list[dict[str, Any]], dialect: str) -> tuple[list[Any], list[Any]]:
@@ -211,13 +227,7 @@ def _ours(pairs: list[dict[str, Any]], dialect: str) -> tuple[list[Any], list[An
         return [case.conversation[0] for case in eval_set.eval_cases]
 
     actuals, expecteds = read("actual"), read("expected")
-    extra = {"dialect": "adk-ts"} if dialect == "adk-ts" else {}
-    trajectory = EvalMetric(
-        metric_name="tool_trajectory_avg_score", threshold=1.0, criterion=Criterion(adk={"threshold": 1.0, **extra})
-    )
-    response = EvalMetric(
-        metric_name="response_match_score", threshold=0.8, criterion=Criterion(adk={"threshold": 0.8, **extra})
-    )
+    trajectory, response = _adk_metrics(dialect)
     t = asyncio.run(ToolTrajectoryEvaluator().evaluate(actuals, expecteds, trajectory))
     r = asyncio.run(ResponseMatchEvaluator().evaluate(actuals, expecteds, response))
     return [p.score for p in t.per_invocation_results], [p.score for p in r.per_invocation_results]
@@ -259,6 +269,65 @@ def test_adk_python_rules_disagree_with_adk_ts(adk_ts_run: tuple[list[dict[str, 
     theirs_r = [r["response_match_score"]["score"] for r in answer["results"]]
     assert sum(a != b for a, b in zip(trajectory, theirs_t, strict=True)) >= 50
     assert sum(a != b for a, b in zip(response, theirs_r, strict=True)) >= 200
+
+
+CASES = 1100
+
+
+def generate_cases(seed: int = 20261201, count: int = CASES) -> list[dict[str, Any]]:
+    """``count`` eval cases of one to four (actual, expected) invocation pairs of :func:`generate_pairs`, seeded."""
+    rng = random.Random(seed)
+    cases = []
+    for _ in range(count):
+        pairs = generate_pairs(seed=rng.randrange(2**32), count=rng.randint(1, 4))
+        cases.append({"actual": [p["actual"] for p in pairs], "expected": [p["expected"] for p in pairs]})
+    return cases
+
+
+def _judged_by_agentgauge(cases: list[dict[str, Any]]) -> list[tuple[bool, list[str]]]:
+    """Each case's (passed, failed metrics) from agentgauge's run engine, the cases read as trace-mode eval cases
+    from ADK-TS JSON and scored in the adk-ts dialect."""
+    from agentgauge import AgentEvaluator
+    from agentgauge.model import EvalStatus
+    from agentgauge.storage import InMemoryEvalResultManager, InMemoryEvalSetManager, InMemoryMetricManager
+
+    doc = {
+        "evalSetId": "cases",
+        "evalCases": [
+            {"evalId": f"c{i}", "evalMode": "trace", "conversation": c["expected"], "actualConversation": c["actual"]}
+            for i, c in enumerate(cases)
+        ],
+    }
+    sets, metrics = InMemoryEvalSetManager(), InMemoryMetricManager()
+    sets.put("adk_ts", parse_eval_set(json.dumps(doc), source="cases.json"))
+    metrics.put_all("adk_ts", "cases", _adk_metrics("adk-ts"))
+    evaluator = AgentEvaluator(
+        "adk_ts", None, eval_set_manager=sets, metric_manager=metrics, result_manager=InMemoryEvalResultManager()
+    )
+    outcome = evaluator.evaluate_sync("cases")
+    return [
+        (case.status is EvalStatus.PASSED, [t.name for t in case.metrics if t.status is not EvalStatus.PASSED])
+        for case in outcome.eval_cases
+    ]
+
+
+def test_adk_ts_dialect_case_statuses_equal_adk_ts() -> None:
+    cases = generate_cases()
+    answer = score_with_adk_ts(cases, key="cases")
+    assert answer["version"] == "0.5.9" and len(answer["cases"]) == len(cases) == CASES
+    theirs = [(c["passed"], c["failed"]) for c in answer["cases"]]
+    ours = _judged_by_agentgauge(cases)
+    differ = [i for i, (a, b) in enumerate(zip(ours, theirs, strict=True)) if a != b]
+    assert not differ, [(cases[i], ours[i], theirs[i]) for i in differ[:3]]
+
+    # The data holds both verdicts, and the shape once judged apart: no invocation with both final responses.
+    def unscorable(case: dict[str, Any]) -> bool:
+        pairs = zip(case["actual"], case["expected"], strict=True)
+        return all("finalResponse" not in a or "finalResponse" not in e for a, e in pairs)
+
+    unscored = [i for i, c in enumerate(cases) if unscorable(c)]
+    assert len(unscored) >= 10 and all("response_match_score" in theirs[i][1] for i in unscored)
+    assert {passed for passed, _ in theirs} == {True, False}
 
 
 def test_missing_modules_skip_but_fail_under_ci(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

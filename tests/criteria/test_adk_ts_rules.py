@@ -115,7 +115,8 @@ def test_response_match_without_a_final_response_is_not_scored() -> None:
     assert "no actual final response" in out.per_invocation_results[1].reason
     assert out.overall_score == 0.5  # the mean of the scored invocations
     none = asyncio.run(ResponseMatchEvaluator().evaluate([_inv(None)], [_inv("x")], metric))
-    assert none.overall_score is None and none.overall_status is EvalStatus.NOT_EVALUATED
+    # None scored: no score, and the metric fails, as ADK-TS fails it (and with it the case).
+    assert none.overall_score is None and none.overall_status is EvalStatus.FAILED
 
 
 def test_same_pairs_differ_between_adk_and_adk_ts() -> None:

@@ -5,6 +5,12 @@
 // goes through LocalEvalService.evaluate, the path ADK-TS's AgentEvaluator takes, so each metric is scored by the
 // evaluator ADK-TS registers under its name (DEFAULT_METRIC_EVALUATOR_REGISTRY). Writes one JSON document to stdout:
 // {"version", "results": [{metricName: {"score", "status"}}]}, a score of null meaning ADK-TS gave none.
+//
+// With "cases": [{"actual": [invocations], "expected": [invocations]}] instead of "pairs", each case (several
+// invocations) is judged as ADK-TS's AgentEvaluator judges an eval case: LocalEvalService.evaluate, then its own
+// _getEvalMetricResultsWithInvocation and _processMetricsAndGetFailures (a metric fails unless the mean of its
+// scored invocations reaches the threshold; a metric with none scored fails too). The answer's "cases" lists per
+// case the metrics that failed it: {"failed": [metricName], "passed": bool}.
 "use strict";
 
 const fs = require("node:fs");
@@ -19,6 +25,10 @@ async function main() {
   for await (const chunk of process.stdin) chunks.push(chunk);
   const request = JSON.parse(Buffer.concat(chunks).toString("utf8"));
   const service = new adk.LocalEvalService({ name: "differential", ask: async () => "" });
+  if (request.cases) {
+    write(JSON.stringify({ version: version(), cases: await judgeCases(adk, service, request) }));
+    return;
+  }
   const inferenceResults = request.pairs.map((pair, i) => [
     { ...pair.expected, invocationId: `p${i}-expected-0` },
     { ...pair.actual, invocationId: `p${i}-0` },
@@ -32,9 +42,30 @@ async function main() {
       results[index][per.metricName] = { score: per.score === undefined ? null : per.score, status: per.evalStatus };
     }
   }
-  // adk.VERSION is a stale constant in the 0.5.x builds: the installed package's own manifest says which one ran.
+  write(JSON.stringify({ version: version(), results }));
+}
+
+// adk.VERSION is a stale constant in the 0.5.x builds: the installed package's own manifest says which one ran.
+function version() {
   const manifest = require("node:path").join(require.resolve("@iqai/adk"), "..", "..", "package.json");
-  write(JSON.stringify({ version: JSON.parse(fs.readFileSync(manifest, "utf8")).version, results }));
+  return JSON.parse(fs.readFileSync(manifest, "utf8")).version;
+}
+
+async function judgeCases(adk, service, request) {
+  const inferenceResults = request.cases.map((c, i) => [
+    ...c.expected.map((inv, k) => ({ ...inv, invocationId: `c${i}-expected-${k}` })),
+    ...c.actual.map((inv, k) => ({ ...inv, invocationId: `c${i}-${k}` })),
+  ]);
+  const verdicts = request.cases.map(() => null);
+  const config = { evalMetrics: request.metrics };
+  for await (const evalResult of service.evaluate({ inferenceResults, evaluateConfig: config })) {
+    const index = Number(evalResult.evalSetId.slice(1).split("-")[0]);
+    const perMetric = adk.AgentEvaluator._getEvalMetricResultsWithInvocation(evalResult.evalCaseResults);
+    const failures = adk.AgentEvaluator._processMetricsAndGetFailures(perMetric, false, "agent");
+    const failed = failures.map((line) => line.split(" for agent Failed.")[0]);
+    verdicts[index] = { failed, passed: failures.length === 0 };
+  }
+  return verdicts;
 }
 
 main().catch((error) => {

@@ -17,7 +17,7 @@ or a history of a thousand files open at once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ..model import (
@@ -29,7 +29,8 @@ from ..model import (
     RunMetadata,
     summarize_statuses,
 )
-from ..summary import CaseRow, CaseSummary, case_row, summarize_rows
+from ..summary import CaseRow, CaseSummary, metric_row, summarize_case
+from ..summary._reasons import first_reason
 
 __all__ = [
     "TEXT_LIMIT",
@@ -52,44 +53,46 @@ _STATUS_LETTER = {
     EvalStatus.INFORMATIONAL: "N",
 }
 _COUNTED = ("passed", "failed", "error", "not_evaluated")  # a result row's counts (informational is not counted)
+_COUNTED_STATUSES = frozenset(EvalStatus(name) for name in _COUNTED)
+
+
+_Metric = tuple[str, float | None, EvalStatus, float, str | None]
+"""One overall metric outcome of a case run: name, score, status, threshold, reducer."""
 
 
 class CaseRun(NamedTuple):
-    """One run of one case as the lists show it: its compact row (status, error, metric outcomes, first reason)
-    with its number of turns and its first user message (cut to :data:`TEXT_LIMIT`)."""
+    """One run of one case as the lists show it: its status, error, first reason (``None`` when it passed), number
+    of turns, first user message (cut to :data:`TEXT_LIMIT`) and overall metric outcomes, in the file's order
+    (plain tuples: a history of a thousand results holds tens of thousands of them)."""
 
-    row: CaseRow
+    eval_id: str
+    run_id: int
+    status: EvalStatus
+    error_message: str | None
+    reason: str | None
     turns: int
     text: str
+    metrics: tuple[_Metric, ...]
 
     @property
-    def eval_id(self) -> str:
-        """The case's id."""
-        return self.row.eval_id
-
-    @property
-    def run_id(self) -> int:
-        """The run's number."""
-        return self.row.run_id
-
-    @property
-    def status(self) -> EvalStatus:
-        """The run's final status."""
-        return self.row.final_eval_status
+    def row(self) -> CaseRow:
+        """The run's compact row (what its case's :class:`~agentgauge.summary.CaseSummary` is made of)."""
+        metrics = tuple(metric_row(*m) for m in self.metrics)
+        return CaseRow(self.eval_id, self.run_id, self.status, self.error_message, metrics, None, self.reason)
 
     @property
     def scores(self) -> tuple[tuple[str, float], ...]:
         """Its overall metric scores (metrics without a score left out), in the file's order."""
-        return tuple((m.metric_name, m.score) for m in self.row.metrics if m.score is not None)
+        return tuple((m[0], m[1]) for m in self.metrics if m[1] is not None)
 
 
 @dataclass(frozen=True)
 class ResultDigest:
     """What the views need of one result: its set, time, overall status (``None``: no case and no summary), number
-    of runs, whether it was interrupted or cancelled, its run metadata, its case runs in the file's order, its cases
-    (the :class:`~agentgauge.summary.CaseSummary` of each, in the file's order: its status over its runs as the
-    result's summary gives it, else decided by the result's rule), the case counts and the case run counts apart,
-    and each metric's mean over the case runs that scored it."""
+    of runs, whether it was interrupted or cancelled, its run metadata, its case runs in the file's order, each
+    case's status over its runs (as the result's summary gives it, else decided by the result's rule, once, when
+    the digest is made), the case counts and the case run counts apart, and each metric's mean over the case runs
+    that scored it."""
 
     eval_set_id: str
     timestamp: float | None
@@ -99,7 +102,8 @@ class ResultDigest:
     cancelled: bool
     run_metadata: RunMetadata | None
     runs: tuple[CaseRun, ...]
-    cases: dict[str, CaseSummary]
+    case_status: dict[str, EvalStatus]
+    """Each case's status over its runs, in the file's order."""
     counts: dict[str, int]
     """The cases by status (each case once)."""
     run_counts: dict[str, int]
@@ -107,8 +111,6 @@ class ResultDigest:
     metric_means: dict[str, float]
     metadata: dict[str, str]
     rule: CaseStatusRule = DEFAULT_CASE_STATUS
-    saved: dict[str, EvalStatus] = field(default_factory=dict)
-    """The case statuses the result's summary gives (what the digest index stores, with :attr:`rule`)."""
 
     @property
     def total_runs(self) -> int:
@@ -123,7 +125,20 @@ class ResultDigest:
     @property
     def statuses(self) -> dict[str, str]:
         """The history letter of each case (its status over its runs), in the file's order."""
-        return {eval_id: _STATUS_LETTER.get(case.status, "N") for eval_id, case in self.cases.items()}
+        return {eval_id: _STATUS_LETTER.get(status, "N") for eval_id, status in self.case_status.items()}
+
+    @property
+    def cases(self) -> dict[str, CaseSummary]:
+        """Each case's :class:`~agentgauge.summary.CaseSummary`, in the file's order (made when first asked for:
+        the case list of one result needs them, the result list and the history do not)."""
+        found: dict[str, CaseSummary] | None = self.__dict__.get("_cases")
+        if found is None:  # the digest is frozen: made once
+            rows = _grouped(self.runs)
+            found = self.__dict__["_cases"] = {
+                eval_id: CaseSummary(eval_id, self.case_status[eval_id], self.rule, tuple(rows[eval_id]), index)
+                for index, eval_id in enumerate(self.case_status)
+            }
+        return found
 
     def first_run(self, eval_id: str) -> CaseRun | None:
         """The run of a case a reader looks at first: the one its reason comes from, else its first run."""
@@ -159,6 +174,13 @@ class ResultDigest:
         }
 
 
+def _grouped(runs: tuple[CaseRun, ...]) -> dict[str, list[CaseRow]]:
+    grouped: dict[str, list[CaseRow]] = {}
+    for run in runs:
+        grouped.setdefault(run.eval_id, []).append(run.row)
+    return grouped
+
+
 def metadata_text(meta: RunMetadata | None) -> dict[str, str]:
     """A result's run metadata as text (``eval --label`` labels, git commit, branch and dirty flag, agent source
     hash, models, agentgauge version), when the file records any; ``{}`` otherwise."""
@@ -190,8 +212,20 @@ def make_digest(
     saved: dict[str, EvalStatus] | None = None,
 ) -> ResultDigest:
     """The digest of a result from its parts (``summary``: its overall status and number of runs, when the file
-    has a summary, with ``saved`` case statuses and the ``rule`` it names; ADK's files have none and the case
-    statuses decide)."""
+    has a summary, with ``saved`` case statuses and the ``rule`` it names; ADK's files have none): each case's
+    status is the saved one, else decided by the rule (:func:`agentgauge.summary.summarize_case`)."""
+    saved = saved or {}
+    case_status: dict[str, EvalStatus] = {}
+    undecided: dict[str, list[CaseRun]] = {}
+    for run in runs:
+        known = saved.get(run.eval_id)
+        if known is not None:
+            case_status.setdefault(run.eval_id, known)
+        else:  # in file order, decided below
+            case_status.setdefault(run.eval_id, EvalStatus.NOT_EVALUATED)
+            undecided.setdefault(run.eval_id, []).append(run)
+    for eval_id, case_runs in undecided.items():
+        case_status[eval_id] = summarize_case(eval_id, [r.row for r in case_runs], rule).status
     return assemble_digest(
         eval_set_id=eval_set_id,
         timestamp=timestamp,
@@ -202,23 +236,8 @@ def make_digest(
         run_metadata=run_metadata,
         runs=runs,
         rule=rule,
-        saved=saved or {},
+        case_status=case_status,
     )
-
-
-def _cases(
-    runs: tuple[CaseRun, ...], num_runs: int, rule: CaseStatusRule, saved: dict[str, EvalStatus]
-) -> dict[str, CaseSummary]:
-    """Each case's summary, in the file's order, by the one rule of :mod:`agentgauge.summary`."""
-    rows = [run.row for run in runs]
-    ids = list(dict.fromkeys(row.eval_id for row in rows))
-    decided = summarize_rows(rows, case_ids=ids, num_runs=num_runs, rule=rule, saved=saved)
-    total = len(rows)
-    groups = decided.groups
-    return {
-        eval_id: CaseSummary(eval_id, groups.status_of(g), rule, tuple(rows[i] for i in groups.rows_of(g, total)), g)
-        for g, eval_id in enumerate(groups.ids)
-    }
 
 
 def assemble_digest(
@@ -231,29 +250,28 @@ def assemble_digest(
     cancelled: bool,
     run_metadata: RunMetadata | None,
     runs: tuple[CaseRun, ...],
-    rule: CaseStatusRule = DEFAULT_CASE_STATUS,
-    saved: dict[str, EvalStatus] | None = None,
+    rule: CaseStatusRule,
+    case_status: dict[str, EvalStatus],
 ) -> ResultDigest:
-    """The digest from its stored fields (:mod:`._digest_index`): the cases, counts, means and metadata text are
-    computed from them, as :func:`make_digest` computes them (an overall status of ``None`` with case runs: the
-    cases' statuses combined)."""
-    saved = saved or {}
-    cases = _cases(runs, num_runs, rule, saved)
+    """The digest from its stored fields (:mod:`._digest_index`): the counts, means and metadata text are computed
+    from them, as :func:`make_digest` computes them (an overall status of ``None`` with case runs: the cases'
+    statuses combined)."""
     counts = dict.fromkeys(_COUNTED, 0)
-    for case in cases.values():
-        if case.status.value in counts:
-            counts[case.status.value] += 1
+    for status in case_status.values():
+        if status in _COUNTED_STATUSES:
+            counts[status.value] += 1
     run_counts = dict.fromkeys(_COUNTED, 0)
     sums: dict[str, list[float]] = {}
     for run in runs:
-        if run.status.value in run_counts:
+        if run.status in _COUNTED_STATUSES:
             run_counts[run.status.value] += 1
-        for name, score in run.scores:
-            total = sums.setdefault(name, [0.0, 0.0])
-            total[0] += score
-            total[1] += 1
-    if overall_status is None and cases:
-        overall_status = summarize_statuses(c.status for c in cases.values()).value
+        for name, score, *_ in run.metrics:
+            if score is not None:
+                total = sums.setdefault(name, [0.0, 0.0])
+                total[0] += score
+                total[1] += 1
+    if overall_status is None and case_status:
+        overall_status = summarize_statuses(case_status.values()).value
     return ResultDigest(
         eval_set_id=eval_set_id,
         timestamp=timestamp,
@@ -263,13 +281,12 @@ def assemble_digest(
         cancelled=cancelled,
         run_metadata=run_metadata,
         runs=runs,
-        cases=cases,
+        case_status=case_status,
         counts=counts,
         run_counts=run_counts,
         metric_means={name: total / count for name, (total, count) in sums.items() if count},
         metadata=metadata_text(run_metadata),
         rule=rule,
-        saved=dict(saved),
     )
 
 
@@ -277,8 +294,13 @@ def case_run_of(case: EvalCaseResult) -> CaseRun:
     """A parsed case result as the lists show it."""
     turns = case.eval_metric_result_per_invocation
     text = turns[0].actual_invocation.user_content.content if turns else ""
-    # The lists show no usage: the light reading does not read it, and the two must give the same digest.
-    return CaseRun(replace(case_row(case), usage=None), len(turns), text[:TEXT_LIMIT])
+    metrics = tuple(
+        (m.metric_name, m.score, m.eval_status, m.threshold, m.reducer) for m in case.overall_eval_metric_results
+    )
+    status, reason = case.final_eval_status, first_reason(case)
+    return CaseRun(
+        case.eval_id, case.run_id, status, case.error_message, reason, len(turns), text[:TEXT_LIMIT], metrics
+    )
 
 
 def digest_of_result(result: EvalSetResult) -> ResultDigest:

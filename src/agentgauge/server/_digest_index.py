@@ -20,7 +20,6 @@ from .._util.fileio import atomic_write
 from .._util.version import VERSION
 from ..formats._jsonio import gc_paused
 from ..model import CaseStatusRule, EvalStatus, RunMetadata
-from ..summary import CaseRow, metric_row
 from ._cache import FileKey, file_key
 from ._digest import CaseRun, ResultDigest, assemble_digest
 
@@ -38,18 +37,6 @@ _Run = tuple[str, int, EvalStatus, str | None, str | None, int, str, tuple[_Metr
 """A :class:`CaseRun` as stored: id, run id, status, error message, reason, turns, first user message, metrics."""
 
 
-def _stored(run: CaseRun) -> _Run:
-    row = run.row
-    metrics = tuple((m.metric_name, m.score, m.eval_status, m.threshold, m.reducer) for m in row.metrics)
-    return (row.eval_id, row.run_id, row.final_eval_status, row.error_message, row.reason, run.turns, run.text, metrics)
-
-
-def _run(stored: _Run) -> CaseRun:
-    eval_id, run_id, status, error, reason, turns, text, metrics = stored
-    row = CaseRow(eval_id, run_id, status, error, tuple(metric_row(*m) for m in metrics), None, reason)
-    return CaseRun(row, turns, text)
-
-
 class IndexedDigest(BaseModel):
     """The digest of one result file as stored, with the version ``key`` of the file it was made from."""
 
@@ -65,7 +52,7 @@ class IndexedDigest(BaseModel):
     run_metadata: dict[str, Any] | None
     runs: list[_Run]
     rule: CaseStatusRule
-    saved: dict[str, EvalStatus]
+    case_status: dict[str, EvalStatus]
 
     @classmethod
     def of(cls, key: FileKey, digest: ResultDigest) -> IndexedDigest:
@@ -80,9 +67,9 @@ class IndexedDigest(BaseModel):
             interrupted=digest.interrupted,
             cancelled=digest.cancelled,
             run_metadata=None if meta is None else meta.model_dump(mode="json"),
-            runs=[_stored(run) for run in digest.runs],
+            runs=[tuple(run) for run in digest.runs],  # a CaseRun is that tuple
             rule=digest.rule,
-            saved=digest.saved,
+            case_status=digest.case_status,
         )
 
     def digest(self) -> ResultDigest:
@@ -96,9 +83,9 @@ class IndexedDigest(BaseModel):
             interrupted=self.interrupted,
             cancelled=self.cancelled,
             run_metadata=None if meta is None else RunMetadata.model_validate(meta),
-            runs=tuple([_run(run) for run in self.runs]),
+            runs=tuple([CaseRun(*run) for run in self.runs]),
             rule=self.rule,
-            saved=self.saved,
+            case_status=self.case_status,  # decided when the digest was made: not again
         )
 
 

@@ -24,7 +24,6 @@ from ..formats._adk_read import invocation_from_adk
 from ..formats._jsonio import gc_paused, parse_json, read_bytes
 from ..formats._results import result_from_document
 from ..model import DEFAULT_CASE_STATUS, CaseStatusRule, EvalStatus, RunMetadata, parse_status
-from ..summary import CaseRow, metric_row
 from ..summary._reasons import Mismatch
 from ._digest import TEXT_LIMIT, CaseRun, ResultDigest, digest_of_result, make_digest
 
@@ -254,8 +253,8 @@ def _case_run(raw: Any) -> CaseRun:
         first = next((m for m in overall if m.status is EvalStatus.FAILED), None)
         reason = first.headline(None) if first is not None else _STATUS_REASON.get(status)
     eval_id, run_id = _str(_get(raw, "eval_id"), ""), _int(_get(raw, "run_id"), 1)
-    metrics = tuple([metric_row(m.name, m.score, m.status, m.threshold, m.reducer) for m in overall])
-    return CaseRun(CaseRow(eval_id, run_id, status, error, metrics, None, reason), len(turns), text[:TEXT_LIMIT])
+    metrics = tuple([(m.name, m.score, m.status, m.threshold, m.reducer) for m in overall])
+    return CaseRun(eval_id, run_id, status, error, reason, len(turns), text[:TEXT_LIMIT], metrics)
 
 
 def _summary(raw: Any) -> tuple[tuple[EvalStatus, int], CaseStatusRule, dict[str, EvalStatus]] | None:

@@ -12,7 +12,7 @@ held column by column), ``_row_summary`` (the summary of rows), ``_aggregate`` (
 from ._aggregate import result_summary, summarize_results
 from ._case_row import CaseRow, MetricRow, case_row, metric_row
 from ._case_status import decide_case_status, rule_phrase, status_text
-from ._case_summary import CaseSummary
+from ._case_summary import CaseSummary, summarize_case
 from ._latency import LatencyPercentiles, latency_percentiles, latency_text
 from ._row_summary import CaseGroups, CaseSummaries, RowSummary, case_order, summarize_rows
 from ._row_table import RowTable, SparseText
@@ -44,6 +44,7 @@ __all__ = [
     "result_summary",
     "rule_phrase",
     "status_text",
+    "summarize_case",
     "summarize_results",
     "summarize_rows",
     "tally_metrics",

@@ -8,6 +8,7 @@ rule's wording and the persisted ``evalCaseSummaries`` entry.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -22,10 +23,54 @@ from ..model import (
 )
 from ..stats import pass_at_k, pass_hat_k
 from ._case_row import CaseRow
-from ._case_status import rule_phrase, status_text
+from ._case_status import decide_case_status, rule_phrase, status_text
 from ._tally import MetricTally, tally_metrics
 
-__all__ = ["CaseSummary"]
+__all__ = ["CaseSummary", "summarize_case"]
+
+
+class _Runs:
+    """A case's runs as compact rows, as :func:`~agentgauge.summary._case_status.decide_case_status` reads them."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: Sequence[CaseRow]) -> None:
+        self.rows = rows
+
+    def statuses(self) -> Sequence[EvalStatus]:
+        return [row.final_eval_status for row in self.rows]
+
+    def errored(self) -> bool:
+        return any(row.error_message for row in self.rows)
+
+    def metric_statuses(self) -> Iterable[EvalStatus]:
+        return (tally.status for tally in _tallies(self.rows))
+
+    def failed_by_case(self) -> bool:
+        return any(
+            row.final_eval_status is EvalStatus.FAILED
+            and bool(row.metrics)
+            and all(m.eval_status is not EvalStatus.FAILED for m in row.metrics)
+            for row in self.rows
+        )
+
+
+def _tallies(rows: Iterable[CaseRow]) -> tuple[MetricTally, ...]:
+    """Each metric over the rows (its reducer applied), in order of first appearance."""
+    tallies: dict[str, MetricTally] = {}
+    for row in rows:
+        reducers = {m.metric_name: m.reducer for m in row.metrics if m.reducer}
+        tally_metrics(((m.metric_name, m.score, m.eval_status, m.threshold) for m in row.metrics), tallies, reducers)
+    return tuple(tallies.values())
+
+
+def summarize_case(
+    eval_id: str, rows: Sequence[CaseRow], rule: CaseStatusRule, *, index: int = 0, saved: EvalStatus | None = None
+) -> CaseSummary:
+    """The :class:`CaseSummary` of one case's rows: its status ``saved`` by the result that holds it, else decided
+    by ``rule`` (the rule :func:`~agentgauge.summary.summarize_rows` applies to a whole table)."""
+    status = saved if saved is not None else decide_case_status(rule, _Runs(rows))
+    return CaseSummary(eval_id, status, rule, tuple(rows), index)
 
 
 @dataclass(frozen=True)
@@ -99,13 +144,7 @@ class CaseSummary:
     @cached_property
     def metrics(self) -> tuple[MetricTally, ...]:
         """Each metric over the case's runs (its reducer applied), in order of first appearance."""
-        tallies: dict[str, MetricTally] = {}
-        for row in self.rows:
-            reducers = {m.metric_name: m.reducer for m in row.metrics if m.reducer}
-            tally_metrics(
-                ((m.metric_name, m.score, m.eval_status, m.threshold) for m in row.metrics), tallies, reducers
-            )
-        return tuple(tallies.values())
+        return _tallies(self.rows)
 
     @property
     def reducers(self) -> tuple[str, ...]:
