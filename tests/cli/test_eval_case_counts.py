@@ -161,3 +161,14 @@ def test_measurements_are_apart_from_the_scores(tmp_path: Path) -> None:
     assert "| tool_call_count_v1 | 1 | 30 |" in markdown
     html = (tmp_path / "r.html").read_text(encoding="utf-8")
     assert "<h2>Measurements</h2>" in html and html.index("<h2>Measurements</h2>") > html.index("<h2>Metrics")
+    # No change of a measurement is to be detected: plan leaves them out; compare shows their deltas, no verdict.
+    saved = re.search(r"Results saved to (\S+\.evalset_result\.json)", output)
+    assert saved, output
+    plan = CliRunner().invoke(app, ["plan", saved.group(1), "--delta", "0.1"])
+    assert plan.exit_code == 0 and "response_match_score" in plan.output and "_v1" not in plan.output, plan.output
+    compared = CliRunner().invoke(app, ["compare", saved.group(1), saved.group(1), "--json"])
+    comparison = json.loads(compared.stdout)
+    measured = {m["metricName"] for m in comparison["metrics"] if m.get("measurement")}
+    assert measured == {"tool_call_count_v1", "inference_call_count_v1", "token_usage_v1", "invocation_duration_v1"}
+    verdicts = {e["name"]: e.get("significant") for e in comparison["estimates"]}
+    assert verdicts["invocation_duration_v1"] is None and verdicts["response_match_score"] is False

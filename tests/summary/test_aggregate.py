@@ -4,9 +4,18 @@ the rule with, the metrics over runs, and the EvalSetResult summary written from
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from agentgauge.model import CaseStatusRule, EvalCaseResult, EvalMetricResult, EvalStatus
-from agentgauge.summary import CaseSummary, case_order, case_row, summarize_results, summarize_rows
+from agentgauge.model import CaseStatusRule, EvalCaseResult, EvalMetricResult, EvalStatus, is_measurement
+from agentgauge.summary import (
+    CaseSummary,
+    MetricTally,
+    case_order,
+    case_row,
+    summarize_results,
+    summarize_rows,
+)
 
 P, F, N, E = EvalStatus.PASSED, EvalStatus.FAILED, EvalStatus.NOT_EVALUATED, EvalStatus.ERROR
 MEAN, ALL, MAJORITY, ANY = CaseStatusRule.MEAN, CaseStatusRule.ALL, CaseStatusRule.MAJORITY, CaseStatusRule.ANY
@@ -186,3 +195,19 @@ def test_row_summary_streams_the_same_summary() -> None:
     assert list(rows.case_summaries()) == summary.eval_case_summaries
     assert [s.eval_id for s in summary.eval_case_summaries] == ["a", "b", "z"]
     assert rows.full() == summary
+
+
+@given(st.lists(st.sampled_from(list(EvalStatus)), max_size=6))
+def test_a_tally_is_a_measurement_exactly_when_its_statuses_are(statuses: list[EvalStatus]) -> None:
+    tally = MetricTally("m", 0.5)
+    for status in statuses:
+        tally.add(1.0, status)
+    assert tally.measurement is is_measurement(statuses)
+    assert (tally.status is EvalStatus.INFORMATIONAL) is tally.measurement
+
+
+def test_one_informational_score_beside_a_not_evaluated_result_is_a_measurement() -> None:
+    tally = MetricTally("invocation_duration_v1", 0.5)
+    tally.add(1.0, EvalStatus.INFORMATIONAL)
+    tally.add(None, EvalStatus.NOT_EVALUATED)
+    assert tally.status is EvalStatus.INFORMATIONAL and tally.average == 1.0

@@ -170,6 +170,17 @@ def test_the_summary_of_a_table_matches_a_summary_made_on_objects(
             for m in row.metrics:
                 tallies.setdefault(m.metric_name, MetricTally(m.metric_name, m.threshold)).add(m.score, m.eval_status)
     assert [t.summary() for t in view.metrics] == [t.summary() for t in tallies.values()]
+    # What the view counts from the rows in one pass is what the summaries give one by one.
+    usage = UsageTotals()
+    for case in expected:
+        usage.merge(case.usage)
+    assert view.usage == usage and view.errored == sum(1 for c in expected if c.errors)
+    assert [view.count(s) for s in STATUSES] == [sum(1 for c in expected if c.status is s) for s in STATUSES]
+    durations = [None if c.usage.duration is None else c.usage.duration / c.runs for c in expected]
+    assert view._stats().durations == durations
+    assert view.flaky == ([c for c in expected if c.flaky] if view.multi_run else [])
+    assert view.flaky_count == len(view.flaky) and view.first_flaky(1) == view.flaky[:1]
+    assert all(view.outcome(c.eval_id) == c for c in expected) and view.outcome("nope") is None
     assert view.not_passing == [c for c in expected if c.status is not EvalStatus.PASSED]
     assert view.not_passing_count == len(view.not_passing)
     assert view.first_not_passing(2) == view.not_passing[:2]

@@ -29,9 +29,11 @@ def _per_case(result: EvalSetResult) -> dict[str, dict[str, list[float]]]:
         passed = 1.0 if run.final_eval_status is EvalStatus.PASSED else 0.0
         out[_PASS_RATE].setdefault(run.eval_id, []).append(passed)
         for metric in run.overall_eval_metric_results:
+            # Measurements (informational results) have no pass rule: no change of theirs is to be detected.
             scored = metric.score is not None and metric.eval_status not in (
                 EvalStatus.NOT_EVALUATED,
                 EvalStatus.ERROR,
+                EvalStatus.INFORMATIONAL,
             )
             if scored:
                 out.setdefault(metric.metric_name, {}).setdefault(run.eval_id, []).append(float(metric.score))  # type: ignore[arg-type]

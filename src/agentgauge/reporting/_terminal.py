@@ -171,13 +171,13 @@ def _print_intervals(view: ResultView, console: Console) -> None:
 
 def _print_flaky(view: ResultView, console: Console) -> None:
     """Cases whose runs disagree (some passed, some did not), with how many passed."""
-    flaky = view.flaky
-    if not flaky:
+    count = view.flaky_count
+    if not count:
         return
-    console.print(Text(f"  Flaky ({len(flaky)}: runs disagree):", style="bold yellow"))
-    shown = [f"    {c.eval_id}  {c.status_text}" for c in flaky[:NOT_PASSING_SHOWN]]
-    if len(flaky) > NOT_PASSING_SHOWN:
-        shown.append(f"    ... and {len(flaky) - NOT_PASSING_SHOWN} more")
+    console.print(Text(f"  Flaky ({count}: runs disagree):", style="bold yellow"))
+    shown = [f"    {c.eval_id}  {c.status_text}" for c in view.first_flaky(NOT_PASSING_SHOWN)]
+    if count > NOT_PASSING_SHOWN:
+        shown.append(f"    ... and {count - NOT_PASSING_SHOWN} more")
     console.print(Text("\n".join(shown)), soft_wrap=True)
 
 

@@ -15,7 +15,16 @@ from dataclasses import dataclass
 
 from ..model import DEFAULT_CASE_STATUS, CaseStatusRule, EvalSetResult, EvalStatus, StatusCounts, UsageTotals
 from ..stats import pass_at_k, pass_hat_k
-from ..summary import CaseSummary, MetricTally, RowSummary, result_summary, rule_phrase, tally_metrics
+from ..summary import (
+    CaseSummaries,
+    CaseSummary,
+    CaseTotals,
+    MetricTally,
+    RowSummary,
+    result_summary,
+    rule_phrase,
+    tally_metrics,
+)
 from ..summary._latency import LatencyPercentiles, latency_percentiles
 from ..summary._usage import format_duration
 
@@ -39,28 +48,19 @@ class PassK:
     pass_hat_k: float
 
 
-@dataclass
-class _CaseStats:
-    """What one pass over a view's cases gives (see :meth:`ResultView._stats`)."""
-
-    counts: dict[EvalStatus, int]
-    case_runs: StatusCounts
-    errored: int
-    usage: UsageTotals
-
-
 @dataclass(frozen=True)
 class ResultView:
     """Everything the reports show about one EvalSetResult.
 
-    ``cases`` may be a list or a sequence that builds each summary when read (a million-case run's view); the
-    counts below come from one pass over it, made once. ``metrics`` are the tallies of every metric over every
-    case run, in order of first appearance; :attr:`scores` and :attr:`measurements` split them.
+    ``cases`` builds each case's summary when read (a million-case run's view holds none); the counts below come
+    from one pass over the rows, made once, and the lists pick their cases from the rows. ``metrics`` are the
+    tallies of every metric over every case run, in order of first appearance; :attr:`scores` and
+    :attr:`measurements` split them.
     """
 
     result: EvalSetResult
     num_runs: int
-    cases: Sequence[CaseSummary]
+    cases: CaseSummaries
     metrics: list[MetricTally]
     pass_k: list[PassK]
     rule: CaseStatusRule = DEFAULT_CASE_STATUS
@@ -87,17 +87,10 @@ class ResultView:
         reducers = {r for c in itertools.islice(self.cases, 1) for r in c.reducers}
         return rule_phrase(self.rule, reducers)
 
-    def _stats(self) -> _CaseStats:
-        stats: _CaseStats | None = self.__dict__.get("_stats_cache")
+    def _stats(self) -> CaseTotals:
+        stats: CaseTotals | None = self.__dict__.get("_stats_cache")
         if stats is None:  # the view is frozen, so its cases never change
-            stats = _CaseStats({status: 0 for status in EvalStatus}, StatusCounts(), 0, UsageTotals())
-            for case in self.cases:
-                stats.counts[case.status] += 1
-                stats.errored += bool(case.errors)
-                stats.usage.merge(case.usage)
-                for row in case.rows:
-                    stats.case_runs.add(row.final_eval_status)
-            self.__dict__["_stats_cache"] = stats
+            stats = self.__dict__["_stats_cache"] = self.cases.totals()
         return stats
 
     @property
@@ -109,23 +102,33 @@ class ResultView:
     def case_runs(self) -> StatusCounts:
         """The case runs (each case once per run) by their status: what a per-run count (``17 of 30 case runs
         passed``) reads, always labelled apart from the case counts."""
-        return self._stats().case_runs
+        runs = self._stats().case_runs
+        counted = ("passed", "failed", "error", "not_evaluated")
+        return StatusCounts(**{name: runs[EvalStatus(name)] for name in counted})
 
     @property
     def total_case_runs(self) -> int:
         """How many case runs the result holds."""
-        counts = self.case_runs
-        return counts.passed + counts.failed + counts.error + counts.not_evaluated
+        return sum(self._stats().case_runs.values())
 
     @property
     def flaky(self) -> list[CaseSummary]:
         """Cases whose runs did not all end alike: some passed, some did not (only with several runs)."""
-        return [c for c in self.cases if c.flaky]
+        return list(self.cases.select(_flaky)) if self.multi_run else []
+
+    @property
+    def flaky_count(self) -> int:
+        """How many cases :attr:`flaky` lists (without building them)."""
+        return self.cases.count_where(_flaky) if self.multi_run else 0
+
+    def first_flaky(self, limit: int) -> list[CaseSummary]:
+        """The first ``limit`` cases of :attr:`flaky`."""
+        return list(itertools.islice(self.cases.select(_flaky), limit)) if self.multi_run else []
 
     @property
     def not_passing(self) -> list[CaseSummary]:
         """The cases whose status is not ``passed``: failed, error, not evaluated."""
-        return [c for c in self.cases if not c.passed]
+        return list(self.cases.select(_not_passed))
 
     @property
     def not_passing_count(self) -> int:
@@ -134,18 +137,16 @@ class ResultView:
 
     def first_not_passing(self, limit: int) -> list[CaseSummary]:
         """The first ``limit`` cases of :attr:`not_passing` (without building the whole list)."""
-        return list(itertools.islice((c for c in self.cases if not c.passed), limit))
+        return list(itertools.islice(self.cases.select(_not_passed), limit))
 
     def outcome(self, eval_id: str) -> CaseSummary | None:
         """The summary of the case ``eval_id`` (``None`` when the view has no such case)."""
-        index = self.__dict__.get("_by_id")
-        if index is None:  # built once; the view is frozen, so its case list never changes
-            index = self.__dict__["_by_id"] = {c.eval_id: c for c in self.cases}
-        return index.get(eval_id)
+        index = self.cases.index_of(eval_id)
+        return None if index is None else self.cases[index]
 
     def count(self, status: EvalStatus) -> int:
         """How many cases ended with ``status`` (passed + failed + error + not evaluated = cases)."""
-        return self._stats().counts[status]
+        return self._stats().cases[status]
 
     @property
     def errored(self) -> int:
@@ -166,6 +167,14 @@ class ResultView:
         if self.count(EvalStatus.ERROR):
             return EvalStatus.ERROR
         return EvalStatus.NOT_EVALUATED
+
+
+def _flaky(status: EvalStatus, runs: int, passed: int) -> bool:
+    return 0 < passed < runs
+
+
+def _not_passed(status: EvalStatus, runs: int, passed: int) -> bool:
+    return status is not EvalStatus.PASSED
 
 
 def pass_k_rows(runs_passed: Sequence[int], num_runs: int) -> list[PassK]:
@@ -224,6 +233,4 @@ def latency_cards(view: ResultView) -> list[tuple[str, str, str]]:
 def view_latency(view: ResultView) -> LatencyPercentiles | None:
     """p50 / p95 / p99 of the cases' agent time (a case's recorded turn durations summed, averaged over its runs),
     as agentevals reports latency per result; ``None`` when no case recorded a duration."""
-    return latency_percentiles(
-        None if c.usage.duration is None else c.usage.duration / max(c.runs, 1) for c in view.cases
-    )
+    return latency_percentiles(view._stats().durations)

@@ -12,9 +12,10 @@ held column by column), ``_row_summary`` (the summary of rows), ``_aggregate`` (
 from ._aggregate import result_summary, summarize_results
 from ._case_row import CaseRow, MetricRow, case_row, metric_row
 from ._case_status import decide_case_status, rule_phrase, status_text
+from ._case_summaries import CaseSummaries, CaseTotals
 from ._case_summary import CaseSummary, summarize_case
 from ._latency import LatencyPercentiles, latency_percentiles, latency_text
-from ._row_summary import CaseGroups, CaseSummaries, RowSummary, case_order, summarize_rows
+from ._row_summary import CaseGroups, RowSummary, case_order, summarize_rows
 from ._row_table import RowTable, SparseText
 from ._tally import MetricTally, metric_summaries, tally_metrics
 from ._usage import case_usage, format_cost, format_duration, format_tokens, usage_parts, usage_text
@@ -24,6 +25,7 @@ __all__ = [
     "CaseRow",
     "CaseSummaries",
     "CaseSummary",
+    "CaseTotals",
     "LatencyPercentiles",
     "MetricRow",
     "MetricTally",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
 from ..model import (
     DEFAULT_CASE_STATUS,
@@ -25,6 +25,7 @@ from ..model import (
 )
 from ._case_row import CaseRow
 from ._case_status import decide_case_status
+from ._case_summaries import CaseSummaries
 from ._case_summary import CaseSummary
 from ._row_table import RowTable
 from ._summary_json import one_row_document
@@ -176,59 +177,6 @@ class _StatusValues(ValuesView[EvalStatus]):
 
     def __contains__(self, value: object) -> bool:
         return any(status is value or status == value for status in self)
-
-
-_KEPT_CASES = 10_000
-"""Up to this many cases, each :class:`CaseSummary` is kept once built (a report reads them more than once: counts,
-then the cases that did not pass); beyond it they are built on every read, so memory does not grow with the run."""
-
-
-class CaseSummaries(Sequence[CaseSummary]):
-    """Every case's :class:`CaseSummary` (eval-set order), built from the rows of a :class:`RowSummary` when read."""
-
-    def __init__(self, summary: RowSummary) -> None:
-        self._summary = summary
-        count = len(summary.groups)
-        self._kept: list[CaseSummary | None] | None = [None] * count if count <= _KEPT_CASES else None
-
-    def __len__(self) -> int:
-        return len(self._summary.groups)
-
-    @overload
-    def __getitem__(self, index: int) -> CaseSummary: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[CaseSummary]: ...
-
-    def __getitem__(self, index: int | slice) -> CaseSummary | Sequence[CaseSummary]:
-        if isinstance(index, slice):
-            return [self._case(i) for i in range(len(self))[index]]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError("case index out of range")
-        return self._case(index)
-
-    def __iter__(self) -> Iterator[CaseSummary]:
-        for group in range(len(self)):
-            yield self._case(group)
-
-    def runs_passed(self) -> list[int]:
-        """How many runs of each case passed (without building the summaries)."""
-        table, groups = self._summary.table, self._summary.groups
-        total = len(table)
-        return [
-            sum(1 for i in groups.rows_of(g, total) if table.status(i) is EvalStatus.PASSED) for g in range(len(groups))
-        ]
-
-    def _case(self, group: int) -> CaseSummary:
-        kept = self._kept
-        if kept is None:
-            return self._summary.case(group)
-        found = kept[group]
-        if found is None:
-            found = kept[group] = self._summary.case(group)
-        return found
 
 
 @dataclass

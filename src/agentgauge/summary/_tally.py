@@ -8,7 +8,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Mapping
 
-from ..model import EvalMetricResult, EvalStatus, MetricSummary, StatusCounts, is_measurement, status_for_score
+from ..model import EvalMetricResult, EvalStatus, MetricSummary, StatusCounts, status_for_score
 from ..stats import at_least_k, reduce_scores
 
 __all__ = ["MetricTally", "metric_summaries", "tally_metrics"]
@@ -42,16 +42,11 @@ class MetricTally:
 
     @property
     def measurement(self) -> bool:
-        """Whether the metric is a measurement, not a score (see :func:`agentgauge.model.is_measurement`): reports
-        show it apart, without threshold, pass/fail counts or verdicts."""
+        """Whether the metric is a measurement, not a score (:func:`agentgauge.model.is_measurement` of its
+        results): reports show it apart, without threshold, pass/fail counts or verdicts."""
+        # is_measurement over the counts (a test holds the two equal): read for every metric of every summary.
         counts = self.counts
-        found = (
-            (EvalStatus.INFORMATIONAL, self.informational),
-            (EvalStatus.PASSED, counts.passed),
-            (EvalStatus.FAILED, counts.failed),
-            (EvalStatus.ERROR, counts.error),
-        )
-        return is_measurement(status for status, count in found if count)
+        return self.informational > 0 and not (counts.passed or counts.failed or counts.error)
 
     @property
     def errors(self) -> bool:
