@@ -146,7 +146,10 @@ def test_annotations_escape_ids_and_reasons_and_group_runs() -> None:
     (line,) = annotation_lines(view, [])
     assert line == "::error title=s%3A case a%3Ab%2Cc failed::error: line one line two 100%25"
     (multi,) = annotation_lines(build_view(multi_run_result()), [])
-    assert "title=calc%3A case multiply_pipe|<tag> failed (1/3 runs passed; rule%3A mean of runs ≥ threshold)::run 1: " in multi
+    assert (
+        "title=calc%3A case multiply_pipe|<tag> failed (1/3 runs passed; rule%3A mean of runs ≥ threshold)::run 1: "
+        in multi
+    )
 
 
 def test_not_evaluated_cases_are_annotated_too() -> None:

@@ -85,7 +85,12 @@ def test_junit_one_testcase_per_case_with_its_runs(multi_run: EvalSetResult) -> 
     suite = _suite(render(multi_run, "junit"))
     cases = suite.findall("testcase")
     assert [c.get("name") for c in cases] == ["add_small", "multiply_pipe|<tag>"]
-    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("2", "1", "0", "0")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == (
+        "2",
+        "1",
+        "0",
+        "0",
+    )
     failing = cases[1]
     properties = {p.get("name"): p.get("value") for p in failing.iter("property")}
     assert properties["case_status"] == "failed (1/3 runs passed; rule: mean of runs ≥ threshold)"

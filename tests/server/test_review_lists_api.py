@@ -14,11 +14,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agentgauge.formats import load_result
-from agentgauge.model import EvalCaseResult, EvalStatus
+from agentgauge.model import EvalStatus
+from agentgauge.reporting import build_view
 from agentgauge.server import ServerConfig, create_app
 from agentgauge.server._answers import CaseListAnswer
 from agentgauge.server._trends import HistoryAnswer
-from agentgauge.reporting import build_view
 
 API = "/api/apps/shop"
 

@@ -195,8 +195,9 @@ def compare_results(
 
     A case's status on each side is its run's own (the result's summary, decided by the run's case status rule;
     see :func:`agentgauge.summary.result_summary`). Metric means are taken over the cases present on both sides, so
-    added or removed cases do not move them; measurements get their deltas but no verdict. A case present on one side only is ``not_run`` when the other side ran a selection of cases or was
-    interrupted (else ``new`` / ``removed``); it is listed apart and never makes the comparison regressed. With
+    added or removed cases do not move them; measurements get their deltas but no verdict. A case present on one
+    side only is ``not_run`` when the other side ran a selection of cases or was interrupted (else ``new`` /
+    ``removed``); it is listed apart and never makes the comparison regressed. With
     several runs per case, each case gets Fisher's exact test on its runs passed at ``alpha``, and a status flip the
     test cannot tell from chance is ``within_noise`` (not broken or fixed); the set gets the exact McNemar test on the
     cases whose status flipped. ``fail_on`` (a :class:`FailOn` rule or its name, or any :class:`GateRule`; ``None``:
