@@ -123,6 +123,21 @@ async def test_run_with_chosen_metrics_and_bad_requests(client: httpx.AsyncClien
     assert (await client.get("/api/runs/unknown")).status_code == 404
 
 
+async def test_a_run_names_its_case_status_rule(client: httpx.AsyncClient) -> None:
+    body = {"caseIds": ["calc_add"], "numRuns": 2, "caseStatus": "all"}
+    run = (await client.post("/api/apps/calculator/eval-sets/calculator/runs", json=body)).json()
+    events = await _events(client, run["runId"])
+    result_id = events[-1]["resultId"]
+    result = (await client.get(f"/api/apps/calculator/results/{result_id}")).json()
+    assert result["summary"]["caseStatusRule"] == "all"
+    cases = (await client.get(f"/api/apps/calculator/results/{result_id}/cases")).json()["cases"]
+    assert [(c["evalId"], c["statusText"]) for c in cases] == [
+        ("calc_add", "passed (2/2 runs passed; rule: all runs pass)")
+    ]
+    bad = await client.post("/api/apps/calculator/eval-sets/calculator/runs", json={"caseStatus": "most"})
+    assert bad.status_code == 422 and "caseStatus" in bad.text
+
+
 async def test_long_runs_do_not_block_other_requests(tmp_path: Path) -> None:
     app_dir = tmp_path / "slow"
     app_dir.mkdir()
