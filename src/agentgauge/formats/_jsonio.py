@@ -20,6 +20,7 @@ from ._jsonexact import dumps, loads
 __all__ = [
     "BOM",
     "MAX_DEPTH",
+    "MAX_VALUE_DEPTH",
     "check_depth",
     "dump_json",
     "gc_paused",
@@ -38,6 +39,12 @@ MAX_DEPTH = 200
 
 Deeper values would fail later, far from the file (JSON writers and pydantic stop at about 255 levels), so every
 reader refuses them up front with the file and the JSON path."""
+
+MAX_VALUE_DEPTH = 100
+"""How deeply arrays and objects may nest inside one value that ends up in a result (a tool's arguments or result,
+a message): results wrap such values in about ten more levels and are read back within :data:`MAX_DEPTH`, and JSON
+writers stop at a few hundred levels (orjson: 255), so a deeper value would only fail when it is saved or shown.
+Agents' outputs have the same limit (``agentgauge.agents`` ``MAX_OUTPUT_DEPTH``)."""
 
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, written by some editors; skipped wherever JSON is read
 

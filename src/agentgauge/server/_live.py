@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Query
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from ..errors import NotFoundError
 from ._deps import StateDep
 from ._live_bodies import LiveSaveBody, LiveScoreBody
 from ._live_hub import LiveDep, LiveHub
@@ -26,8 +27,9 @@ _KEEPALIVE_SECONDS = 15.0
 @router.get("/live/sessions")
 def list_live_sessions(hub: LiveDep, limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> JSONResponse:
     """The received sessions, most recently updated first (``limit`` of them): key, session id, traces, turn,
-    tool-call and token counts, duration, whether every trace has ended."""
-    rows = [hub.summary(s.key) for s in hub.store.sessions()[:limit]]
+    tool-call and token counts, duration, whether every trace has ended. Costs the rows shown: each is kept as
+    its session's traces change, and no received file is read."""
+    rows = [hub.summary(s.key) for s in hub.store.sessions(limit)]
     return JSONResponse({"sessions": rows})
 
 
@@ -45,7 +47,7 @@ async def live_events(hub: LiveDep) -> StreamingResponse:
     comment line every 15 s keeps proxies from closing the stream."""
 
     async def stream() -> AsyncIterator[str]:
-        sent: dict[str, int] = {}
+        sent = _Sent()
         while True:
             for kind, event in await asyncio.to_thread(_changed_rows, hub, sent):
                 yield f"event: {kind}\ndata: {json.dumps(event)}\n\n"
@@ -55,18 +57,36 @@ async def live_events(hub: LiveDep) -> StreamingResponse:
     return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 
 
-def _changed_rows(hub: LiveHub, sent: dict[str, int]) -> list[tuple[str, dict[str, Any]]]:
-    """The events a stream that has sent the versions in ``sent`` has to send now (``sent`` is updated)."""
-    sessions = hub.store.sessions()
-    current = {s.key for s in sessions}
+class _Sent:
+    """What one event stream has sent: each session's version, and the store's change number it is up to."""
+
+    def __init__(self) -> None:
+        self.versions: dict[str, int] = {}
+        self.number = 0
+
+
+def _changed_rows(hub: LiveHub, sent: _Sent) -> list[tuple[str, dict[str, Any]]]:
+    """The events a stream has to send now (``sent`` is updated): the rows of the sessions changed since it last
+    looked (oldest first: a client appending rows keeps their order) and the removed keys it had sent. Costs
+    what changed; only when more changed than the store remembers is the whole list compared."""
+    changes = hub.store.changes(sent.number)
+    sessions, removed = changes.sessions, changes.removed
+    if not changes.complete:
+        sessions = hub.store.sessions()
+        current = {s.key for s in sessions}
+        removed = [key for key in sent.versions if key not in current]
     events: list[tuple[str, dict[str, Any]]] = []
-    for key in [k for k in sent if k not in current]:
-        del sent[key]
-        events.append(("removed", {"key": key}))
-    for session in reversed(sessions):  # oldest first: a client appending rows keeps their order
-        if sent.get(session.key) != session.version:
-            sent[session.key] = session.version
-            events.append(("session", hub.summary(session.key)))
+    for key in removed:
+        if sent.versions.pop(key, None) is not None:
+            events.append(("removed", {"key": key}))
+    for session in reversed(sessions):
+        if sent.versions.get(session.key) != session.version:
+            sent.versions[session.key] = session.version
+            try:
+                events.append(("session", hub.summary(session.key)))
+            except NotFoundError:  # forgotten meanwhile: the next look reports it removed
+                sent.versions.pop(session.key, None)
+    sent.number = changes.number
     return events
 
 
@@ -84,7 +104,11 @@ async def score_live_session(
 
 @router.post("/live/sessions/{session_key}/save")
 async def save_live_session(session_key: str, hub: LiveDep, state: StateDep, body: LiveSaveBody) -> JSONResponse:
-    """Save the session's conversation as a golden case of an eval set, written in that set's own format."""
+    """Save the session's conversation as a golden case of an eval set, written in that set's own format. The case
+    id ``evalId`` is one path segment, as every id a request names (400 naming it otherwise)."""
+    from ..storage import check_segment
     from ._live_score import save_session
 
+    if body.eval_id is not None:
+        check_segment(body.eval_id, "eval case id")
     return JSONResponse(await asyncio.to_thread(save_session, state, hub, session_key, body))

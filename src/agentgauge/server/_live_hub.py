@@ -1,11 +1,11 @@
 """The server's side of live traces: the :class:`~agentgauge.traces.LiveStore` under ``<data_dir>/otlp``, the
-wake-ups of server-sent event streams when data arrives, and what a session looks like as JSON (turns, tool calls,
-tokens, durations)."""
+wake-ups of server-sent event streams when data arrives, and what a session looks like as JSON: its row (kept by
+the store as its traces change, see :class:`~agentgauge.traces.LiveSummary`) and its turns (user text, answer,
+tool calls, tokens, durations), read per trace and cached within a memory budget."""
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
@@ -16,29 +16,25 @@ from ..errors import NotFoundError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model import Invocation
-    from ..traces import LiveSession, LiveStore, Span, TraceConversation
+    from ..traces import LiveStore, LiveSummary, Span, TraceConversation
 
-__all__ = ["OTLP_DIR", "LiveDep", "LiveHub", "live_hub"]
+__all__ = ["OTLP_DIR", "LiveDep", "LiveHub", "live_hub", "summary_row"]
 
 OTLP_DIR = "otlp"
 """Folder under the server's data directory holding the received OTLP JSONL files."""
 
-_USAGE = {"input": "gen_ai.usage.input_tokens", "output": "gen_ai.usage.output_tokens"}
-_KEPT_VIEWS = 256  # session views kept (a view is a session at one version)
-_KEPT_TRACES = 1024  # traces' readings kept (a reading is a trace at one stamp; one too many is read again)
-_LEGACY_USAGE = {"input": "gen_ai.usage.prompt_tokens", "output": "gen_ai.usage.completion_tokens"}
+_KEPT_VIEWS = 16  # session views kept (a view is a session at one version; it shares its turns with the readings)
+_READINGS_SHARE = 4  # the readings kept take at most this fraction of the store's memory budget (1/4)
 
 
 class _TraceReading(NamedTuple):
     """What one trace of a session contributes to its view: the conversation (``None`` when none could be read),
-    notes, each invocation's turn, and the earliest start and latest end of its spans."""
+    notes, each invocation's turn, and about how much memory it takes."""
 
     conversation: TraceConversation | None
     notes: list[str]
     turns: dict[int, dict[str, Any]]  # id(invocation) -> its turn
-    starts: list[int]
-    ends: list[int]
-    spans: int
+    memory: int
 
 
 class LiveHub:
@@ -46,8 +42,9 @@ class LiveHub:
 
     def __init__(self, store: LiveStore) -> None:
         self.store = store
-        self._views: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()  # (key, version) -> detail
+        self._views: OrderedDict[str, tuple[int, dict[str, Any]]] = OrderedDict()  # key -> (version, detail)
         self._readings: OrderedDict[tuple[str, int], _TraceReading] = OrderedDict()  # (trace id, stamp) -> reading
+        self._readings_memory = 0
         self.traces_read = 0
         """How many times a trace was read (extracted) for a view: once per trace and change, not per update of
         its session."""
@@ -73,17 +70,23 @@ class LiveHub:
         finally:
             self._waiters.discard(waiter)
 
+    def summary(self, key: str) -> dict[str, Any]:
+        """A session without its turns (the list's row), as the store keeps it: no received file is read."""
+        return summary_row(self.store.summary(key))
+
     def detail(self, key: str) -> dict[str, Any]:
-        """A session with its turns, cached per version of the session; only its traces that changed are read again."""
-        session = self.store.session(key)
-        cache_key = (key, session.version)
+        """A session with its turns, cached per version of the session; only its traces that changed are read
+        again. The counts are the row's (one computation for both)."""
+        summary = self.store.summary(key)
         with self._lock:
-            found = self._views.get(cache_key)
-        if found is not None:
-            return found
-        view = _detail(session, self._session_readings(key))
+            found = self._views.get(key)
+        if found is not None and found[0] == summary.version:
+            return found[1]
+        readings = self._session_readings(key)
+        view = {**summary_row(summary), **_turns_and_more(readings, self.store.session(key).trace_ids)}
         with self._lock:
-            self._views[cache_key] = view
+            self._views[key] = (summary.version, view)
+            self._views.move_to_end(key)
             while len(self._views) > _KEPT_VIEWS:
                 self._views.popitem(last=False)
         return view
@@ -91,7 +94,7 @@ class LiveHub:
     def _session_readings(self, key: str) -> list[_TraceReading]:
         """The readings of a session's traces: kept ones reused, only traces new or changed since read again
         (spans arrive a batch at a time, so re-reading every span of the session on each batch would be
-        quadratic in the session's length)."""
+        quadratic in the session's length). Readings are kept within a share of the store's memory budget."""
         stamps = self.store.stamps(key)
         with self._lock:
             kept = {t: self._readings.get((t, stamp)) for t, stamp in stamps}
@@ -104,14 +107,16 @@ class LiveHub:
                 self.traces_read += len(missing)
                 for trace_id, stamp in stamps:
                     if trace_id in missing:
-                        self._readings[(trace_id, stamp)] = kept[trace_id]  # type: ignore[assignment]
-                while len(self._readings) > _KEPT_TRACES:
-                    self._readings.popitem(last=False)
+                        self._keep((trace_id, stamp), kept[trace_id])  # type: ignore[arg-type]
         return [reading for reading in kept.values() if reading is not None]
 
-    def summary(self, key: str) -> dict[str, Any]:
-        """A session without its turns (the list's row)."""
-        return {k: v for k, v in self.detail(key).items() if k != "turns"}
+    def _keep(self, key: tuple[str, int], reading: _TraceReading) -> None:
+        self._readings[key] = reading
+        self._readings_memory += reading.memory
+        budget = self.store.max_memory_bytes // _READINGS_SHARE
+        while self._readings_memory > budget and self._readings:
+            _, dropped = self._readings.popitem(last=False)
+            self._readings_memory -= dropped.memory
 
 
 def live_hub(request: Request) -> LiveHub:
@@ -126,6 +131,32 @@ LiveDep = Annotated[LiveHub, Depends(live_hub)]
 """A route parameter holding the server's live hub."""
 
 
+def summary_row(summary: LiveSummary) -> dict[str, Any]:
+    """A session's row as JSON (camelCase, as every live route answers)."""
+    return {
+        "key": summary.key,
+        "sessionId": summary.session_id,
+        "traceIds": list(summary.trace_ids),
+        "traceCount": summary.trace_count,
+        "appName": summary.app_name,
+        "userId": summary.user_id,
+        "evalId": summary.eval_id,
+        "firstUserText": summary.first_user_text,
+        "spanCount": summary.span_count,
+        "ended": summary.ended,
+        "received": summary.received,
+        "version": summary.version,
+        "startedNs": summary.started_ns,
+        "durationMs": summary.duration_ms,
+        "turnCount": summary.turns,
+        "toolCallCount": summary.tool_calls,
+        "inputTokens": summary.input_tokens,
+        "outputTokens": summary.output_tokens,
+        "warnings": list(summary.warnings),
+        "warningCount": summary.warning_count,
+    }
+
+
 def _read_trace(spans: list[Span], source: str) -> _TraceReading:
     from ..traces import trace_conversation
 
@@ -135,13 +166,15 @@ def _read_trace(spans: list[Span], source: str) -> _TraceReading:
         for index, invocation in enumerate(conversation.invocations):
             trace_id = conversation.trace_ids[index] if index < len(conversation.trace_ids) else ""
             turns[id(invocation)] = _turn(invocation, trace_id, merged)
-    starts = [s.start_ns for s in merged if s.start_ns]
-    ends = [s.end_ns for s in merged if s.end_ns]
-    return _TraceReading(conversation, notes, turns, [min(starts)] if starts else [], [max(ends)] if ends else [],
-                         len(merged))  # fmt: skip
+    memory = sum(1024 + sum(len(v) for v in s.attributes.values() if isinstance(v, str)) for s in merged)
+    return _TraceReading(conversation, notes, turns, memory)
 
 
-def _detail(session: LiveSession, readings: list[_TraceReading]) -> dict[str, Any]:
+def _turns_and_more(readings: list[_TraceReading], trace_ids: list[str]) -> dict[str, Any]:
+    """What a session's view adds to its row: its turns in time order (as ``merge_by_session`` orders them), every
+    warning and every trace id."""
+    import dataclasses
+
     from ..traces import merge_by_session
 
     # Merging extends the first conversation of a session in place: merge copies, the readings are kept.
@@ -155,52 +188,24 @@ def _detail(session: LiveSession, readings: list[_TraceReading]) -> dict[str, An
         for r in readings
         if r.conversation is not None
     ]
-    conversations = merge_by_session(found)
     by_invocation = {key: turn for r in readings for key, turn in r.turns.items()}
     turns: list[dict[str, Any]] = []
     warnings = [note for r in readings for note in r.notes]
-    if not any(r.spans for r in readings):
-        warnings = ["only log records received so far"]
-    for conversation in conversations:
+    for conversation in merge_by_session(found):
         warnings.extend(conversation.warnings)
         turns.extend(by_invocation[id(invocation)] for invocation in conversation.invocations)
-    first = conversations[0] if conversations else None
-    starts = [start for r in readings for start in r.starts]
-    ends = [end for r in readings for end in r.ends]
-    return {
-        "key": session.key,
-        "sessionId": session.session_id,
-        "traceIds": list(session.trace_ids),
-        "appName": first.app_name if first else "",
-        "userId": first.user_id if first else "",
-        "evalId": first.eval_id if first else "",
-        "firstUserText": first.first_user_text if first else "",
-        "spanCount": session.span_count,
-        "ended": session.ended,
-        "received": session.received,
-        "version": session.version,
-        "startedNs": min(starts) if starts else None,
-        "durationMs": (max(ends) - min(starts)) / 1e6 if starts and ends else None,
-        "turnCount": len(turns),
-        "toolCallCount": sum(len(t["tools"]) for t in turns),
-        "inputTokens": _total(t["inputTokens"] for t in turns),
-        "outputTokens": _total(t["outputTokens"] for t in turns),
-        "warnings": warnings,
-        "turns": turns,
-    }
-
-
-def _total(values: Any) -> int | None:
-    found = [v for v in values if v is not None]
-    return sum(found) if found else None
+    more: dict[str, Any] = {"traceIds": trace_ids, "turns": turns}
+    if any(r.conversation is not None or r.notes for r in readings):
+        more["warnings"] = warnings
+    return more
 
 
 def _turn(invocation: Invocation, trace_id: str, spans: list[Span]) -> dict[str, Any]:
     """One turn: the user's text, the answer, the tool calls and what the spans say of its cost and time."""
+    from ..traces import turn_tokens
+
     mine = [s for s in spans if s.trace_id == trace_id]
-    usage = _usage(mine)
-    if invocation.usage is not None and invocation.usage.input_tokens is not None:
-        usage = {"input": invocation.usage.input_tokens, "output": invocation.usage.output_tokens}
+    input_tokens, output_tokens = turn_tokens(invocation, mine)
     duration = invocation.duration
     if duration is None:
         starts = [s.start_ns for s in mine if s.start_ns]
@@ -214,28 +219,7 @@ def _turn(invocation: Invocation, trace_id: str, spans: list[Span]) -> dict[str,
         "response": final.content if final is not None else None,
         "tools": [{"name": t.name, "arguments": t.arguments, "result": t.result} for t in invocation.tools],
         "durationMs": duration * 1000 if duration is not None else None,
-        "inputTokens": usage.get("input"),
-        "outputTokens": usage.get("output"),
+        "inputTokens": input_tokens,
+        "outputTokens": output_tokens,
         "started": invocation.creation_timestamp,
     }
-
-
-def _usage(spans: list[Span]) -> dict[str, int | None]:
-    """Tokens of a turn's model calls: ``gen_ai.usage.*`` summed over the spans that carry it, leaving out a span
-    nested in another that does (an ADK ``call_llm`` around an instrumented client reports the same call)."""
-    ids = {s.span_id: s for s in spans}
-    totals: dict[str, int | None] = {"input": None, "output": None}
-    for span in spans:
-        if not any(k in span.attributes for k in (*_USAGE.values(), *_LEGACY_USAGE.values())):
-            continue
-        parent, counted_above = ids.get(span.parent_id), False
-        while parent is not None and not counted_above:
-            counted_above = any(k in parent.attributes for k in _USAGE.values())
-            parent = ids.get(parent.parent_id)
-        if counted_above:
-            continue
-        for side in ("input", "output"):
-            value = span.attributes.get(_USAGE[side], span.attributes.get(_LEGACY_USAGE[side]))
-            if isinstance(value, int) and not isinstance(value, bool):
-                totals[side] = (totals[side] or 0) + value
-    return totals

@@ -40,12 +40,22 @@ from ._extract import (
     extract_conversation,
     is_genai_trace,
 )
-from ._live_files import ReceivedFiles
-from ._live_store import SESSION_ATTRIBUTES, LiveSession, LiveStore, trace_conversation
+from ._live_files import LineRef, ReceivedFiles
+from ._live_session import SESSION_ATTRIBUTES, LiveSession, LiveTrace
+from ._live_store import DEFAULT_LIVE_MEMORY_BYTES, LiveChanges, LiveStore, trace_conversation
+from ._live_summary import LiveSummary
 from ._messages import ChatMessage, MessageToolCall, ToolResponse, input_messages, output_messages
-from ._otlp_payload import OTLP_PROTO_HINT, Signal, export_document, payload_spans, proto_request_document
+from ._otlp_payload import (
+    OTLP_PROTO_HINT,
+    Signal,
+    check_document,
+    export_document,
+    payload_spans,
+    proto_request_document,
+)
 from ._read import iter_trace_groups, load_traces, merge_log_records, parse_spans, parse_traces, trace_files
-from ._spans import Span, SpanEvent, Trace, build_traces
+from ._spans import Span, SpanEvent, Trace, TreeRepairs, build_traces
+from ._usage import turn_tokens
 
 # The old name of MessageToolCall, kept for callers of the public API; agentgauge.agents.ToolCall is a different
 # thing (an event an agent yields), so the class itself is named after where it lives: in a ChatMessage.
@@ -54,6 +64,7 @@ ToolCall = MessageToolCall
 __all__ = [
     "AGENTEVALS_CASE_ATTRIBUTE",
     "CAPTURE_HINT",
+    "DEFAULT_LIVE_MEMORY_BYTES",
     "EVAL_ID_ATTRIBUTE",
     "ONLY_CASE",
     "OTLP_PROTO_HINT",
@@ -61,8 +72,12 @@ __all__ = [
     "TRACE_ID_KEY",
     "ChatMessage",
     "Conversations",
+    "LineRef",
+    "LiveChanges",
     "LiveSession",
     "LiveStore",
+    "LiveSummary",
+    "LiveTrace",
     "MessageToolCall",
     "ReceivedFiles",
     "Signal",
@@ -74,7 +89,9 @@ __all__ = [
     "TraceConversation",
     "TraceMatch",
     "TraceMatching",
+    "TreeRepairs",
     "build_traces",
+    "check_document",
     "export_document",
     "export_result",
     "extract_conversation",
@@ -97,4 +114,5 @@ __all__ = [
     "trace_eval_set",
     "trace_files",
     "traces_endpoint",
+    "turn_tokens",
 ]

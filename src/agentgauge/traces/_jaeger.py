@@ -9,10 +9,12 @@ import contextlib
 from typing import Any
 
 from ._spans import Span, SpanEvent
-from ._values import attributes, is_number, items, to_int
+from ._values import UINT64_MAX, attributes, bounded_int, is_number, items, to_int
 from ._where import Where
 
 __all__ = ["read_jaeger_item", "read_jaeger_trace", "read_jaeger_traces"]
+
+_MAX_MICROS = UINT64_MAX // 1000  # Jaeger times are microseconds; the span model holds OTLP's uint64 nanoseconds
 
 
 def read_jaeger_traces(traces: list[Any], where: Where) -> list[Span]:
@@ -71,8 +73,10 @@ def _jaeger_span(raw: Any, trace: dict[str, Any], processes: dict[str, dict[str,
     if not parent_id and isinstance(raw.get("parentSpanID"), str):
         parent_id = raw["parentSpanID"].lower()
     tags = _jaeger_tags(raw.get("tags"), where, "tags")
-    events = [_jaeger_event(log, where) for log in items(raw.get("logs")) if isinstance(log, dict)]
-    start_us = to_int(raw.get("startTime"))
+    logs = enumerate(items(raw.get("logs")))
+    events = [_jaeger_event(log, where.key("logs").at(index)) for index, log in logs if isinstance(log, dict)]
+    start_us = bounded_int(raw.get("startTime"), 0, _MAX_MICROS, "startTime", where)
+    duration_us = bounded_int(raw.get("duration"), 0, _MAX_MICROS - start_us, "duration", where)
     name = raw.get("operationName", "")
     return Span(
         trace_id=trace_id.lower(),
@@ -80,7 +84,7 @@ def _jaeger_span(raw: Any, trace: dict[str, Any], processes: dict[str, dict[str,
         parent_id=parent_id,
         name=name if isinstance(name, str) else str(name),
         start_ns=start_us * 1000,
-        end_ns=(start_us + to_int(raw.get("duration"))) * 1000,
+        end_ns=(start_us + duration_us) * 1000,
         attributes=tags,
         resource=processes.get(str(raw.get("processID", "")), {}),
         scope=str(tags.get("otel.scope.name", "")),
@@ -91,7 +95,8 @@ def _jaeger_span(raw: Any, trace: dict[str, Any], processes: dict[str, dict[str,
 
 def _jaeger_event(log: dict[str, Any], where: Where) -> SpanEvent:
     fields = _jaeger_tags(log.get("fields"), where)
-    return SpanEvent(str(fields.get("event", "log")), to_int(log.get("timestamp")) * 1000, fields)
+    micros = bounded_int(log.get("timestamp"), 0, _MAX_MICROS, "timestamp", where)
+    return SpanEvent(str(fields.get("event", "log")), micros * 1000, fields)
 
 
 def _jaeger_tags(raw: Any, where: Where, key: str = "") -> dict[str, Any]:

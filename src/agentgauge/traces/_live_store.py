@@ -3,69 +3,57 @@ sharing a session id (``gen_ai.conversation.id``, ADK's ``gcp.vertex.agent.sessi
 session, a trace without one is a session of its own.
 
 Every export request is appended to OTLP JSONL files first (:class:`~._live_files.ReceivedFiles`), so a restart
-loses nothing: the store rebuilds its index from them. Memory stays bounded: the spans of at most
-``max_live_sessions`` sessions and ``max_cached_spans`` spans are kept (least recently updated sessions are dropped
-first, their spans read back from the files when asked for), and at most ``max_listed_sessions`` sessions are
-listed (older ones stay on disk for ``eval --traces``).
+loses nothing: the store rebuilds its index from them. What it holds is bounded:
+
+- **memory, in bytes**: the spans of the least recently updated traces are dropped once the held spans pass
+  ``max_memory_bytes`` (whatever session they belong to, the one being updated included); a dropped trace is read
+  back from the lines that hold it when it is opened, scored or receives more spans;
+- **listed sessions**: at most ``max_listed_sessions`` (older ones stay on disk for ``eval --traces``);
+- **work per request**: indexing a request, dropping a trace and forgetting a session cost O(1) each; a session's
+  summary (its row: turns, tokens, times) is folded from per-trace summaries (see :mod:`._live_summary`), each
+  brought up to date from memory before its spans are dropped, so listing sessions never reads a received file.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, NotFoundError
 from ._cases import merge_by_session
 from ._extract import TraceConversation, extract_conversation, is_genai_trace
-from ._live_files import DEFAULT_FILE_BYTES, ReceivedFiles
+from ._live_files import DEFAULT_FILE_BYTES, LineRef, ReceivedFiles
+from ._live_session import LiveSession, LiveTrace, span_session_id
+from ._live_summary import LISTED_TRACE_IDS, LISTED_WARNINGS, LiveSummary, summarize_trace
 from ._otlp_logs import LOG_RECORD, merge_log_records
-from ._otlp_payload import Signal, payload_spans
+from ._otlp_payload import Signal, check_document, payload_spans
 from ._spans import Span, build_traces
 
-__all__ = ["SESSION_ATTRIBUTES", "LiveSession", "LiveStore", "trace_conversation"]
+__all__ = ["DEFAULT_LIVE_MEMORY_BYTES", "LiveChanges", "LiveStore", "trace_conversation"]
 
-SESSION_ATTRIBUTES = ("gen_ai.conversation.id", "gcp.vertex.agent.session_id", "session.id")
-"""Span attributes naming the session a trace belongs to (the first found wins), as trace extraction reads them."""
+DEFAULT_LIVE_MEMORY_BYTES = 256 * 1024 * 1024
+"""How much memory the spans held by a live store may take (``serve --live-memory-mb``, default 256 MiB)."""
 
-
-@dataclass
-class LiveSession:
-    """One live session: the traces it holds and what is known of it without reading its spans.
-
-    ``key`` is the session id, else the id of its only trace; ``spans`` maps trace id to its spans (and log-record
-    marker spans), ``None`` once dropped from memory; ``ended`` is true when every trace has its root span (a
-    root span ends, and so is exported, last). ``trace_stamps`` changes for a trace whenever spans of it arrive
-    (a number never used before in the store), so what was read from a trace can be kept until it changes."""
-
-    key: str
-    session_id: str
-    trace_ids: list[str] = field(default_factory=list)
-    spans: dict[str, list[Span]] | None = field(default_factory=dict)
-    rooted: set[str] = field(default_factory=set)
-    span_count: int = 0
-    received: float = 0.0
-    version: int = 0
-    trace_stamps: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def ended(self) -> bool:
-        """Every trace of the session has its root span."""
-        return bool(self.trace_ids) and all(t in self.rooted for t in self.trace_ids)
+_SPAN_OVERHEAD = 1024  # bytes a decoded span takes beyond its share of the request's JSON (measured: ~850)
 
 
-def span_session_id(span: Span) -> str:
-    """The session id a span carries (see :data:`SESSION_ATTRIBUTES`), else ``""``."""
-    for key in SESSION_ATTRIBUTES:
-        value = span.attributes.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return ""
+@dataclasses.dataclass(frozen=True, slots=True)
+class LiveChanges:
+    """What changed since a change number (:meth:`LiveStore.changes`): the ``sessions`` updated since (most recent
+    first), the ``removed`` keys (a trace that joined its session, a session beyond the listing limit), the change
+    number to ask from next time, and whether the answer is ``complete`` (``False``: more happened than is
+    remembered, so a caller must compare the whole list)."""
+
+    sessions: list[LiveSession]
+    removed: list[str]
+    number: int
+    complete: bool
 
 
 class LiveStore:
@@ -78,75 +66,94 @@ class LiveStore:
         self,
         folder: Path,
         *,
-        max_live_sessions: int = 100,
-        max_cached_spans: int = 50_000,
+        max_memory_bytes: int = DEFAULT_LIVE_MEMORY_BYTES,
         max_listed_sessions: int = 10_000,
         max_file_bytes: int = DEFAULT_FILE_BYTES,
     ) -> None:
         self.files = ReceivedFiles(folder, max_file_bytes=max_file_bytes)
-        self.max_live_sessions = max_live_sessions
-        self.max_cached_spans = max_cached_spans
+        self.max_memory_bytes = max_memory_bytes
         self.max_listed_sessions = max_listed_sessions
         self.listeners: list[Callable[[list[str]], None]] = []
         self._sessions: OrderedDict[str, LiveSession] = OrderedDict()  # least recently updated first
         self._trace_key: dict[str, str] = {}
-        self._cached = 0
-        self._stamp = 0
+        self._held: OrderedDict[str, LiveTrace] = OrderedDict()  # traces whose spans are in memory, LRU first
+        self._memory = 0
+        self._stamp = 0  # trace stamps and change numbers (one sequence: each number is used once)
+        self._removed: deque[tuple[int, str]] = deque(maxlen=max(1, max_listed_sessions))
+        self._forgot_up_to = 0  # the change number of the last removal no longer remembered
         self._lock = threading.RLock()
-        for place, doc in self.files.documents():  # a restart picks up what was received before
+        for place, doc, ref in self.files.documents():  # a restart picks up what was received before
             try:
-                self._add(payload_spans(doc, place), time.time())
+                spans = payload_spans(doc, place.rpartition(":")[0])
             except InputError:
                 continue  # a damaged line hides its own spans, not the rest
+            if spans:
+                self._add(spans, ref, time.time())
 
     # --- receiving --------------------------------------------------------------------------------------------
 
-    def receive(self, document: dict[str, Any], signal: Signal) -> list[str]:
-        """Store one export document (OTLP JSON, see :func:`~._otlp_payload.export_document`): append it to the
-        files, then index its spans. Returns the keys of the sessions it changed. Registered secrets (API keys
-        agentgauge knows of) are masked before anything is stored."""
+    def receive(self, document: dict[str, Any], signal: Signal, source: str | None = None) -> list[str]:
+        """Store one export document (OTLP JSON, see :func:`~._otlp_payload.export_document`): check it, append it
+        to the files, then index its spans. Returns the keys of the sessions it changed. Registered secrets (API
+        keys agentgauge knows of) are masked before anything is stored. Errors name ``source`` (the request, e.g.
+        ``/v1/traces``; default ``<OTLP traces export>``) and the JSON path: what is refused is never stored."""
         from .._util.redact import redact_bytes, registered_secrets
 
+        source = source or f"<OTLP {signal} export>"
+        check_document(document, source)
         if registered_secrets():  # an agent may record its key in a span attribute or a logged request
             import orjson
 
             document = orjson.loads(redact_bytes(orjson.dumps(document)))
-        spans = payload_spans(document, str(self.files.folder))
+        spans = payload_spans(document, source)
         if not spans:  # an empty request (exporters send them) or records outside any span
             return []
-        path = self.files.append(document)
+        ref = self.files.append(document)
+        path = str(self.files.path(ref.file))
         for span in spans:
-            span.source = str(path)
+            span.source = path
         with self._lock:
-            changed = self._add(spans, time.time())
+            changed = self._add(spans, ref, time.time())
         for listener in list(self.listeners):
             listener(changed)
         return changed
 
-    def _add(self, spans: list[Span], now: float) -> list[str]:
+    def _add(self, spans: list[Span], ref: LineRef, now: float) -> list[str]:
         by_trace: dict[str, list[Span]] = {}
         for span in spans:
             by_trace.setdefault(span.trace_id, []).append(span)
-        changed: list[str] = []
+        share = ref.length / len(spans) + _SPAN_OVERHEAD
+        changed: dict[str, None] = {}
         for trace_id, trace_spans in by_trace.items():
             session = self._session_for(trace_id, trace_spans)
-            if trace_id not in session.trace_stamps:
-                session.trace_ids.append(trace_id)
-            self._stamp += 1
-            session.trace_stamps[trace_id] = self._stamp
-            if session.spans is not None:
-                session.spans.setdefault(trace_id, []).extend(trace_spans)
-                self._cached += len(trace_spans)
-            if any(not s.parent_id and s.name != LOG_RECORD for s in trace_spans):
-                session.rooted.add(trace_id)
+            trace = session.traces.get(trace_id)
+            if trace is None:
+                trace = session.traces[trace_id] = LiveTrace(trace_id, len(session.traces))
+            elif trace.spans is None:
+                trace.spans = self._read_back([trace])[trace_id]  # whole again before it changes
+                self._memory += trace.memory
+            trace.spans.extend(trace_spans)  # type: ignore[union-attr]
+            if not trace.lines or trace.lines[-1] != ref:
+                trace.lines.append(ref)
+            added = int(share * len(trace_spans))
+            trace.memory += added
+            self._memory += added
+            self._held[trace_id] = trace
+            self._held.move_to_end(trace_id)
+            if not trace.rooted and any(not s.parent_id and s.name != LOG_RECORD for s in trace_spans):
+                trace.rooted = True
+                session.rooted += 1
+            trace.span_count += len(trace_spans)
             session.span_count += len(trace_spans)
+            self._stamp += 1
+            trace.stamp = session.changed = self._stamp
+            session.stale[trace_id] = None
             session.received = now
             session.version += 1
             self._sessions.move_to_end(session.key)
-            if session.key not in changed:
-                changed.append(session.key)
+            changed[session.key] = None
         self._bound()
-        return changed
+        return [key for key in changed if key in self._sessions]
 
     def _session_for(self, trace_id: str, spans: list[Span]) -> LiveSession:
         """The session a trace's spans go to: its session id's (moving the trace there when it was alone so
@@ -170,83 +177,134 @@ class LiveStore:
         return session
 
     def _merge(self, old: LiveSession, target: LiveSession) -> None:
-        for trace_id in old.trace_ids:
-            self._trace_key[trace_id] = target.key
-            if trace_id not in target.trace_stamps:
-                target.trace_ids.append(trace_id)
-        target.trace_stamps.update(old.trace_stamps)
-        target.rooted |= old.rooted
+        """Move the traces of ``old`` (a trace that was its own session) into ``target``."""
+        for trace in old.traces.values():
+            self._trace_key[trace.trace_id] = target.key
+            trace.index = len(target.traces)
+            target.traces[trace.trace_id] = trace
+            if trace.summary is not None:
+                target.tally.replace(trace.index, trace.summary)
+            if not trace.current:
+                target.stale[trace.trace_id] = None
+        target.rooted += old.rooted
         target.span_count += old.span_count
-        if old.spans is None or target.spans is None:
-            self._cached -= sum(len(v) for v in (old.spans or {}).values())
-            self._cached -= sum(len(v) for v in (target.spans or {}).values())
-            target.spans = None  # part of it is on disk only: read back whole when asked for
-            return
-        for trace_id, spans in old.spans.items():
-            target.spans.setdefault(trace_id, []).extend(spans)
+        self._forgotten(old.key)
+
+    def _forgotten(self, key: str) -> None:
+        if len(self._removed) == self._removed.maxlen:
+            self._forgot_up_to = self._removed[0][0]
+        self._stamp += 1
+        self._removed.append((self._stamp, key))
 
     def _bound(self) -> None:
-        """Drop the spans of the least recently updated sessions beyond the limits, then forget the oldest
-        sessions beyond the listing limit (their data stays in the files)."""
-        live = [s for s in self._sessions.values() if s.spans is not None]
-        for session in live:
-            if len(live) <= self.max_live_sessions and self._cached <= self.max_cached_spans:
-                break
-            if session is next(reversed(self._sessions.values())):
-                break  # the session just updated stays, whatever its size
-            self._cached -= sum(len(v) for v in (session.spans or {}).values())
-            session.spans = None
-            live.remove(session)
+        """Forget the oldest sessions beyond the listing limit (their data stays in the files), then drop the
+        spans of the least recently updated traces until the held spans fit the memory budget, each trace's
+        summary brought up to date first."""
         while len(self._sessions) > self.max_listed_sessions:
             _, gone = self._sessions.popitem(last=False)
-            self._cached -= sum(len(v) for v in (gone.spans or {}).values())
-            for trace_id in gone.trace_ids:
+            for trace_id, trace in gone.traces.items():
                 self._trace_key.pop(trace_id, None)
+                if self._held.pop(trace_id, None) is not None:
+                    self._memory -= trace.memory
+            self._forgotten(gone.key)
+        while self._memory > self.max_memory_bytes and self._held:
+            trace_id, trace = self._held.popitem(last=False)
+            session = self._sessions[self._trace_key[trace_id]]
+            if not trace.current:
+                self._summarize(session, trace)
+            trace.spans = None
+            self._memory -= trace.memory
+
+    # --- summaries --------------------------------------------------------------------------------------------
+
+    def _summarize(self, session: LiveSession, trace: LiveTrace) -> None:
+        """Read ``trace`` (held, or read back from its lines) into its summary and fold that into the session."""
+        spans = _copies(trace.spans) if trace.spans is not None else self._read_back([trace])[trace.trace_id]
+        summary = summarize_trace(*trace_conversation(spans, str(self.files.folder)))
+        trace.summary, trace.summary_stamp = summary, trace.stamp
+        session.tally.replace(trace.index, summary)
+        session.stale.pop(trace.trace_id, None)
+
+    def summary(self, key: str) -> LiveSummary:
+        """A session's row (see :class:`~._live_summary.LiveSummary`) as it is now: only its traces changed since
+        last read are read again, and from memory (a trace's spans are dropped only once its summary is current),
+        so no received file is read; made once per version of the session."""
+        with self._lock:
+            session = self._get(key)
+            if session.summary is not None and session.summary.version == session.version:
+                return session.summary
+            for trace_id in list(session.stale):
+                self._summarize(session, session.traces[trace_id])
+            session.summary = _summary_of(session)
+            return session.summary
 
     # --- reading ----------------------------------------------------------------------------------------------
 
     @property
+    def held_memory(self) -> int:
+        """The estimated memory (bytes) of the spans held now."""
+        return self._memory
+
+    @property
     def cached_spans(self) -> int:
         """How many spans are held in memory now."""
-        return self._cached
-
-    def sessions(self) -> list[LiveSession]:
-        """The listed sessions, most recently updated first."""
         with self._lock:
-            return list(reversed(self._sessions.values()))
+            return sum(len(trace.spans or ()) for trace in self._held.values())
+
+    def sessions(self, limit: int | None = None) -> list[LiveSession]:
+        """The listed sessions, most recently updated first (the first ``limit`` of them)."""
+        with self._lock:
+            return list(itertools.islice(reversed(self._sessions.values()), limit))
+
+    def changes(self, since: int) -> LiveChanges:
+        """What changed after change number ``since`` (``0``: everything); costs what changed."""
+        with self._lock:
+            changed = list(itertools.takewhile(lambda s: s.changed > since, reversed(self._sessions.values())))
+            removed = [key for number, key in _after(self._removed, since) if key not in self._sessions]
+            return LiveChanges(changed, removed, self._stamp, since >= self._forgot_up_to)
 
     def session(self, key: str) -> LiveSession:
         """A session by key; :class:`~agentgauge.errors.NotFoundError` when unknown."""
         with self._lock:
-            found = self._sessions.get(key)
+            return self._get(key)
+
+    def _get(self, key: str) -> LiveSession:
+        found = self._sessions.get(key)
         if found is None:
             raise NotFoundError(f"live session {key!r} not found")
         return found
 
     def stamps(self, key: str) -> list[tuple[str, int]]:
         """``(trace id, stamp)`` of each trace of a session, in the order the traces arrived (see
-        :attr:`LiveSession.trace_stamps`)."""
-        session = self.session(key)
+        :attr:`~._live_session.LiveTrace.stamp`)."""
         with self._lock:
-            return [(trace_id, session.trace_stamps.get(trace_id, 0)) for trace_id in session.trace_ids]
+            return [(trace_id, trace.stamp) for trace_id, trace in self._get(key).traces.items()]
 
     def trace_spans(self, key: str, trace_ids: Iterable[str] | None = None) -> dict[str, list[Span]]:
         """Fresh copies of the spans (log records still as marker spans) of a session's traces (``trace_ids``, else
-        all), by trace id in arrival order, from memory or read back from the files in one pass; callers may link
-        and change them."""
-        session = self.session(key)
-        wanted = list(session.trace_ids if trace_ids is None else trace_ids)
+        all), by trace id in arrival order, from memory or read back from the lines that hold them (each line
+        once); callers may link and change them."""
         with self._lock:
-            held = None if session.spans is None else {t: list(session.spans.get(t, ())) for t in wanted}
-        if held is None:
-            held = {t: [] for t in wanted}
-            for place, doc in self.files.documents():
-                for span in _spans_of(doc, place, held):
-                    held[span.trace_id].append(span)
-        return {
-            trace_id: [dataclasses.replace(s, events=list(s.events), parent=None, children=[]) for s in spans]
-            for trace_id, spans in held.items()
-        }
+            session = self._get(key)
+            wanted = [session.traces[t] for t in (session.traces if trace_ids is None else trace_ids)]
+            held = {t.trace_id: _copies(t.spans) for t in wanted if t.spans is not None}
+            on_disk = [t for t in wanted if t.spans is None]
+        if on_disk:
+            held.update(self._read_back(on_disk))
+        return {t.trace_id: held[t.trace_id] for t in wanted}
+
+    def _read_back(self, traces: list[LiveTrace]) -> dict[str, list[Span]]:
+        """The spans of ``traces`` read back from their lines (one pass, each line read once)."""
+        found: dict[str, list[Span]] = {t.trace_id: [] for t in traces}
+        for place, doc in self.files.read(ref for t in traces for ref in t.lines):
+            try:
+                spans = payload_spans(doc, place)
+            except InputError:
+                continue
+            for span in spans:
+                if span.trace_id in found:
+                    found[span.trace_id].append(span)
+        return found
 
     def spans(self, key: str) -> list[Span]:
         """Fresh copies of a session's spans (log records still as marker spans), from memory or read back from
@@ -270,26 +328,58 @@ class LiveStore:
         return merge_by_session(found), notes, merged
 
 
+def _summary_of(session: LiveSession) -> LiveSummary:
+    tally = session.tally
+    started, ended = tally.started_ns, tally.ended_ns
+    warnings = tally.warnings(LISTED_WARNINGS) if tally.spans else ["only log records received so far"]
+    return LiveSummary(
+        key=session.key,
+        session_id=session.session_id,
+        trace_ids=tuple(itertools.islice(session.traces, LISTED_TRACE_IDS)),
+        trace_count=len(session.traces),
+        app_name=tally.name("app_name"),
+        user_id=tally.name("user_id"),
+        eval_id=tally.name("eval_id"),
+        first_user_text=tally.first[2] if tally.first is not None else "",
+        span_count=session.span_count,
+        ended=session.ended,
+        received=session.received,
+        version=session.version,
+        started_ns=started,
+        duration_ms=(ended - started) / 1e6 if started is not None and ended is not None else None,
+        turns=tally.turns,
+        tool_calls=tally.tool_calls,
+        input_tokens=tally.input_tokens if tally.input_traces else None,
+        output_tokens=tally.output_tokens if tally.output_traces else None,
+        warnings=tuple(warnings),
+        warning_count=tally.warning_count if tally.spans else 1,
+    )
+
+
+def _after(removed: deque[tuple[int, str]], since: int) -> list[tuple[int, str]]:
+    """The removals numbered after ``since`` (newest last; the deque is in number order, read from its end)."""
+    found = list(itertools.takewhile(lambda item: item[0] > since, reversed(removed)))
+    found.reverse()
+    return found
+
+
+def _copies(spans: list[Span]) -> list[Span]:
+    return [dataclasses.replace(s, events=list(s.events), parent=None, children=[]) for s in spans]
+
+
 def trace_conversation(spans: list[Span], source: str) -> tuple[TraceConversation | None, list[str], list[Span]]:
     """One trace's conversation from its spans (log records merged in first; the spans are linked and changed),
-    the notes on what could not be read, and the spans. ``(None, [], [])`` for log records only: their spans have
-    not arrived yet. A session's traces are read one at a time, so a live view re-reads only the trace that
-    changed."""
+    the notes on what could not be read (and on what linking its spans had to mend: loops, self-parents,
+    repeated ids), and the spans. ``(None, [], [])`` for log records only: their spans have not arrived yet. A
+    session's traces are read one at a time, so a live view re-reads only the trace that changed."""
     if not any(s.name != LOG_RECORD for s in spans):
         return None, [], []
     spans = merge_log_records(spans, source)
     [trace] = build_traces(spans)
+    notes = [f"trace {trace.trace_id}: {trace.repairs.describe()}"] if trace.repairs else []
     if not is_genai_trace(trace):
-        return None, [f"trace {trace.trace_id}: no agent, LLM or tool spans"], spans
+        return None, [*notes, f"trace {trace.trace_id}: no agent, LLM or tool spans"], trace.spans
     try:
-        return extract_conversation(trace), [], spans
+        return extract_conversation(trace), notes, trace.spans
     except InputError as exc:
-        return None, [str(exc)], spans
-
-
-def _spans_of(doc: dict[str, Any], place: str, wanted: Iterable[str]) -> list[Span]:
-    wanted = set(wanted)
-    try:
-        return [s for s in payload_spans(doc, place) if s.trace_id in wanted]
-    except InputError:
-        return []
+        return None, [*notes, str(exc)], trace.spans

@@ -52,16 +52,21 @@ class ChatMessage:
 
 
 def parse_json_value(value: Any) -> Any:
-    """A JSON string parsed (other values unchanged); a string that is not JSON stays a string."""
+    """A JSON string parsed (other values unchanged); a string that is not JSON, or whose JSON nests deeper than
+    :data:`~agentgauge.formats._jsonio.MAX_VALUE_DEPTH` levels (it could not be saved or shown), stays a string."""
     if isinstance(value, (str, bytes)):
         import orjson
 
         from ..formats._jsonexact import loads  # integers beyond 64 bits stay exact
+        from ..formats._jsonio import MAX_VALUE_DEPTH, nests_deeper
 
         try:
-            return loads(value)
+            parsed = loads(value)
         except orjson.JSONDecodeError:
             return value
+        if type(parsed) in (dict, list) and nests_deeper(parsed, MAX_VALUE_DEPTH):
+            return value
+        return parsed
     return value
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from ._spans import Span, SpanEvent
-from ._values import attributes, hex_id, items, to_int
+from ._values import UINT64_MAX, attributes, bounded_int, hex_id, items
 from ._where import Where
 
-__all__ = ["is_span", "otlp_root", "otlp_span", "read_otlp", "read_otlp_batch"]
+__all__ = ["is_span", "otlp_root", "otlp_span", "read_otlp", "read_otlp_batch", "time_ns"]
 
 _SCOPE_KEYS = ("scopeSpans", "scope_spans", "instrumentationLibrarySpans", "instrumentation_library_spans")
 
@@ -92,11 +92,12 @@ def otlp_span(raw: Any, resource: dict[str, Any], scope: str, where: Where) -> S
     events = []
     for e_index, event in enumerate(items(raw.get("events"))):
         if isinstance(event, dict):
+            e_where = where.key("events").at(e_index)
             events.append(
                 SpanEvent(
                     str(event.get("name", "")),
-                    to_int(event.get("timeUnixNano", event.get("time_unix_nano", 0))),
-                    attributes(event.get("attributes"), where.key("events").at(e_index)),
+                    time_ns(event, "timeUnixNano", "time_unix_nano", e_where),
+                    attributes(event.get("attributes"), e_where),
                 )
             )
     name = raw.get("name", "")
@@ -105,11 +106,19 @@ def otlp_span(raw: Any, resource: dict[str, Any], scope: str, where: Where) -> S
         span_id=span_id,
         parent_id=parent_id,
         name=name if isinstance(name, str) else str(name),
-        start_ns=to_int(raw.get("startTimeUnixNano", raw.get("start_time_unix_nano", 0))),
-        end_ns=to_int(raw.get("endTimeUnixNano", raw.get("end_time_unix_nano", 0))),
+        start_ns=time_ns(raw, "startTimeUnixNano", "start_time_unix_nano", where),
+        end_ns=time_ns(raw, "endTimeUnixNano", "end_time_unix_nano", where),
         attributes=span_attributes,
         resource=resource,
         scope=scope or str(span_attributes.get("otel.scope.name", "")),
         events=events,
         location=where.path,
     )
+
+
+def time_ns(raw: dict[str, Any], key: str, snake_key: str, where: Where) -> int:
+    """A time in nanoseconds since the epoch: field ``key`` (else ``snake_key``) of the object at ``where``, ``0``
+    when absent; a value that is not an OTLP ``fixed64`` (negative, beyond 2**64 - 1, infinite) is an error naming
+    the field."""
+    found = key if key in raw else snake_key
+    return bounded_int(raw.get(found), 0, UINT64_MAX, found, where)

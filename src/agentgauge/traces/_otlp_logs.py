@@ -7,7 +7,8 @@ from typing import Any
 
 from ..errors import InputError
 from ._spans import Span, SpanEvent
-from ._values import any_value, attributes, hex_id, items, to_int
+from ._otlp import time_ns
+from ._values import attributes, hex_id, items, placed_value
 from ._where import Where
 
 __all__ = ["LOG_RECORD", "merge_log_records", "read_otlp_log_batch", "read_otlp_logs"]
@@ -62,7 +63,7 @@ def read_otlp_log_batch(batch: Any, b_where: Where) -> list[Span]:
 
 def _log_record(raw: dict[str, Any], where: Where) -> Span:
     record_attributes = attributes(raw.get("attributes"), where)
-    body = any_value(raw.get("body"))
+    body = placed_value(raw.get("body"), where.key("body"))
     if isinstance(body, dict):
         record_attributes = {**body, **record_attributes}
     elif body is not None:
@@ -73,6 +74,6 @@ def _log_record(raw: dict[str, Any], where: Where) -> Span:
         span_id=hex_id(raw.get("spanId"), 8, "spanId", where),
         parent_id="",
         name=LOG_RECORD,
-        events=[SpanEvent(str(name), to_int(raw.get("timeUnixNano")), record_attributes)],
+        events=[SpanEvent(str(name), time_ns(raw, "timeUnixNano", "time_unix_nano", where), record_attributes)],
         location=where.path,
     )

@@ -9,6 +9,8 @@ to its OTLP JSONL files, so ``eval --traces`` reads received data exactly as it 
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
 from typing import Any, Literal
 
 from ..errors import InputError
@@ -16,7 +18,14 @@ from ._document import read_spans
 from ._spans import Span
 from ._where import Where
 
-__all__ = ["OTLP_PROTO_HINT", "Signal", "export_document", "payload_spans", "proto_request_document"]
+__all__ = [
+    "OTLP_PROTO_HINT",
+    "Signal",
+    "check_document",
+    "export_document",
+    "payload_spans",
+    "proto_request_document",
+]
 
 Signal = Literal["traces", "logs"]
 """The OTLP signal of a request: spans (``/v1/traces``) or log records (``/v1/logs``)."""
@@ -89,3 +98,76 @@ def payload_spans(doc: dict[str, Any], source: str) -> list[Span]:
     for span in spans:
         span.source = source
     return spans
+
+
+_INT_RANGE = (-(2**63), 2**64 - 1)  # what OTLP's integer fields (int64, uint64, fixed64) and JSON writers hold
+
+
+def check_document(doc: Any, source: str) -> None:
+    """Refuse, before anything is stored, an export document that could not be written back as it came or read
+    safely: arrays and objects nested deeper than :data:`~agentgauge.formats._jsonio.MAX_DEPTH` levels, an integer
+    outside 64 bits or a number that is infinite or NaN (``1e999``). The :class:`~agentgauge.errors.InputError`
+    names ``source`` and the JSON path of the first such value (``resourceSpans[0].scopeSpans[0].spans[0].
+    startTimeUnixNano``)."""
+    for problem, path in _problems(doc):
+        raise InputError(problem, file=source, location=_path_text(path) or None)
+
+
+def _problems(doc: Any) -> Iterator[tuple[str, list[str | int]]]:
+    """The first problem :func:`check_document` refuses and its path (nothing when there is none). The walk keeps
+    no path (most documents have no problem); the path is found by a second walk once one is known to exist."""
+    from ..formats._jsonio import MAX_DEPTH
+
+    low, high = _INT_RANGE
+    stack: list[tuple[Any, int]] = [(doc, 1)] if type(doc) in (dict, list) else []
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            yield f"nested deeper than {MAX_DEPTH} levels of arrays and objects", _path_of(doc, _too_deep(MAX_DEPTH))
+            return
+        for child in node.values() if type(node) is dict else node:
+            kind = type(child)
+            if kind is dict or kind is list:
+                stack.append((child, depth + 1))
+            elif (kind is int and not low <= child <= high) or (kind is float and not math.isfinite(child)):
+                shown = str(child) if len(str(child)) <= 40 else f"{str(child)[:40]}…"
+                yield f"number out of range: {shown} (integers must fit in 64 bits, numbers be finite)", _path_of(
+                    doc, lambda value, _depth: value is child
+                )
+                return
+
+
+def _too_deep(limit: int) -> Any:
+    return lambda value, depth: depth > limit and type(value) in (dict, list)
+
+
+def _path_of(doc: Any, wanted: Any) -> list[str | int]:
+    """The path to the first value (depth first) for which ``wanted(value, depth)`` holds (``doc`` is depth 1)."""
+    keys: list[str | int] = []
+    stack: list[Iterator[tuple[Any, Any]]] = [_pairs(doc)]
+    while stack:
+        for key, child in stack[-1]:
+            if wanted(child, len(stack) + 1):
+                return [*keys, key]
+            if type(child) in (dict, list):
+                keys.append(key)
+                stack.append(_pairs(child))
+                break
+        else:
+            stack.pop()
+            if keys:
+                keys.pop()
+    return []
+
+
+def _pairs(node: Any) -> Iterator[tuple[Any, Any]]:
+    if type(node) is dict:
+        return iter(node.items())
+    return iter(enumerate(node)) if type(node) is list else iter(())
+
+
+def _path_text(path: list[str | int]) -> str:
+    from ..formats._jsonio import join_path
+
+    text = join_path("", path)
+    return text if len(text) <= 200 else f"{text[:120]}…{text[-60:]}"  # a path 200 levels deep is mostly repetition

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Span", "SpanEvent", "Trace", "build_traces"]
+__all__ = ["Span", "SpanEvent", "Trace", "TreeRepairs", "build_traces"]
 
 
 @dataclass(slots=True)
@@ -75,6 +75,37 @@ class Span:
 
 
 @dataclass(slots=True)
+class TreeRepairs:
+    """What linking a trace's spans had to mend (a malformed or hostile export): spans naming themselves as their
+    parent (made roots), loops of parents cut (their first span made a root), and spans whose id was already taken
+    (left out, the first kept: exporters retry batches, so repeated spans happen)."""
+
+    self_parents: int = 0
+    loops: int = 0
+    duplicates: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.self_parents or self.loops or self.duplicates)
+
+    def add(self, other: TreeRepairs) -> None:
+        """Count ``other``'s repairs too (summing over traces)."""
+        self.self_parents += other.self_parents
+        self.loops += other.loops
+        self.duplicates += other.duplicates
+
+    def describe(self) -> str:
+        """The repairs in words (``""`` when there were none)."""
+        parts = []
+        if self.self_parents:
+            parts.append(f"{self.self_parents} span(s) named as their own parent (made roots)")
+        if self.loops:
+            parts.append(f"{self.loops} loop(s) of parent links cut")
+        if self.duplicates:
+            parts.append(f"{self.duplicates} span(s) with an id seen before left out (the first kept)")
+        return "; ".join(parts)
+
+
+@dataclass(slots=True)
 class Trace:
     """All spans sharing one trace id, linked into a tree (a span whose parent is absent is a root).
 
@@ -85,6 +116,8 @@ class Trace:
     source: str
     spans: list[Span]
     roots: list[Span]
+    repairs: TreeRepairs = field(default_factory=TreeRepairs)
+    """What linking its spans had to mend: the tree is always a tree (every walk over it ends)."""
 
     def walk(self) -> Iterator[Span]:
         """Every span, depth first from each root in start order (parents before their children)."""
@@ -104,33 +137,46 @@ def build_traces(spans: list[Span], source: str = "") -> list[Trace]:
     several files (rotated exporter output).
 
     A span whose parent id is missing from the trace becomes a root; children and roots are sorted by start time.
-    A span id seen twice keeps its first occurrence (exporters retry batches, so duplicates happen).
+    A span id seen twice keeps its first occurrence (exporters retry batches, so duplicates happen). A span naming
+    itself as its parent is a root, and a loop of parents is cut: the result is always a forest, which every walk
+    over it (:meth:`Span.ancestors`, :meth:`Span.descendants`, :meth:`Trace.walk`) relies on to end. What had to be
+    mended is counted in :attr:`Trace.repairs`.
     """
     by_trace: dict[str, dict[str, Span]] = {}
+    repairs: dict[str, TreeRepairs] = {}
     for span in spans:
         bucket = by_trace.setdefault(span.trace_id, {})
-        bucket.setdefault(span.span_id, span)
+        if bucket.setdefault(span.span_id, span) is not span:
+            repairs.setdefault(span.trace_id, TreeRepairs()).duplicates += 1
     traces: list[Trace] = []
     for trace_id, bucket in by_trace.items():
+        mended = repairs.get(trace_id) or TreeRepairs()
         roots: list[Span] = []
         for span in bucket.values():
+            span.parent, span.children = None, []  # a span linked before (by an earlier call) starts afresh
+        for span in bucket.values():
+            if span.parent_id == span.span_id:
+                mended.self_parents += 1
             parent = bucket.get(span.parent_id) if span.parent_id and span.parent_id != span.span_id else None
             if parent is None:
                 roots.append(span)
             else:
                 span.parent = parent
                 parent.children.append(span)
-        _break_cycles(bucket, roots)
+        mended.loops += _break_cycles(bucket, roots)
         for span in bucket.values():
             span.children.sort(key=_start_key)
         roots.sort(key=_start_key)
         first = next(iter(bucket.values()))
-        traces.append(Trace(trace_id, first.source or source, sorted(bucket.values(), key=_start_key), roots))
+        spans_of = sorted(bucket.values(), key=_start_key)
+        traces.append(Trace(trace_id, first.source or source, spans_of, roots, mended))
     return traces
 
 
-def _break_cycles(bucket: dict[str, Span], roots: list[Span]) -> None:
-    """A malformed file can make spans their own ancestors; such a loop is cut and its first span made a root."""
+def _break_cycles(bucket: dict[str, Span], roots: list[Span]) -> int:
+    """A malformed file can make spans their own ancestors; such a loop is cut and its first span made a root.
+    Returns how many loops were cut."""
+    cut = 0
     reachable: set[int] = set()
     for root in roots:
         reachable.add(id(root))
@@ -147,6 +193,8 @@ def _break_cycles(bucket: dict[str, Span], roots: list[Span]) -> None:
         if node.parent is not None:
             node.parent.children.remove(node)
             node.parent = None
+            cut += 1
         roots.append(node)
         reachable.add(id(node))
         reachable.update(id(s) for s in node.descendants())
+    return cut

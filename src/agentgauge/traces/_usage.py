@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import TokenUsage
+from ..model import Invocation, TokenUsage
 from ._spans import Span
 
-__all__ = ["TurnCost", "span_model", "span_seconds", "span_usage", "turn_cost"]
+__all__ = ["TurnCost", "span_model", "span_seconds", "span_usage", "turn_cost", "turn_tokens"]
 
 _KEYS: dict[str, tuple[str, ...]] = {
     "input_tokens": ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.usage.prompt_tokens"),
@@ -139,3 +139,31 @@ def turn_cost(anchor: Span | None, llms: Sequence[Span], tools: Sequence[Span], 
         model_duration=_sum_seconds(llms),
         tool_duration=_sum_seconds(tools),
     )
+
+
+_SIDES = {
+    "input": ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
+    "output": ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"),
+}
+
+
+def turn_tokens(invocation: Invocation, spans: Sequence[Span]) -> tuple[int | None, int | None]:
+    """A turn's input and output tokens: its usage as extracted (see :func:`turn_cost`), else ``gen_ai.usage.*``
+    summed over ``spans`` (linked into their tree), leaving out a span inside another that records them (an ADK
+    ``call_llm`` around an instrumented client reports the same call). ``None`` where nothing was recorded."""
+    usage = invocation.usage
+    if usage is not None and usage.input_tokens is not None:
+        return usage.input_tokens, usage.output_tokens
+    totals: dict[str, int | None] = {"input": None, "output": None}
+    keys = [key for pair in _SIDES.values() for key in pair]
+    outer = [pair[0] for pair in _SIDES.values()]
+    for span in spans:
+        if not any(k in span.attributes for k in keys):
+            continue
+        if any(k in above.attributes for above in span.ancestors() for k in outer):
+            continue  # counted at the span above (the walk follows the tree, so it ends)
+        for side, (key, legacy) in _SIDES.items():
+            value = span.attributes.get(key, span.attributes.get(legacy))
+            if isinstance(value, int) and not isinstance(value, bool):
+                totals[side] = (totals[side] or 0) + value
+    return totals["input"], totals["output"]
