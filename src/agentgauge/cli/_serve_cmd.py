@@ -160,6 +160,18 @@ _OtlpGrpcPort = Annotated[
     ),
 ]
 
+_LiveMemoryMb = Annotated[
+    float,
+    typer.Option(
+        "--live-memory-mb",
+        help="Memory the received spans held may take, in MiB; beyond it the least recently updated traces are "
+        "read back from <data-dir>/otlp/ when opened.",
+        min=1,
+        max=1_048_576,
+        rich_help_panel="Input",
+    ),
+]
+
 
 @app.command(
     epilog="Example:  agentgauge serve examples/calculator --timeout 120  (then open http://127.0.0.1:8000)",
@@ -184,6 +196,7 @@ def serve(
     parallelism: _Parallelism = 4,
     otlp: _Otlp = False,
     otlp_grpc_port: _OtlpGrpcPort = None,
+    live_memory_mb: _LiveMemoryMb = 256.0,  # server.DEFAULT_LIVE_MEMORY_BYTES in MiB
     agent_header: AgentHeaderOption = None,
     agent_config: AgentConfigOption = None,
     agent_timeout: AgentTimeoutOption = None,
@@ -223,6 +236,7 @@ def serve(
             debug=debug,
             otlp=otlp or otlp_grpc_port is not None,
             otlp_grpc_port=otlp_grpc_port,
+            live_memory_bytes=int(live_memory_mb * 1024 * 1024),
             remote=remote,
             strict_inputs=strict,
         )

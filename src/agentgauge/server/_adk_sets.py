@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, HTTPException
+from fastapi import APIRouter, Body, Depends, HTTPException
 from fastapi.responses import JSONResponse, Response
 
 from ..errors import InputError, NotFoundError
 from ._adk_shapes import adk_eval_set
 from ._deps import StateDep
-from ._requests import AddSessionBody, CreateEvalSetBody
+from ._requests import AddSessionBody, CreateEvalSetBody, no_form_post
 from ._sessions import session_to_case
 from ._state import ServerState
 
@@ -48,9 +48,9 @@ def create_eval_set(app_name: str, body: Annotated[CreateEvalSetBody, Body()], s
     return JSONResponse(adk_eval_set(created))
 
 
-@router.post("/eval_sets/{eval_set_id}")
+@router.post("/eval_sets/{eval_set_id}", dependencies=[Depends(no_form_post)])
 def create_eval_set_legacy(app_name: str, eval_set_id: str, state: StateDep) -> None:
-    """Create an empty eval set (no body; answers ``null``)."""
+    """Create an empty eval set (no body; answers ``null``). A form's content type needs the page's ``Origin``."""
     state.check_app(app_name)
     state.eval_sets.create(app_name, eval_set_id)
 

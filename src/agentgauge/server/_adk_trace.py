@@ -188,7 +188,8 @@ def turn_span(app: str, session_id: str, user_id: str, invocation_id: str) -> It
 
 
 def _received(request: Request, session_id: str) -> list[dict[str, Any]]:
-    """The spans the OTLP receiver holds for ``session_id`` (none without ``--otlp``)."""
+    """The spans the OTLP receiver holds for ``session_id`` (none without ``--otlp``), each naming its parent in
+    the trace's span tree (a span that named itself, or a loop, has none)."""
     from ..errors import NotFoundError
 
     hub = getattr(request.app.state, "agentgauge_live", None)
@@ -208,7 +209,7 @@ def _from_span(span: Span) -> dict[str, Any]:
         "end_time": span.end_ns or None,
         "trace_id": int(span.trace_id, 16),
         "span_id": int(span.span_id, 16),
-        "parent_span_id": int(span.parent_id, 16) if span.parent_id else None,
+        "parent_span_id": int(span.parent.span_id, 16) if span.parent is not None else None,  # the tree's: no loops
         "attributes": span.attributes,
         "logs": [
             {"event_name": e.name, "body": e.attributes.get("body"), "attributes": e.attributes} for e in span.events

@@ -116,7 +116,7 @@ def _live_hub(config: ServerConfig) -> LiveHub | None:
     from ..traces import LiveStore
     from ._live_hub import OTLP_DIR, LiveHub
 
-    return LiveHub(LiveStore(config.data_dir / OTLP_DIR))
+    return LiveHub(LiveStore(config.data_dir / OTLP_DIR, max_memory_bytes=config.live_memory_bytes))
 
 
 def _otlp_grpc_lifespan(live: LiveHub | None, config: ServerConfig) -> Any:

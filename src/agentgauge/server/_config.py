@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..traces import DEFAULT_LIVE_MEMORY_BYTES
 
 __all__ = [
     "DEFAULT_DATA_DIR",
@@ -63,7 +64,8 @@ class ServerConfig:
       addresses and ``host``; anything else is refused with 403 (DNS rebinding). ``"*"`` turns the check off.
     - ``debug``: keep agents' tracebacks in results and reports served over HTTP (dropped otherwise).
     - ``otlp``: receive OTLP/HTTP at ``/v1/traces`` and ``/v1/logs`` into ``<data_dir>/otlp/`` (live sessions);
-      ``otlp_grpc_port``: also OTLP/gRPC on that port (the ``otlp`` extra).
+      ``otlp_grpc_port``: also OTLP/gRPC on that port (the ``otlp`` extra); ``live_memory_bytes``: the memory the
+      received spans held may take.
     - ``strict_inputs``: every input warning (an unknown key the file's own tool ignores) is an error: saving such
       a case or metrics file, or running such an eval set, answers 422 (``serve --strict``).
     """
@@ -86,6 +88,7 @@ class ServerConfig:
     result_dirs: list[Path] = field(default_factory=list)
     otlp: bool = False
     otlp_grpc_port: int | None = None
+    live_memory_bytes: int = DEFAULT_LIVE_MEMORY_BYTES
     remote: Any = None  # RemoteAgentSettings of the remote agents (serve --agent-header / --agent-config)
     strict_inputs: bool = False
 

@@ -77,14 +77,18 @@ class HostAllowList:
         """Why a request with these headers is refused (one line), ``None`` when its ``Host`` is allowed.
 
         A request without ``Host`` (HTTP/1.0, not a browser) passes: rebinding needs a browser, which always sends
-        it. Several ``Host`` headers, or a list in one, are refused: ``Host`` is a single value."""
+        it. Several ``Host`` headers, a list in one, or an empty or malformed one are refused (even with ``"*"``):
+        ``Host`` is a single name."""
         values = [v for n, v in headers if n.lower() == b"host"]
-        if not values or self.any:
+        if not values:
             return None
         if len(values) > 1:
             return "several Host headers: refused"
         text = values[0].decode("latin-1")
         host = bare_host(text)
+        if host is None:  # empty or malformed: no name to serve, even when every name is allowed
+            shown = text.strip()[:100].encode("unicode_escape").decode("ascii")
+            return f"Host header {shown!r} names no host: refused"
         if self.allows(host):
             return None
         shown = (host or text.strip())[:100].encode("unicode_escape").decode("ascii")

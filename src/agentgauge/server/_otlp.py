@@ -7,7 +7,8 @@ it with ``OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20TOKEN`` —, writes 
 ``--allow-remote-writes``, a cross-site ``Origin`` refused) and, here: only the two OTLP content types are read (an
 HTML form can send neither, so another site's page cannot post spans without a CORS preflight the server never
 grants), the compressed body is limited by ``--max-upload-mb`` and so is the decompressed one (a gzip bomb is cut off
-at the limit, answered 413).
+at the limit, answered 413), and what the store refuses (values nested too deep, numbers out of range) is answered
+400 naming the JSON path inside the body, before anything is stored.
 """
 
 from __future__ import annotations
@@ -81,7 +82,11 @@ async def _receive(request: Request, hub: LiveDep, state: StateDep, signal: Lite
     except PayloadTooLarge as exc:
         return JSONResponse({"detail": str(exc), "error": str(exc)}, status_code=413)
     # Appending and indexing touch the disk: off the event loop, which streams live updates meanwhile.
-    await asyncio.to_thread(hub.store.receive, document, signal)
+    try:
+        await asyncio.to_thread(hub.store.receive, document, signal, f"/v1/{signal}")
+    except OSError as exc:  # a full disk: nothing was stored, the exporter retries
+        detail = f"the request could not be stored: {exc.strerror or type(exc).__name__}; nothing was kept"
+        return JSONResponse({"detail": detail, "error": detail}, status_code=503)
     if media == "protobuf":
         return Response(b"", media_type=_PROTOBUF)  # an empty Export*ServiceResponse: everything accepted
     return JSONResponse({})

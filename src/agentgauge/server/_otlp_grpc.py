@@ -19,6 +19,7 @@ from ._safety import is_loopback
 if TYPE_CHECKING:  # pragma: no cover
     from fastapi import FastAPI
 
+    from ..traces import Signal
     from ._config import ServerConfig
     from ._live_hub import LiveHub
 
@@ -52,22 +53,33 @@ def _refusal(config: ServerConfig, context: Any) -> tuple[Any, str] | None:
     return None
 
 
-def _handler(hub: LiveHub, config: ServerConfig, signal: str, response: Callable[[], Any]) -> Callable[..., Any]:
-    from google.protobuf.json_format import MessageToDict
+_SERVICES = {
+    "traces": "opentelemetry.proto.collector.trace.v1.TraceService",
+    "logs": "opentelemetry.proto.collector.logs.v1.LogsService",
+}
 
-    def export(request: Any, context: Any) -> Any:
+
+def _handler(hub: LiveHub, config: ServerConfig, signal: Signal, response: bytes) -> Callable[..., Any]:
+    """The ``Export`` method of one service. It takes the request's bytes (no deserializer is registered): a message
+    that does not decode is the caller's error, ``INVALID_ARGUMENT`` naming why, as is what the store refuses."""
+    source = f"/{_SERVICES[signal]}/Export"
+
+    def export(request: bytes, context: Any) -> bytes:
         import grpc
+
+        from ..traces import proto_request_document
 
         refused = _refusal(config, context)
         if refused is not None:
             context.abort(*refused)
-        key = "resourceSpans" if signal == "traces" else "resourceLogs"
-        document = {key: MessageToDict(request).get(key, [])}
         try:
-            hub.store.receive(document, "traces" if signal == "traces" else "logs")
+            document = proto_request_document(request, signal=signal, source=source)
+            hub.store.receive(document, signal, source)
         except InputError as exc:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        return response()
+        except OSError as exc:  # a full disk: nothing was stored, the exporter retries
+            context.abort(grpc.StatusCode.UNAVAILABLE, f"the request could not be stored: {exc.strerror or exc}")
+        return response
 
     return export
 
@@ -79,8 +91,8 @@ def start_grpc_receiver(hub: LiveHub, config: ServerConfig, port: int) -> Any:
         from concurrent import futures
 
         import grpc
-        from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
-        from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+        from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
+        from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
     except ImportError:
         raise InputError(OTLP_GRPC_HINT) from None
     limit = config.max_upload_bytes
@@ -88,17 +100,13 @@ def start_grpc_receiver(hub: LiveHub, config: ServerConfig, port: int) -> Any:
         futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="otlp-grpc"),
         options=[("grpc.max_receive_message_length", limit), ("grpc.max_send_message_length", 1024)],
     )
-
-    class _Traces(trace_service_pb2_grpc.TraceServiceServicer):
-        Export = staticmethod(_handler(hub, config, "traces", trace_service_pb2.ExportTraceServiceResponse))
-
-    class _Logs(logs_service_pb2_grpc.LogsServiceServicer):
-        Export = staticmethod(_handler(hub, config, "logs", logs_service_pb2.ExportLogsServiceResponse))
-
-    add_traces: Any = trace_service_pb2_grpc.add_TraceServiceServicer_to_server  # generated code, untyped
-    add_logs: Any = logs_service_pb2_grpc.add_LogsServiceServicer_to_server
-    add_traces(_Traces(), server)
-    add_logs(_Logs(), server)
+    answers = {
+        "traces": trace_service_pb2.ExportTraceServiceResponse().SerializeToString(),
+        "logs": logs_service_pb2.ExportLogsServiceResponse().SerializeToString(),
+    }
+    for signal, service in _SERVICES.items():
+        method = grpc.unary_unary_rpc_method_handler(_handler(hub, config, signal, answers[signal]))  # type: ignore[arg-type]
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, {"Export": method}),))
     host = f"[{config.host}]" if ":" in config.host else config.host
     bound = server.add_insecure_port(f"{host}:{port}")
     if not bound:

@@ -32,6 +32,7 @@ __all__ = [
     "NativeCreateSetBody",
     "RunEvalBody",
     "StartRunBody",
+    "no_form_post",
     "path_id_check",
     "validation_error_answer",
 ]
@@ -83,6 +84,23 @@ def validation_error_answer(request: Request, exc: RequestValidationError) -> tu
     where = ".".join(str(p) for p in first.get("loc", ()) if not (isinstance(p, str) and "[" in p))
     more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
     return 422, f"{where}: {first.get('msg')}{more}"
+
+
+_FORM_TYPES = frozenset({"text/plain", "application/x-www-form-urlencoded", "multipart/form-data"})
+
+
+async def no_form_post(request: Request) -> None:
+    """A dependency for the write routes that take no body: a request with a content type an HTML form can send
+    is refused (415) unless it carries an ``Origin`` (which the server's guard has checked is this server's), as
+    a route with a JSON body refuses it. Another site's page can send such a request without a CORS preflight; a
+    browser old enough to leave out ``Origin`` must not turn it into a write."""
+    from fastapi import HTTPException
+
+    given = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if given in _FORM_TYPES and "origin" not in request.headers:
+        raise HTTPException(
+            415, f"request body: expected none or JSON (Content-Type: application/json), got Content-Type {given!r}"
+        )
 
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")

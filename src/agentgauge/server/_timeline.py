@@ -83,21 +83,17 @@ def _from_spans(raw: list[dict[str, Any]], case: EvalCaseResult) -> Timeline:
     parent's turn, else by the turn whose time it starts in."""
     spans = sorted((s for s in raw if s.get("start_time")), key=lambda s: int(s["start_time"]))
     origin = int(spans[0]["start_time"])
-    by_id = {s["span_id"]: s for s in spans}
+    links = _tree_links(spans)
     invocations = [p.actual_invocation for p in case.eval_metric_result_per_invocation]
     turn_of_id = {inv.invocation_id: i for i, inv in enumerate(invocations, start=1) if inv.invocation_id}
     starts = [inv.creation_timestamp for inv in invocations]
     # The outermost spans, one per turn when they are as many as the turns (each turn runs inside its own span).
-    roots = [s["span_id"] for s in spans if s.get("parent_span_id") not in by_id]
+    roots = [s["span_id"] for s, (parent, _) in zip(spans, links, strict=True) if parent is None]
     turn_of_root = {r: i for i, r in enumerate(roots, start=1)} if len(roots) == len(invocations) else {}
     bars: list[TimelineSpan] = []
     turn_of_span: dict[Any, int | None] = {}
-    for span in spans:
+    for span, (parent, depth) in zip(spans, links, strict=True):
         attributes = span.get("attributes") or {}
-        parent = span.get("parent_span_id")
-        depth, up = 0, by_id.get(parent)
-        while up is not None and depth < 64:
-            depth, up = depth + 1, by_id.get(up.get("parent_span_id"))
         turn = turn_of_id.get(str(attributes.get("gcp.vertex.agent.invocation_id") or ""))
         turn = turn if turn is not None else turn_of_root.get(span["span_id"])
         if turn is None and parent in turn_of_span:
@@ -110,7 +106,7 @@ def _from_spans(raw: list[dict[str, Any]], case: EvalCaseResult) -> Timeline:
         bars.append(
             TimelineSpan(
                 id=str(span["span_id"]),
-                parent_id=str(parent) if parent in by_id else None,
+                parent_id=str(parent) if parent is not None else None,
                 name=str(span.get("name") or ""),
                 kind=_kind(str(span.get("name") or ""), attributes),
                 start=(int(span["start_time"]) - origin) / 1e9,
@@ -125,6 +121,22 @@ def _from_spans(raw: list[dict[str, Any]], case: EvalCaseResult) -> Timeline:
     total = max((b.start + b.duration for b in bars), default=0.0)
     note = f"{len(bars)} spans recorded for session {case.session_id}."
     return Timeline(source="spans", note=note, total=total, spans=bars)
+
+
+def _tree_links(spans: list[dict[str, Any]]) -> list[tuple[Any, int]]:
+    """Each span's parent id (``None`` for a root) and depth, read from the span tree of its trace: a span naming
+    itself or a loop of spans as its parents is a root there, so the depths are finite (see
+    :func:`~agentgauge.traces.build_traces`)."""
+    from ..traces import Span, build_traces
+
+    nodes = [Span(str(s.get("trace_id")), str(s["span_id"]), _id_text(s.get("parent_span_id")), "") for s in spans]
+    build_traces(nodes)
+    raw_id = {str(s["span_id"]): s["span_id"] for s in reversed(spans)}  # the first of a repeated id, as linked
+    return [(raw_id[n.parent.span_id] if n.parent else None, sum(1 for _ in n.ancestors())) for n in nodes]
+
+
+def _id_text(value: Any) -> str:
+    return "" if value is None else str(value)
 
 
 def _turn_bars(number: int, start: float, inv: Any) -> list[TimelineSpan]:

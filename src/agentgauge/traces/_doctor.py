@@ -18,7 +18,7 @@ from typing import Any, Literal
 from ._extract import AGENTEVALS_CASE_ATTRIBUTE, EVAL_ID_ATTRIBUTE, _is_agent, _is_llm, _is_tool
 from ._messages import input_messages, output_messages
 from ._read import iter_trace_groups, trace_files
-from ._spans import Span, Trace
+from ._spans import Span, Trace, TreeRepairs
 from ._usage import span_usage
 
 __all__ = ["Check", "DoctorReport", "ProducerReport", "diagnose", "diagnose_traces"]
@@ -61,6 +61,10 @@ _USAGE_FIX = {
     ADK2: "ADK records the model's usage_metadata; a model (or test double) that returns none leaves usage out",
 }
 _USAGE_FIX_DEFAULT = "set gen_ai.usage.input_tokens and gen_ai.usage.output_tokens on each model-call span"
+_TREE_FIX = (
+    "the exporter wrote parent links that are not a tree (a span its own parent, a loop) or repeated span ids; "
+    "each trace is read as a tree without them: check the instrumentation that sets parentSpanId"
+)
 _LOG_EVENT = "gen_ai.client.inference.operation.details"
 _BLOCKING = ("message content", "log records")
 _LOGS_FIX = (
@@ -237,9 +241,13 @@ def _checks(producer: str, tally: _Tally) -> list[Check]:
 def diagnose_traces(traces: Iterable[Trace], path: str, files: int) -> DoctorReport:
     """The :class:`DoctorReport` of ``traces`` (read from ``path``, ``files`` files), taken one at a time."""
     tallies: dict[str, _Tally] = {}
-    total = genai = named = without_agents = 0
+    total = genai = named = without_agents = mended = 0
+    repairs = TreeRepairs()
     for trace in traces:
         total += 1
+        if trace.repairs:
+            mended += 1
+            repairs.add(trace.repairs)
         relevant = [s for s in trace.spans if _is_agent(s) or _is_llm(s) or _is_tool(s)]
         if not relevant:
             continue
@@ -256,6 +264,9 @@ def diagnose_traces(traces: Iterable[Trace], path: str, files: int) -> DoctorRep
     report = DoctorReport(path, files, total, genai)
     for producer, tally in tallies.items():
         report.producers.append(ProducerReport(producer, tally.traces, tally.spans, _checks(producer, tally)))
+    if mended:
+        detail = f"{mended} of {total} traces had links mended: {repairs.describe()}"
+        report.notes.append(Check("span tree", "note", detail, _TREE_FIX))
     if genai:
         report.notes.append(_case_note(named, genai))
         if without_agents:

@@ -19,8 +19,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._extract import TraceConversation
     from ._spans import Span
 
-__all__ = ["LISTED_TRACE_IDS", "LISTED_WARNINGS", "NAME_FIELDS", "LiveSummary", "SessionTally", "TraceSummary",
-           "summarize_trace"]  # fmt: skip
+__all__ = [
+    "LISTED_TRACE_IDS",
+    "LISTED_WARNINGS",
+    "NAME_FIELDS",
+    "LiveSummary",
+    "SessionTally",
+    "TraceSummary",
+    "summarize_trace",
+]
 
 NAME_FIELDS = ("app_name", "user_id", "eval_id")
 """The names a session takes from the first of its traces that has one."""
@@ -63,11 +70,8 @@ def summarize_trace(conversation: TraceConversation | None, notes: list[str], sp
     tokens = [turn_tokens(invocation, spans) for invocation in conversation.invocations]
     inputs = [i for i, _ in tokens if i is not None]
     outputs = [o for _, o in tokens if o is not None]
-    first = min(
-        ((inv.creation_timestamp or 0.0, index, inv.user_content.content)
-         for index, inv in enumerate(conversation.invocations)),
-        default=None,
-    )  # fmt: skip
+    turns = enumerate(conversation.invocations)
+    first = min(((inv.creation_timestamp or 0.0, i, inv.user_content.content) for i, inv in turns), default=None)
     return TraceSummary(
         turns=len(conversation.invocations),
         tool_calls=sum(len(inv.tools) for inv in conversation.invocations),
