@@ -8,17 +8,24 @@ from typing import Any, TypeVar
 import typer
 
 from ._help import CompactHelpCommand, CompactHelpGroup
+from ._usage_errors import OneLineUsageErrors
 
-__all__ = ["AgentgaugeTyper", "app"]
+__all__ = ["AgentgaugeGroup", "AgentgaugeTyper", "app"]
 
 _Command = TypeVar("_Command", bound=Callable[..., Any])
 
 
+class AgentgaugeGroup(OneLineUsageErrors, CompactHelpGroup):
+    """The command group of the ``agentgauge`` app and its sub-apps: compact ``--help`` (see ``_help``) and usage
+    errors in one line (see ``_usage_errors``)."""
+
+
 class AgentgaugeTyper(typer.Typer):
-    """A typer app whose commands and groups lay ``--help`` out for the terminal's width (see ``_help``)."""
+    """A typer app whose commands and groups lay ``--help`` out for the terminal's width (see ``_help``) and show
+    usage errors in one line (see ``_usage_errors``)."""
 
     def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault("cls", CompactHelpGroup)
+        kwargs.setdefault("cls", AgentgaugeGroup)
         super().__init__(**kwargs)
 
     def command(self, *args: Any, **kwargs: Any) -> Callable[[_Command], _Command]:

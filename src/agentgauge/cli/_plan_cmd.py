@@ -79,7 +79,10 @@ def _sd(value: float | None) -> str:
 
 
 _DeltaOption = Annotated[
-    float, typer.Option("--delta", help="The change to detect (0.05: five points).", rich_help_panel="Metrics")
+    float,
+    typer.Option(
+        "--delta", help="The change to detect (0.05: five points).", min=1e-6, max=1.0, rich_help_panel="Metrics"
+    ),
 ]
 _MetricOption = Annotated[
     str | None,
@@ -88,10 +91,14 @@ _MetricOption = Annotated[
     ),
 ]
 _AlphaOption = Annotated[
-    float, typer.Option("--alpha", help="Two-sided significance level.", rich_help_panel="Metrics")
+    float,
+    typer.Option("--alpha", help="Two-sided significance level.", min=1e-6, max=0.5, rich_help_panel="Metrics"),
 ]
 _PowerOption = Annotated[
-    float, typer.Option("--power", help="Chance of detecting a change that large.", rich_help_panel="Metrics")
+    float,
+    typer.Option(
+        "--power", help="Chance of detecting a change that large.", min=0.01, max=0.999999, rich_help_panel="Metrics"
+    ),
 ]
 _PlanJsonOption = Annotated[bool, typer.Option("--json", help="Print the plan as JSON.", rich_help_panel="Output")]
 
@@ -126,8 +133,6 @@ def plan(
     from ..storage import resolve_result
 
     with input_errors_exit_2():
-        if not 0 < delta <= 1e9 or not 0 < alpha < 1 or not 0 < power < 1:
-            raise InputError("--delta must be > 0, --alpha and --power between 0 and 1")
         found = resolve_result(result_file, result_catalog([result_file], output_dir, store, app_name))
         result_file = found.source
         rows = plan_rows(found.load(), delta, alpha, power)

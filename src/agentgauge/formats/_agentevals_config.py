@@ -130,17 +130,21 @@ def _code(entry: dict[str, Any], folder: Path, source: str, where: str) -> CodeE
 
 
 def _document(source: str) -> dict[str, Any]:
+    """The YAML mapping of an ``eval_config.yaml``: UTF-8 text (a byte order mark is skipped), nested at most
+    :data:`~._jsonio.MAX_DEPTH` levels (checked on the parser's events, which need no recursion, before anything is
+    built); anything else is one :class:`InputError` naming the file and the line."""
     try:
         import yaml
     except ImportError:  # pragma: no cover - PyYAML is a dependency
         raise InputError(
             "reading an agentevals eval_config.yaml needs PyYAML (pip install pyyaml)", file=source
         ) from None
+    from ._jsonio import read_bytes
+
+    text = _utf8_text(read_bytes(source), source)
     try:
-        with open(source, encoding="utf-8") as handle:
-            data = yaml.safe_load(handle)
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", file=source) from None
+        _check_yaml_depth(yaml.parse(text), source)
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else None
@@ -148,6 +152,37 @@ def _document(source: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise InputError(f"expected a YAML mapping with 'evaluators' (got {type(data).__name__})", file=source)
     return data
+
+
+def _utf8_text(data: bytes, source: str) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError("the file is UTF-16 text: save it as UTF-8 (agentevals reads UTF-8)", file=source)
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(
+            f"not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be read (save the file as UTF-8)",
+            file=source,
+            location=f"line {line}",
+        ) from None
+
+
+def _check_yaml_depth(events: Any, source: str) -> None:
+    import yaml
+
+    from ._jsonio import MAX_DEPTH
+
+    depth = 0
+    for event in events:
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                where = f"line {event.start_mark.line + 1}" if event.start_mark is not None else None
+                message = f"nested deeper than {MAX_DEPTH} levels of mappings and lists"
+                raise InputError(message, file=source, location=where)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
 
 
 def load_agentevals_config(path: str | os.PathLike[str], *, report: InputReport | None = None) -> AgentevalsConfig:

@@ -41,7 +41,7 @@ def parse_labels(data: bytes, source: str) -> list[HumanLabel]:
     import orjson
 
     from ..formats._jsonexact import loads
-    from ..formats._jsonio import validation_error
+    from ..formats._jsonio import check_depth, validation_error
 
     labels: list[HumanLabel] = []
     for number, line in enumerate(data.splitlines(), start=1):
@@ -54,6 +54,7 @@ def parse_labels(data: bytes, source: str) -> list[HumanLabel]:
             raise InputError(f"invalid JSON: {exc.msg}", file=source, location=where) from None
         if not isinstance(doc, dict):
             raise InputError("expected a JSON object (one label per line)", file=source, location=where)
+        check_depth(doc, source, where)  # a verdict nested 1,000 deep would take the validator's message down
         try:
             labels.append(HumanLabel.model_validate(doc))
         except ValidationError as exc:
