@@ -1,11 +1,12 @@
 """Mutation fuzzer for the command line: bad input must give exit 2 and one ``error:`` line, never a traceback.
 
 Every file in ``examples/`` (eval sets of every dialect, metrics, ``test_config.json``, results, legacy files and an
-initial session) plus trace-mode twins of the eval sets is mutated -- keys deleted or duplicated, types changed,
-empty / huge / odd unicode strings, nesting 150-1100 levels deep, number edge cases, ids as objects, truncation,
-a BOM, invalid UTF-8 -- and each mutant goes through the commands that read that kind of file (``validate``,
-``convert --to native`` / ``--to adk``, ``eval`` in trace mode or with ``examples/calculator/agent.py``, ``show``,
-``migrate``), in-process through the typer application. A run reports::
+initial session), the trace recordings and a human label, plus trace-mode twins of the eval sets, is mutated -- keys
+deleted or duplicated, types changed, empty / huge / odd unicode strings, nesting 150-1100 levels deep, number edge
+cases, ids as objects, truncation, a BOM, invalid UTF-8 -- and each mutant goes through the commands that read that
+kind of file (``validate``, ``convert --to native`` / ``--to adk``, ``eval`` in trace mode or with
+``examples/calculator/agent.py``, ``show``, ``migrate``, ``plan``, ``traces show`` / ``doctor``, ``eval --traces``,
+``calibrate --labels``), in-process through the typer application. A run reports::
 
     inputs tried / command runs / tracebacks / exit-2-but-wrote-something / other findings
 
@@ -57,7 +58,8 @@ class DupDict(dict[str, Any]):
 
 @dataclass
 class Seed:
-    """One example file: its name, role (``evalset`` / ``metrics`` / ``result`` / ``legacy`` / ``session``) and
+    """One example file: its name, role (``evalset`` / ``metrics`` / ``result`` / ``legacy`` / ``session`` /
+    ``trace`` / ``labels``) and
     parsed content; ``trace`` marks eval sets that ``eval`` runs without an agent, ``agent`` those it runs with the
     calculator agent."""
 
@@ -98,6 +100,11 @@ def load_seeds() -> list[Seed]:
         elif name.endswith(".evalset.json"):
             seeds.append(Seed(name, "evalset", doc, agent=path.parent.name == "calculator"))
             seeds.append(Seed(name.replace(".evalset.json", "_trace.evalset.json"), "evalset", _trace_twin(doc), True))
+    for path in sorted((EXAMPLES / "traces").glob("*.otlp.jsonl")):  # a recording's export requests, as one array
+        lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        seeds.append(Seed(path.name.replace(".jsonl", ".json"), "trace", lines))
+    labels = (EXAMPLES / "calibration" / "LABELS.jsonl").read_text(encoding="utf-8").splitlines()
+    seeds.append(Seed("LABELS.jsonl", "labels", json.loads(labels[0])))  # one label: a JSON Lines file of one line
     return seeds
 
 
@@ -388,6 +395,12 @@ def commands_for(seed: Seed, file: Path, out: Path, helpers: dict[str, Path]) ->
     elif seed.role == "result":
         cmds.append(["show", str(file)])
         cmds.append(["show", str(file), "--json", "--markdown", str(out / "report.md")])
+        cmds.append(["plan", str(file), "--delta", "0.1"])
+    elif seed.role == "trace":
+        cmds = [["traces", "show", str(file)], ["traces", "doctor", str(file)]]
+        cmds.append(["eval", "--traces", str(file), *run_opts, "--eval-set", str(helpers["weather_set"])])
+    elif seed.role == "labels":
+        cmds = [["calibrate", str(EXAMPLES / "calibration" / "results"), "--labels", str(file)]]
     elif seed.role == "legacy":
         cmds.append(["migrate", str(file), str(out / "migrated.json")])
     elif seed.role == "session":
@@ -459,6 +472,7 @@ def prepare(workdir: Path) -> dict[str, Path]:
     helpers = workdir / "helpers"
     helpers.mkdir(parents=True, exist_ok=True)
     paths = {
+        "weather_set": EXAMPLES / "traces" / "weather.evalset.json",
         "metrics": helpers / "calculator.metrics.json",
         "trace_set": helpers / "calculator_trace.evalset.json",
         "legacy": helpers / "home_automation.test.json",

@@ -300,3 +300,63 @@ def test_a_utf8_bom_is_accepted_in_every_input(tmp_path: Path) -> None:
     res = _run("convert", files[1], tmp_path / "d.json", "--to", "adk")
     assert res.exit_code == 0, res.output
     assert copy.deepcopy(json.loads((tmp_path / "d.json").read_text()))["eval_set_id"] == "multi_turn_eval"
+
+
+# --- eval_config.yaml, trace numbers, plan and calibrate options, labels ----------------------------------------
+
+TRACE = EXAMPLES / "traces" / "adk_weather.otlp.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ("evaluators:\n  - name: x\n    type: builtin\n".encode("utf-16"), "is UTF-16 text: save it as UTF-8"),
+        (b"evaluators:\n  - name: \xff\xfe\n", "line 2: not UTF-8 text: byte 0xff"),
+        (("a: " + "[" * 1100 + "]" * 1100).encode(), "line 1: nested deeper than 200 levels"),
+    ],
+)
+def test_an_eval_config_yaml_that_is_not_utf8_or_too_deep_is_one_error_line(
+    tmp_path: Path, data: bytes, message: str
+) -> None:
+    config = tmp_path / "eval_config.yaml"
+    config.write_bytes(data)
+    line = _only_error_line(_run("eval", "--traces", TRACE, "--metrics", config, "--output-dir", tmp_path / "out"))
+    assert line.startswith(f"error: {config}: ") and message in line, line
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command", [["traces", "doctor"], ["traces", "show"], ["eval", "--traces"]])
+def test_a_trace_time_of_1e999_is_one_error_line_naming_its_json_path(tmp_path: Path, command: list[str]) -> None:
+    text = TRACE.read_text(encoding="utf-8")
+    broken = tmp_path / "t.otlp.jsonl"
+    broken.write_text(re.sub(r'"startTimeUnixNano": ?"\d+"', '"startTimeUnixNano": 1e999', text, count=1))
+    line = _only_error_line(_run(*command, broken))
+    assert line.startswith(f"error: {broken}: line 1.resourceSpans[0].scopeSpans[0].spans[0].startTimeUnixNano: ")
+    assert "expected an integer from 0 to 18446744073709551615, found inf" in line
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "valid"),
+    [
+        ("--delta", "1e-300", "1e-06 to 1"),
+        ("--delta", "2", "1e-06 to 1"),
+        ("--delta", "abc", "1e-06 to 1"),
+        ("--alpha", "1e-300", "1e-06 to 0.5"),
+        ("--alpha", "nan", "1e-06 to 0.5"),
+        ("--power", "1", "0.01 to 0.999999"),
+    ],
+)
+def test_plan_options_out_of_range_or_not_numbers_are_one_line_naming_the_range(
+    option: str, value: str, valid: str
+) -> None:
+    line = _only_error_line(_run("plan", EXAMPLES / "compare" / "new.evalset_result.json", option, value))
+    assert line.startswith(f"error: Invalid value for '{option}': ") and f"(valid: {valid})" in line, line
+    assert line.endswith("see 'agentgauge plan --help'")
+
+
+def test_a_label_nested_a_thousand_deep_is_one_error_line(tmp_path: Path) -> None:
+    labels = tmp_path / "LABELS.jsonl"
+    verdict = "[" * 1000 + "]" * 1000
+    labels.write_text('{"evalSetId": "capitals", "evalId": "france", "metricName": "m", "verdict": ' + verdict + "}\n")
+    line = _only_error_line(_run("calibrate", EXAMPLES / "calibration" / "results", "--labels", labels))
+    assert line.startswith(f"error: {labels}: line 1.verdict[0][0]") and "nested deeper than 200 levels" in line

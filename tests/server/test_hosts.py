@@ -89,6 +89,29 @@ async def test_foreign_or_malformed_hosts_are_refused(config: ServerConfig, host
         assert response.status_code == 403, host
 
 
+@pytest.mark.parametrize("host", ["", " ", "evil.example, localhost", "localhost evil", "[::1]:x", "a:b:c/d"])
+async def test_an_empty_or_malformed_host_is_refused_even_when_every_name_is_allowed(
+    config: ServerConfig, host: str
+) -> None:
+    config.allowed_hosts = ["*"]  # the names are checked by a proxy in front
+    async with _client(config) as client:
+        response = await client.get("/list-apps", headers={"Host": host})
+        assert response.status_code == 403 and "names no host" in response.json()["detail"], host
+        assert (await client.get("/list-apps", headers={"Host": "any.example:8000"})).status_code == 200
+
+
+def test_a_real_server_refuses_an_empty_host_when_every_name_is_allowed(config: ServerConfig) -> None:
+    config.allowed_hosts = ["*"]
+    with running_server(create_app(config)) as url:
+        port = int(url.rsplit(":", 1)[1])
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.putrequest("GET", "/list-apps", skip_host=True)
+        connection.putheader("Host", "")
+        connection.endheaders()
+        assert connection.getresponse().status == 403
+        connection.close()
+
+
 @pytest.mark.parametrize(
     "host",
     ["localhost", "LOCALHOST:8000", "localhost.", "127.0.0.1", "127.0.0.2:8000", "127.255.255.254", "[::1]",

@@ -146,6 +146,19 @@ async def test_saving_into_a_native_set_and_a_new_set(live: httpx.AsyncClient, t
     assert bad_set.status_code == 400 and "eval set id" in bad_set.json()["detail"]
 
 
+@pytest.mark.parametrize("eval_id", ["..", ".", "../../x", "/tmp/x", "~/x", "a/b", "a\\b"])
+async def test_saving_refuses_a_case_id_that_is_not_one_path_segment(
+    live: httpx.AsyncClient, tmp_path: Path, eval_id: str
+) -> None:
+    await _send(live, PER_TURN)
+    key = await _only_key(live)
+    body = {"appName": "weather", "evalSetId": "weather", "evalId": eval_id}
+    answer = await live.post(f"/api/live/sessions/{key}/save", json=body)
+    assert answer.status_code == 400 and "invalid eval case id" in answer.json()["detail"], answer.text
+    saved = json.loads((tmp_path / "evals" / "weather" / "weather.evalset.json").read_text())
+    assert eval_id not in [c["evalId"] for c in saved["evalCases"]]
+
+
 async def test_unknown_sessions_are_404(live: httpx.AsyncClient) -> None:
     answer = await live.get("/api/live/sessions/nope")
     assert answer.status_code == 404 and "live session 'nope' not found" in answer.json()["detail"]

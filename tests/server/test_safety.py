@@ -158,3 +158,19 @@ async def test_query_token_only_sets_the_cookie_on_a_ui_page(config: ServerConfi
         client.cookies.set("agentgauge_token", "s3cret")
         assert (await client.get("/")).status_code == 200
         assert (await client.post("/dev/apps/calculator/eval_sets/viacookie")).status_code == 200
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; b=x"])
+async def test_a_body_less_write_refuses_a_form_content_type_without_the_pages_origin(
+    client: httpx.AsyncClient, data_dir: Path, content_type: str
+) -> None:
+    """What an HTML form of a browser that leaves out ``Origin`` could send; every route with a JSON body refuses
+    it too (415)."""
+    url = "/apps/calculator/eval_sets/formed"
+    refused = await client.post(url, content=b"x=1", headers={"Content-Type": content_type})
+    assert refused.status_code == 415 and content_type.split(";")[0] in refused.json()["detail"]
+    assert not (data_dir / "calculator" / "formed.evalset.json").exists()
+    page = {"Content-Type": content_type, "Origin": "http://localhost:8000"}
+    assert (await client.post(url, content=b"x=1", headers=page)).status_code == 200  # the UI's own page
+    assert (await client.post("/apps/calculator/eval_sets/bare")).status_code == 200  # no body: a script, curl
+    assert (data_dir / "calculator" / "formed.evalset.json").is_file()

@@ -140,19 +140,160 @@ def _trace_doc(number: int, spans: int = 3) -> dict[str, Any]:
     return {"resourceSpans": [{"scopeSpans": [{"scope": {"name": "test"}, "spans": items}]}]}
 
 
-def test_memory_is_bounded_and_dropped_sessions_are_read_back_from_disk(tmp_path: Path) -> None:
-    store = LiveStore(tmp_path / "otlp", max_live_sessions=2, max_cached_spans=7, max_listed_sessions=4)
+def test_memory_is_bounded_in_bytes_and_dropped_traces_are_read_back_from_disk(tmp_path: Path) -> None:
+    store = LiveStore(tmp_path / "otlp", max_memory_bytes=12_000, max_listed_sessions=4)
     for number in range(1, 7):
         store.receive(_trace_doc(number), "traces")
-        held = [s for s in store.sessions() if s.spans is not None]
-        assert len(held) <= 2 and store.cached_spans <= 7 + 3  # the session just updated always stays
+        assert 0 < store.held_memory <= 12_000
     assert [s.key for s in store.sessions()] == ["s6", "s5", "s4", "s3"]  # older ones are on disk only
-    assert store.sessions()[-1].spans is None
-    assert _turns(store, "s3") == [("q3", "a3", [])]
+    assert not store.sessions()[-1].held and store.sessions()[0].held
+    assert store.summary("s3").turns == 1 and store.summary("s3").first_user_text == "q3"
+    assert _turns(store, "s3") == [("q3", "a3", [])]  # read back from its line
     with pytest.raises(NotFoundError):
         store.session("s1")
     from_files = read_conversations(tmp_path / "otlp", by_session=True).conversations
     assert sorted(c.session_id for c in from_files) == [f"s{n}" for n in range(1, 7)]
+
+
+def test_the_session_being_updated_is_dropped_too_when_it_alone_passes_the_budget(tmp_path: Path) -> None:
+    store = LiveStore(tmp_path / "otlp", max_memory_bytes=12_000)
+    for number in range(1, 9):  # eight traces of one session: far beyond the budget together
+        doc = _trace_doc(number)
+        for span in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+            span["attributes"][1]["value"]["stringValue"] = "one"
+        store.receive(doc, "traces")
+        assert store.held_memory <= 12_000
+    [session] = store.sessions()
+    assert len(session.traces) == 8 and [t.spans is None for t in session.traces.values()][:5] == [True] * 5
+    summary = store.summary("one")
+    assert (summary.turns, summary.input_tokens, summary.trace_count) == (8, 8 * 14, 8)  # two model calls a turn
+    assert [u for u, _, _ in _turns(store, "one")] == [f"q{n}" for n in range(1, 9)]
+
+
+def test_a_torn_tail_is_cut_before_the_next_append_and_every_acknowledged_request_survives_restarts(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "otlp"
+    LiveStore(folder).receive(_trace_doc(1), "traces")
+    [file] = folder.iterdir()
+    with file.open("ab") as handle:
+        handle.write(b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "00')  # a writer killed mid-line
+    restarted = LiveStore(folder)  # the torn line is skipped, not an error
+    assert [s.key for s in restarted.sessions()] == ["s1"]
+    assert restarted.receive(_trace_doc(2), "traces") == ["s2"]  # acknowledged
+    assert file.read_bytes().count(b"\n") == 2 and file.read_bytes().endswith(b"\n")
+    for _ in range(2):
+        again = LiveStore(folder)
+        assert sorted(s.key for s in again.sessions()) == ["s1", "s2"]
+        assert _turns(again, "s2") == [("q2", "a2", [])]
+    assert sorted(c.session_id for c in read_conversations(folder, by_session=True).conversations) == ["s1", "s2"]
+
+
+def test_a_failed_write_leaves_no_half_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from agentgauge.traces import _live_files
+
+    store = LiveStore(tmp_path / "otlp")
+    store.receive(_trace_doc(1), "traces")
+    real_write = os.write
+
+    def disk_full(fd: int, data: Any) -> int:
+        real_write(fd, bytes(data)[:10])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(_live_files.os, "write", disk_full)
+    with pytest.raises(OSError, match="No space"):
+        store.receive(_trace_doc(2), "traces")
+    monkeypatch.undo()
+    [file] = (tmp_path / "otlp").iterdir()
+    assert file.read_bytes().count(b"\n") == 1 and file.read_bytes().endswith(b"\n")
+    assert [s.key for s in store.sessions()] == ["s1"]
+
+
+def _many_sessions(count: int, spans_per_trace: int = 2) -> dict[str, Any]:
+    """One export request holding ``count`` one-trace sessions."""
+    spans = []
+    for number in range(count):
+        spans.extend(_trace_doc(number + 1, spans_per_trace)["resourceSpans"][0]["scopeSpans"][0]["spans"])
+    return {"resourceSpans": [{"scopeSpans": [{"scope": {"name": "test"}, "spans": spans}]}]}
+
+
+def test_two_thousand_sessions_are_listed_after_a_restart_without_reading_a_received_file(tmp_path: Path) -> None:
+    import shutil
+    import time
+
+    folder = tmp_path / "otlp"
+    LiveStore(folder).receive(_many_sessions(2_000), "traces")
+    restarted = LiveStore(folder)
+    shutil.rmtree(folder)  # whatever the listing needs is in memory: nothing is read back
+    started = time.monotonic()
+    summaries = [restarted.summary(s.key) for s in restarted.sessions()]
+    assert time.monotonic() - started < 1.0  # generous: about 0.1 s here
+    assert len(summaries) == 2_000 and {s.turns for s in summaries} == {1}
+    assert sorted(s.first_user_text for s in summaries) == sorted(f"q{n}" for n in range(1, 2_001))
+    assert restarted.summary("s7") is summaries[-7]  # made once per version
+
+
+def test_changes_cost_what_changed(tmp_path: Path) -> None:
+    store = LiveStore(tmp_path / "otlp", max_listed_sessions=3)
+    everything = store.changes(0)
+    assert everything.sessions == [] and everything.complete
+    for number in range(1, 5):
+        store.receive(_trace_doc(number), "traces")
+    first = store.changes(0)
+    assert [s.key for s in first.sessions] == ["s4", "s3", "s2"] and first.removed == ["s1"]
+    store.receive(_trace_doc(3), "traces")
+    later = store.changes(first.number)
+    assert [s.key for s in later.sessions] == ["s3"] and later.removed == [] and later.complete
+    for number in range(5, 12):  # more removals than the store remembers (as many as it lists)
+        store.receive(_trace_doc(number), "traces")
+    assert not store.changes(later.number).complete and store.changes(store.changes(0).number).complete
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"startTimeUnixNano": float("inf")}, "spans[0].startTimeUnixNano: number out of range: inf"),
+        ({"droppedAttributesCount": 2**64}, "spans[0].droppedAttributesCount: number out of range"),
+        ({"startTimeUnixNano": -1}, "spans[0].startTimeUnixNano: expected an integer from 0 to"),
+    ],
+)
+def test_a_document_with_a_number_out_of_range_is_refused_before_anything_is_stored(
+    tmp_path: Path, change: dict[str, Any], message: str
+) -> None:
+    doc = _trace_doc(1)
+    doc["resourceSpans"][0]["scopeSpans"][0]["spans"][0].update(change)
+    store = LiveStore(tmp_path / "otlp")
+    with pytest.raises(InputError) as info:
+        store.receive(doc, "traces", "/v1/traces")
+    assert str(info.value).startswith("/v1/traces: resourceSpans[0].scopeSpans[0].") and message in str(info.value)
+    assert str(tmp_path) not in str(info.value)
+    assert not (tmp_path / "otlp").exists() and store.sessions() == []
+
+
+def test_a_document_nested_too_deep_is_refused_before_anything_is_stored(tmp_path: Path) -> None:
+    doc = _trace_doc(1)
+    deep: Any = 1
+    for _ in range(250):  # orjson writes at most 255 levels
+        deep = {"x": deep}
+    doc["resourceSpans"][0]["unknownField"] = deep
+    store = LiveStore(tmp_path / "otlp")
+    with pytest.raises(InputError, match=r"^<OTLP traces export>: resourceSpans\[0\]\.unknownField\.x.*deeper than"):
+        store.receive(doc, "traces")
+    assert not (tmp_path / "otlp").exists()
+
+
+def test_a_session_with_mended_span_links_says_so(tmp_path: Path) -> None:
+    doc = _trace_doc(1)
+    spans = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    spans[0]["parentSpanId"] = spans[0]["spanId"]  # its own parent
+    spans[1]["parentSpanId"], spans[2]["parentSpanId"] = spans[2]["spanId"], spans[1]["spanId"]  # a loop of two
+    store = LiveStore(tmp_path / "otlp")
+    store.receive(doc, "traces")
+    summary = store.summary("s1")
+    assert summary.turns == 1 and summary.warning_count == 1
+    assert "1 span(s) named as their own parent" in summary.warnings[0] and "1 loop(s)" in summary.warnings[0]
 
 
 def test_an_empty_export_request_changes_nothing(tmp_path: Path) -> None:

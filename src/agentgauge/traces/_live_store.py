@@ -11,7 +11,8 @@ loses nothing: the store rebuilds its index from them. What it holds is bounded:
 - **listed sessions**: at most ``max_listed_sessions`` (older ones stay on disk for ``eval --traces``);
 - **work per request**: indexing a request, dropping a trace and forgetting a session cost O(1) each; a session's
   summary (its row: turns, tokens, times) is folded from per-trace summaries (see :mod:`._live_summary`), each
-  brought up to date from memory before its spans are dropped, so listing sessions never reads a received file.
+  brought up to date from memory before its spans are dropped (and every one when the store starts), so listing
+  sessions reads only the traces changed since and never a received file.
 """
 
 from __future__ import annotations
@@ -89,6 +90,9 @@ class LiveStore:
                 continue  # a damaged line hides its own spans, not the rest
             if spans:
                 self._add(spans, ref, time.time())
+        for session in self._sessions.values():  # read once now, so that listing after a restart reads nothing
+            for trace_id in list(session.stale):
+                self._summarize(session, session.traces[trace_id])
 
     # --- receiving --------------------------------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ __all__ = [
     "LISTED_TRACE_IDS",
     "LISTED_WARNINGS",
     "NAME_FIELDS",
+    "SHOWN_TEXT_CHARS",
     "LiveSummary",
     "SessionTally",
     "TraceSummary",
@@ -37,13 +38,15 @@ LISTED_TRACE_IDS = 100
 the session."""
 LISTED_WARNINGS = 20
 """How many warnings a session's summary lists (the first ones, in trace order; all are counted)."""
+SHOWN_TEXT_CHARS = 500
+"""How much of the first user message a summary keeps (a row shows the start of it; the turns have it whole)."""
 
 
 @dataclass(frozen=True, slots=True)
 class TraceSummary:
     """What one trace contributes to its session's row: its turns and tool calls, tokens (``None``: none
     recorded), the earliest start and latest end of its spans (nanoseconds), its earliest turn as ``(time, user
-    text)`` (time ``0.0`` when unknown, as sorting by time treats it), the names it carries, what could not be read
+    text)`` (the text's first :data:`SHOWN_TEXT_CHARS` characters; time ``0.0`` when unknown, as sorting by time treats it), the names it carries, what could not be read
     (``warnings``) and how many spans were read (``0``: only log records so far)."""
 
     turns: int = 0
@@ -72,12 +75,14 @@ def summarize_trace(conversation: TraceConversation | None, notes: list[str], sp
     outputs = [o for _, o in tokens if o is not None]
     turns = enumerate(conversation.invocations)
     first = min(((inv.creation_timestamp or 0.0, i, inv.user_content.content) for i, inv in turns), default=None)
+    text = first[2] if first is not None else ""
+    text = text if len(text) <= SHOWN_TEXT_CHARS else text[:SHOWN_TEXT_CHARS] + "…"
     return TraceSummary(
         turns=len(conversation.invocations),
         tool_calls=sum(len(inv.tools) for inv in conversation.invocations),
         input_tokens=sum(inputs) if inputs else None,
         output_tokens=sum(outputs) if outputs else None,
-        first_turn=(first[0], first[2]) if first is not None else None,
+        first_turn=(first[0], text) if first is not None else None,
         app_name=conversation.app_name,
         user_id=conversation.user_id,
         eval_id=conversation.eval_id,
