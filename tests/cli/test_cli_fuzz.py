@@ -1,8 +1,9 @@
 """Property: mutated example files never crash a command. Every mutant of every file in ``examples/`` goes through
 the commands that read it (validate, convert to both formats, eval, show, migrate, plan, traces show / doctor,
 eval --traces, calibrate --labels) in-process, and each run must end with exit code 0, 1 or 2, without a traceback,
-with an ``error:`` line of bounded length on exit 2, and having written nothing on exit 2. The mutations are those of ``benchmarks/fuzz_cli.py``, which runs the same checks at
-scale (``python benchmarks/fuzz_cli.py --inputs 5000``)."""
+with an ``error:`` line of bounded length on exit 2, and having written nothing on exit 2. The mutations are those
+of ``benchmarks/fuzz_cli.py``, which runs the same checks at scale (``python benchmarks/fuzz_cli.py --inputs
+5000``)."""
 
 from __future__ import annotations
 
@@ -49,8 +50,19 @@ def test_every_role_and_command_is_covered(
         for s in seeds
         for args in fuzz_cli.commands_for(s, root / s.name, root / "out", helpers)
     }
-    assert commands >= {("validate",), ("convert", "native"), ("convert", "adk"), ("eval",), ("show",), ("migrate",),
-                        ("plan",), ("traces", "show"), ("traces", "doctor"), ("eval", "--traces"), ("calibrate",)}
+    assert commands >= {
+        ("validate",),
+        ("convert", "native"),
+        ("convert", "adk"),
+        ("eval",),
+        ("show",),
+        ("migrate",),
+        ("plan",),
+        ("traces", "show"),
+        ("traces", "doctor"),
+        ("eval", "--traces"),
+        ("calibrate",),
+    }
 
 
 def test_the_unmutated_examples_pass_cleanly(

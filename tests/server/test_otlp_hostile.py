@@ -99,6 +99,19 @@ def test_forty_thousand_one_span_traces_in_one_request_are_acknowledged_in_secon
         assert len(listed) == 1000 and listed[0]["key"] == f"{40_000:032x}"
 
 
+def test_a_chain_of_eight_thousand_nested_model_calls_is_listed_in_seconds(server: str) -> None:
+    """Each span the parent of the next: reading the trace asks every span about its ancestors, which walked the
+    whole chain each time (32 million steps, 139 s) and held the store meanwhile."""
+    spans = [_chat(3, f"{n + 1:016x}", f"{n:016x}" if n else "", "chain", "deep") for n in range(8_000)]
+    with httpx.Client(base_url=server, timeout=30.0) as http:
+        started = time.monotonic()
+        assert http.post("/v1/traces", content=_export(spans), headers=JSON_TYPE).status_code == 200
+        row = http.get("/api/live/sessions/chain").json()
+        took = time.monotonic() - started
+    assert (row["turnCount"], row["spanCount"]) == (1, 8_000)
+    assert took < 10, f"{took:.1f} s"  # generous: about a second here
+
+
 @pytest.fixture
 async def receiver(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(ServerConfig(data_dir=tmp_path / "data", otlp=True))
@@ -163,14 +176,14 @@ def test_undecodable_grpc_messages_are_invalid_argument(tmp_path: Path) -> None:
     from _browser import free_port, running_server
 
     port = free_port()
-    with running_server(create_app(ServerConfig(data_dir=tmp_path, otlp=True, otlp_grpc_port=port))):
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            export = channel.unary_unary("/opentelemetry.proto.collector.trace.v1.TraceService/Export")
-            with pytest.raises(grpc.RpcError) as refused:
-                export(b"\xff\xff\xff\xff", timeout=10)
-            assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-            assert "invalid OTLP protobuf" in refused.value.details()
-            assert export(b"", timeout=10) == b""  # an empty request is fine
+    app = create_app(ServerConfig(data_dir=tmp_path, otlp=True, otlp_grpc_port=port))
+    with running_server(app), grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        export = channel.unary_unary("/opentelemetry.proto.collector.trace.v1.TraceService/Export")
+        with pytest.raises(grpc.RpcError) as refused:
+            export(b"\xff\xff\xff\xff", timeout=10)
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "invalid OTLP protobuf" in refused.value.details()
+        assert export(b"", timeout=10) == b""  # an empty request is fine
 
 
 def _sessions_doc(count: int) -> dict[str, Any]:

@@ -160,7 +160,9 @@ async def test_query_token_only_sets_the_cookie_on_a_ui_page(config: ServerConfi
         assert (await client.post("/dev/apps/calculator/eval_sets/viacookie")).status_code == 200
 
 
-@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; b=x"])
+@pytest.mark.parametrize(
+    "content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; b=x"]
+)
 async def test_a_body_less_write_refuses_a_form_content_type_without_the_pages_origin(
     client: httpx.AsyncClient, data_dir: Path, content_type: str
 ) -> None:

@@ -5,6 +5,7 @@ file are range-checked with the JSON path named."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 from hypothesis import given, settings
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from agentgauge.errors import InputError
 from agentgauge.traces import Span, TreeRepairs, build_traces, parse_traces
+from agentgauge.traces._spans import ancestor_test
 
 TRACE = "0" * 31 + "1"
 
@@ -72,6 +74,21 @@ def test_any_parent_links_give_a_forest(links: list[tuple[int, int, int]]) -> No
     for span in trace.spans:
         chain = list(span.ancestors())
         assert len(chain) == len({id(s) for s in chain}) < len(walked)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(-1, 11), st.booleans()), min_size=1, max_size=12), st.randoms())
+def test_the_remembering_ancestor_test_answers_as_walking_the_ancestors(
+    links: list[tuple[int, bool]], rng: random.Random
+) -> None:
+    spans = [_span(f"s{i}", "" if p < 0 else f"s{p}") for i, (p, _) in enumerate(links)]
+    marked = {f"s{i}" for i, (_, mark) in enumerate(links) if mark}
+    [trace] = build_traces(spans)
+    test = ancestor_test(lambda a: a.span_id in marked)
+    order = list(trace.spans)
+    rng.shuffle(order)  # asked in any order, the remembered answers stay right
+    for span in order:
+        assert test(span) == any(a.span_id in marked for a in span.ancestors())
 
 
 def _otlp(span: dict[str, object]) -> str:

@@ -130,9 +130,12 @@ def _tree_links(spans: list[dict[str, Any]]) -> list[tuple[Any, int]]:
     from ..traces import Span, build_traces
 
     nodes = [Span(str(s.get("trace_id")), str(s["span_id"]), _id_text(s.get("parent_span_id")), "") for s in spans]
-    build_traces(nodes)
+    depth: dict[int, int] = {}
+    for trace in build_traces(nodes):
+        for node in trace.walk():  # parents before their children
+            depth[id(node)] = depth[id(node.parent)] + 1 if node.parent is not None else 0
     raw_id = {str(s["span_id"]): s["span_id"] for s in reversed(spans)}  # the first of a repeated id, as linked
-    return [(raw_id[n.parent.span_id] if n.parent else None, sum(1 for _ in n.ancestors())) for n in nodes]
+    return [(raw_id[n.parent.span_id] if n.parent else None, depth.get(id(n), 0)) for n in nodes]
 
 
 def _id_text(value: Any) -> str:

@@ -11,14 +11,14 @@ are found, and whether traces name their eval case.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from ._extract import AGENTEVALS_CASE_ATTRIBUTE, EVAL_ID_ATTRIBUTE, _is_agent, _is_llm, _is_tool
 from ._messages import input_messages, output_messages
 from ._read import iter_trace_groups, trace_files
-from ._spans import Span, Trace, TreeRepairs
+from ._spans import Span, Trace, TreeRepairs, ancestor_test
 from ._usage import span_usage
 
 __all__ = ["Check", "DoctorReport", "ProducerReport", "diagnose", "diagnose_traces"]
@@ -153,9 +153,9 @@ def _has_content(span: Span) -> bool:
     return bool(input_messages(span) or output_messages(span))
 
 
-def _has_usage(span: Span) -> bool:
+def _has_usage(span: Span, above: Callable[[Span], bool]) -> bool:
     # The same call seen by two instrumentations (ADK's call_llm over an OpenAI client span): either may hold it.
-    return any(span_usage(s) for s in (span, *span.descendants(), *span.ancestors()) if _is_llm(s))
+    return above(span) or any(span_usage(s) for s in (span, *span.descendants()) if _is_llm(s))
 
 
 def _tool_result(span: Span) -> bool:
@@ -193,11 +193,13 @@ class _Tally:
     def add(self, spans: list[Span], answered: set[str]) -> None:
         self.traces += 1
         self.spans += len(spans)
-        llms = [s for s in spans if _is_llm(s) and not any(_is_llm(a) for a in s.ancestors())]
+        in_llm = ancestor_test(_is_llm)  # remembers its answers: a deeply nested trace costs O(spans)
+        usage_above = ancestor_test(lambda a: _is_llm(a) and bool(span_usage(a)))
+        llms = [s for s in spans if _is_llm(s) and not in_llm(s)]
         self.nested += sum(_is_llm(s) for s in spans) - len(llms)
         self.calls += len(llms)
         self.content += sum(_has_content(s) for s in llms)
-        self.usage += sum(_has_usage(s) for s in llms)
+        self.usage += sum(_has_usage(s, usage_above) for s in llms)
         self.logs_merged = self.logs_merged or any(e.name == _LOG_EVENT for s in llms for e in s.events)
         tools = [s for s in spans if _is_tool(s)]
         self.tools += len(tools)

@@ -25,7 +25,7 @@ from typing import Any
 from ..errors import InputError
 from ..model import Invocation, Message, Tool
 from ._messages import ChatMessage, MessageToolCall, ToolResponse, input_messages, output_messages, parse_json_value
-from ._spans import Span, Trace
+from ._spans import Span, Trace, ancestor_test
 from ._usage import turn_cost
 
 __all__ = [
@@ -146,19 +146,20 @@ def extract_conversation(trace: Trace) -> TraceConversation:
 
 def _turns(trace: Trace) -> list[tuple[Span | None, list[Span]]]:
     """``(anchor span, spans of the turn)`` per turn, in time order."""
+    # Ancestors are asked through tests that remember their answers: a trace nested thousands deep costs O(spans).
+    nested = ancestor_test(lambda a: _is_agent(a) or _is_tool(a))
     agents = [
         s
         for s in trace.walk()
-        if _is_agent(s)
-        and not any(_is_agent(a) or _is_tool(a) for a in s.ancestors())
-        and any(_is_llm(d) or _is_tool(d) for d in s.descendants())
+        if _is_agent(s) and not nested(s) and any(_is_llm(d) or _is_tool(d) for d in s.descendants())
     ]
     if agents:
         agents.sort(key=lambda s: s.start_ns)
         return [(agent, list(agent.descendants())) for agent in agents]
     # No agent spans: group the top-level LLM spans by their latest user message.
-    llms = sorted((s for s in trace.spans if _is_llm(s) and not _inside(s, _is_llm)), key=lambda s: s.start_ns)
-    tools = sorted((s for s in trace.spans if _is_tool(s) and not _inside(s, _is_tool)), key=lambda s: s.start_ns)
+    in_llm, in_tool = ancestor_test(_is_llm), ancestor_test(_is_tool)
+    llms = sorted((s for s in trace.spans if _is_llm(s) and not in_llm(s)), key=lambda s: s.start_ns)
+    tools = sorted((s for s in trace.spans if _is_tool(s) and not in_tool(s)), key=lambda s: s.start_ns)
     groups: list[list[Span]] = []
     last_user: str | None = None
     for span in llms:
@@ -186,10 +187,6 @@ def _turns(trace: Trace) -> list[tuple[Span | None, list[Span]]]:
     return result
 
 
-def _inside(span: Span, predicate: Any) -> bool:
-    return any(predicate(a) for a in span.ancestors())
-
-
 def _latest_user_text(messages: list[ChatMessage]) -> str:
     for message in reversed(messages):
         if message.role == "user" and message.text.strip():
@@ -205,18 +202,10 @@ def _invocation(
 ) -> Invocation:
     members = {id(s) for s in spans}
 
-    def opaque(span: Span) -> bool:
-        # Inside a tool span of this turn (an agent used as a tool): its inner calls belong to that tool.
-        return any(id(a) in members and _is_tool(a) for a in span.ancestors())
-
-    llms = sorted(
-        (
-            s
-            for s in spans
-            if _is_llm(s) and not opaque(s) and not any(id(a) in members and _is_llm(a) for a in s.ancestors())
-        ),
-        key=lambda s: s.start_ns,
-    )
+    # Inside a tool span of this turn (an agent used as a tool): its inner calls belong to that tool.
+    opaque = ancestor_test(lambda a: id(a) in members and _is_tool(a))
+    in_llm = ancestor_test(lambda a: id(a) in members and _is_llm(a))
+    llms = sorted((s for s in spans if _is_llm(s) and not opaque(s) and not in_llm(s)), key=lambda s: s.start_ns)
     tool_spans = sorted((s for s in spans if _is_tool(s) and not opaque(s)), key=lambda s: s.start_ns)
     inputs = [input_messages(s) for s in llms]
     outputs = [[m for m in output_messages(s) if m.role == "assistant"] for s in llms]

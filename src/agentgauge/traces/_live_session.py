@@ -67,11 +67,6 @@ class LiveSession:
         return list(self.traces)
 
     @property
-    def trace_stamps(self) -> dict[str, int]:
-        """Each trace's stamp (see :attr:`LiveTrace.stamp`)."""
-        return {trace_id: trace.stamp for trace_id, trace in self.traces.items()}
-
-    @property
     def ended(self) -> bool:
         """Every trace of the session has its root span (a root span ends, and so is exported, last)."""
         return bool(self.traces) and self.rooted == len(self.traces)

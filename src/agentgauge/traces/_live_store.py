@@ -249,12 +249,6 @@ class LiveStore:
         """The estimated memory (bytes) of the spans held now."""
         return self._memory
 
-    @property
-    def cached_spans(self) -> int:
-        """How many spans are held in memory now."""
-        with self._lock:
-            return sum(len(trace.spans or ()) for trace in self._held.values())
-
     def sessions(self, limit: int | None = None) -> list[LiveSession]:
         """The listed sessions, most recently updated first (the first ``limit`` of them)."""
         with self._lock:

@@ -46,8 +46,9 @@ SHOWN_TEXT_CHARS = 500
 class TraceSummary:
     """What one trace contributes to its session's row: its turns and tool calls, tokens (``None``: none
     recorded), the earliest start and latest end of its spans (nanoseconds), its earliest turn as ``(time, user
-    text)`` (the text's first :data:`SHOWN_TEXT_CHARS` characters; time ``0.0`` when unknown, as sorting by time treats it), the names it carries, what could not be read
-    (``warnings``) and how many spans were read (``0``: only log records so far)."""
+    text)`` (the text's first :data:`SHOWN_TEXT_CHARS` characters; time ``0.0`` when unknown, as sorting by time
+    treats it), the names it carries, what could not be read (``warnings``) and how many spans were read (``0``:
+    only log records so far)."""
 
     turns: int = 0
     tool_calls: int = 0
@@ -67,9 +68,9 @@ def summarize_trace(conversation: TraceConversation | None, notes: list[str], sp
     """The summary of one trace from what :func:`~agentgauge.traces.trace_conversation` read of it."""
     starts = [s.start_ns for s in spans if s.start_ns]
     ends = [s.end_ns for s in spans if s.end_ns]
-    times = {"started_ns": min(starts) if starts else None, "ended_ns": max(ends) if ends else None}
+    started, ended = (min(starts) if starts else None), (max(ends) if ends else None)
     if conversation is None:
-        return TraceSummary(warnings=tuple(notes), spans=len(spans), **times)  # type: ignore[arg-type]
+        return TraceSummary(started_ns=started, ended_ns=ended, warnings=tuple(notes), spans=len(spans))
     tokens = [turn_tokens(invocation, spans) for invocation in conversation.invocations]
     inputs = [i for i, _ in tokens if i is not None]
     outputs = [o for _, o in tokens if o is not None]
@@ -88,7 +89,8 @@ def summarize_trace(conversation: TraceConversation | None, notes: list[str], sp
         eval_id=conversation.eval_id,
         warnings=(*notes, *conversation.warnings),
         spans=len(spans),
-        **times,  # type: ignore[arg-type]
+        started_ns=started,
+        ended_ns=ended,
     )
 
 

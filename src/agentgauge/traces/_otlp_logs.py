@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
-from ._spans import Span, SpanEvent
 from ._otlp import time_ns
+from ._spans import Span, SpanEvent
 from ._values import attributes, hex_id, items, placed_value
 from ._where import Where
 

@@ -109,32 +109,37 @@ def check_document(doc: Any, source: str) -> None:
     outside 64 bits or a number that is infinite or NaN (``1e999``). The :class:`~agentgauge.errors.InputError`
     names ``source`` and the JSON path of the first such value (``resourceSpans[0].scopeSpans[0].spans[0].
     startTimeUnixNano``)."""
-    for problem, path in _problems(doc):
-        raise InputError(problem, file=source, location=_path_text(path) or None)
-
-
-def _problems(doc: Any) -> Iterator[tuple[str, list[str | int]]]:
-    """The first problem :func:`check_document` refuses and its path (nothing when there is none). The walk keeps
-    no path (most documents have no problem); the path is found by a second walk once one is known to exist."""
     from ..formats._jsonio import MAX_DEPTH
 
+    found = _first_problem(doc, MAX_DEPTH)
+    if found is None:
+        return
+    if isinstance(found, int):
+        problem, path = f"nested deeper than {MAX_DEPTH} levels of arrays and objects", _path_of(doc, _too_deep(found))
+    else:
+        text = str(found[0])
+        shown = text if len(text) <= 40 else f"{text[:40]}…"
+        problem = f"number out of range: {shown} (integers must fit in 64 bits, numbers be finite)"
+        path = _path_of(doc, lambda value, _depth: value is found[0])
+    raise InputError(problem, file=source, location=_path_text(path) or None)
+
+
+def _first_problem(doc: Any, limit: int) -> int | tuple[Any] | None:
+    """The depth limit (an int) when the document nests deeper, the first number out of range (in a 1-tuple),
+    or ``None``. The walk keeps no path (most documents have no problem); the path is found by a second walk."""
     low, high = _INT_RANGE
     stack: list[tuple[Any, int]] = [(doc, 1)] if type(doc) in (dict, list) else []
     while stack:
         node, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            yield f"nested deeper than {MAX_DEPTH} levels of arrays and objects", _path_of(doc, _too_deep(MAX_DEPTH))
-            return
+        if depth > limit:
+            return limit
         for child in node.values() if type(node) is dict else node:
             kind = type(child)
             if kind is dict or kind is list:
                 stack.append((child, depth + 1))
             elif (kind is int and not low <= child <= high) or (kind is float and not math.isfinite(child)):
-                shown = str(child) if len(str(child)) <= 40 else f"{str(child)[:40]}…"
-                yield f"number out of range: {shown} (integers must fit in 64 bits, numbers be finite)", _path_of(
-                    doc, lambda value, _depth: value is child
-                )
-                return
+                return (child,)
+    return None
 
 
 def _too_deep(limit: int) -> Any:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import Invocation, TokenUsage
-from ._spans import Span
+from ._spans import Span, ancestor_test
 
 __all__ = ["TurnCost", "span_model", "span_seconds", "span_usage", "turn_cost", "turn_tokens"]
 
@@ -157,11 +157,10 @@ def turn_tokens(invocation: Invocation, spans: Sequence[Span]) -> tuple[int | No
     totals: dict[str, int | None] = {"input": None, "output": None}
     keys = [key for pair in _SIDES.values() for key in pair]
     outer = [pair[0] for pair in _SIDES.values()]
+    counted_above = ancestor_test(lambda above: any(k in above.attributes for k in outer))  # follows the tree
     for span in spans:
-        if not any(k in span.attributes for k in keys):
+        if not any(k in span.attributes for k in keys) or counted_above(span):
             continue
-        if any(k in above.attributes for above in span.ancestors() for k in outer):
-            continue  # counted at the span above (the walk follows the tree, so it ends)
         for side, (key, legacy) in _SIDES.items():
             value = span.attributes.get(key, span.attributes.get(legacy))
             if isinstance(value, int) and not isinstance(value, bool):
