@@ -33,12 +33,15 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 """The range of an OTLP ``intValue`` (``int64``)."""
 
 
+_HEX_DIGITS = frozenset("0123456789abcdef")
+
+
 def hex_id(value: Any, size: int, key: str, where: Where) -> str:
     """A trace/span id as lowercase hex. OTLP JSON uses hex; protobuf's JSON mapping writes base64: both read."""
     if not isinstance(value, str) or not value:
         raise where.error(f"missing or invalid {key!r} (expected a hex string)")
     lowered = value.lower()
-    if all(c in "0123456789abcdef" for c in lowered):
+    if _HEX_DIGITS.issuperset(lowered):
         return lowered
     try:
         raw = base64.b64decode(value, validate=True)
