@@ -65,10 +65,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def test_a_span_its_own_parent_and_a_loop_of_two_are_received_and_listed_within_a_second(server: str) -> None:
     a, b = "00000000000000aa", "00000000000000bb"
-    body = _export([
-        _chat(1, a, a, "own-parent", "first"),  # its own parent
-        _chat(2, a, b, "loop", "second"), _chat(2, b, a, "loop", "second, again"),  # a loop of two
-    ])  # fmt: skip
+    own_parent = _chat(1, a, a, "own-parent", "first")
+    loop = [_chat(2, a, b, "loop", "second"), _chat(2, b, a, "loop", "second, again")]
+    body = _export([own_parent, *loop])
     with httpx.Client(base_url=server, timeout=1.0) as http:
         assert http.post("/v1/traces", content=body, headers=JSON_TYPE).status_code == 200
         rows = {r["key"]: r for r in http.get("/api/live/sessions").json()["sessions"]}
@@ -124,30 +123,67 @@ def _nested(levels: int) -> str:
     return '{"x": ' * levels + "1" + "}" * levels
 
 
-@pytest.mark.parametrize(
-    ("body", "where", "message"),
-    [
-        (_export([{**_chat(1, "0000000000000001", "", "s", "q"), "startTimeUnixNano": 1}]).replace(
-            b'"startTimeUnixNano": 1', b'"startTimeUnixNano": 1e999'), f"{_SPANS}[0].startTimeUnixNano",
-         "number out of range: inf"),
-        (_export([{**_chat(1, "0000000000000001", "", "s", "q"), "endTimeUnixNano": -7}]),
-         f"{_SPANS}[0].endTimeUnixNano", "expected an integer from 0 to 18446744073709551615, found -7"),
-        (_export([{**_chat(1, "0000000000000001", "", "s", "q"), "kind": 2**65}]), f"{_SPANS}[0].kind",
-         "number out of range"),
-        (_export([{**_chat(1, "0000000000000001", "", "s", "q"), "attributes": [
-            {"key": "n", "value": {"intValue": str(2**63)}}]}]), f"{_SPANS}[0].attributes[0].value.intValue",
-         "expected an integer from -9223372036854775808 to 9223372036854775807"),
-        (b'{"resourceSpans": [{"unknown": ' + _nested(260).encode() + b"}]}", "resourceSpans[0].unknown.x.x",
-         "nested deeper than 200 levels"),
-    ],
-)  # fmt: skip
+def _span_with(**change: Any) -> bytes:
+    return _export([{**_chat(1, "0000000000000001", "", "s", "q"), **change}])
+
+
+_INT64 = "expected an integer from -9223372036854775808 to 9223372036854775807"
+_LOGS = "resourceLogs[0].scopeLogs[0].logRecords[0]"
+_REFUSED = [
+    pytest.param(
+        "/v1/traces",
+        _span_with(startTimeUnixNano=1).replace(b'"startTimeUnixNano": 1', b'"startTimeUnixNano": 1e999'),
+        f"{_SPANS}[0].startTimeUnixNano",
+        "number out of range: inf",
+        id="time 1e999",
+    ),
+    pytest.param(
+        "/v1/traces",
+        _span_with(endTimeUnixNano=-7),
+        f"{_SPANS}[0].endTimeUnixNano",
+        "expected an integer from 0 to 18446744073709551615, found -7",
+        id="negative time",
+    ),
+    pytest.param("/v1/traces", _span_with(kind=2**65), f"{_SPANS}[0].kind", "number out of range", id="huge int"),
+    pytest.param(
+        "/v1/traces",
+        _span_with(attributes=[{"key": "n", "value": {"intValue": str(2**63)}}]),
+        f"{_SPANS}[0].attributes[0].value.intValue",
+        _INT64,
+        id="intValue beyond int64",
+    ),
+    pytest.param(
+        "/v1/traces",
+        b'{"resourceSpans": [{"unknown": ' + _nested(260).encode() + b"}]}",
+        "resourceSpans[0].unknown.x.x",
+        "nested deeper than 200 levels",
+        id="deep unknown field",
+    ),
+    pytest.param(
+        "/v1/logs",
+        b'{"resourceLogs": [{"scopeLogs": [{"logRecords": [{"timeUnixNano": 1e999}]}]}]}',
+        f"{_LOGS}.timeUnixNano",
+        "number out of range: inf",
+        id="log time 1e999",
+    ),
+    pytest.param(
+        "/v1/logs",
+        b'{"resourceLogs": [{"scopeLogs": [{"logRecords": [{"body": ' + _nested(300).encode() + b"}]}]}]}",
+        f"{_LOGS}.body.x",
+        "nested deeper than 200 levels",
+        id="deep log body",
+    ),
+]
+
+
+@pytest.mark.parametrize(("route", "body", "where", "message"), _REFUSED)
 async def test_numbers_out_of_range_and_values_nested_too_deep_are_400_naming_the_body_path(
-    receiver: httpx.AsyncClient, tmp_path: Path, body: bytes, where: str, message: str
+    receiver: httpx.AsyncClient, tmp_path: Path, route: str, body: bytes, where: str, message: str
 ) -> None:
-    answer = await receiver.post("/v1/traces", content=body, headers=JSON_TYPE)
+    answer = await receiver.post(route, content=body, headers=JSON_TYPE)
     assert answer.status_code == 400, answer.text
     detail = answer.json()["detail"]
-    assert detail.startswith(f"/v1/traces: {where}") and message in detail
+    assert detail.startswith(f"{route}: {where}") and message in detail, detail
     assert str(tmp_path) not in detail and "received-" not in detail
     assert (await receiver.get("/api/live/sessions")).json() == {"sessions": []}
     assert not (tmp_path / "data" / "otlp").exists()  # nothing stored
@@ -176,13 +212,16 @@ def test_undecodable_grpc_messages_are_invalid_argument(tmp_path: Path) -> None:
     from _browser import free_port, running_server
 
     port = free_port()
-    app = create_app(ServerConfig(data_dir=tmp_path, otlp=True, otlp_grpc_port=port))
+    app = create_app(ServerConfig(data_dir=tmp_path, otlp=True, otlp_grpc_port=port, max_upload_bytes=10_000))
     with running_server(app), grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
         export = channel.unary_unary("/opentelemetry.proto.collector.trace.v1.TraceService/Export")
         with pytest.raises(grpc.RpcError) as refused:
             export(b"\xff\xff\xff\xff", timeout=10)
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert "invalid OTLP protobuf" in refused.value.details()
+        with pytest.raises(grpc.RpcError) as too_big:
+            export(b"\x0a" * 20_000, timeout=10)  # beyond --max-upload-mb, refused before it is decoded
+        assert too_big.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert export(b"", timeout=10) == b""  # an empty request is fine
 
 

@@ -141,10 +141,10 @@ def _trace_doc(number: int, spans: int = 3) -> dict[str, Any]:
 
 
 def test_memory_is_bounded_in_bytes_and_dropped_traces_are_read_back_from_disk(tmp_path: Path) -> None:
-    store = LiveStore(tmp_path / "otlp", max_memory_bytes=12_000, max_listed_sessions=4)
+    store = LiveStore(tmp_path / "otlp", max_memory_bytes=20_000, max_listed_sessions=4)
     for number in range(1, 7):
         store.receive(_trace_doc(number), "traces")
-        assert 0 < store.held_memory <= 12_000
+        assert 0 < store.held_memory <= 20_000
     assert [s.key for s in store.sessions()] == ["s6", "s5", "s4", "s3"]  # older ones are on disk only
     assert not store.sessions()[-1].held and store.sessions()[0].held
     assert store.summary("s3").turns == 1 and store.summary("s3").first_user_text == "q3"
@@ -156,18 +156,31 @@ def test_memory_is_bounded_in_bytes_and_dropped_traces_are_read_back_from_disk(t
 
 
 def test_the_session_being_updated_is_dropped_too_when_it_alone_passes_the_budget(tmp_path: Path) -> None:
-    store = LiveStore(tmp_path / "otlp", max_memory_bytes=12_000)
+    store = LiveStore(tmp_path / "otlp", max_memory_bytes=24_000)
     for number in range(1, 9):  # eight traces of one session: far beyond the budget together
         doc = _trace_doc(number)
         for span in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]:
             span["attributes"][1]["value"]["stringValue"] = "one"
         store.receive(doc, "traces")
-        assert store.held_memory <= 12_000
+        assert store.held_memory <= 24_000
     [session] = store.sessions()
     assert len(session.traces) == 8 and [t.spans is None for t in session.traces.values()][:5] == [True] * 5
     summary = store.summary("one")
     assert (summary.turns, summary.input_tokens, summary.trace_count) == (8, 8 * 14, 8)  # two model calls a turn
     assert [u for u, _, _ in _turns(store, "one")] == [f"q{n}" for n in range(1, 9)]
+
+
+def test_the_index_of_sessions_and_traces_counts_against_the_budget_too(tmp_path: Path) -> None:
+    """Traces without much in them still cost their index entry (about 1 KiB a trace, 1 KiB a session): beyond
+    half the budget the least recently updated sessions are forgotten, so tiny traces cannot grow the server."""
+    store = LiveStore(tmp_path / "otlp", max_memory_bytes=64_000)  # the index may take 32,000 bytes: 15 sessions
+    for number in range(1, 41):
+        store.receive(_trace_doc(number, spans=2), "traces")
+        assert store.held_memory <= 64_000
+    assert [s.key for s in store.sessions()] == [f"s{n}" for n in range(40, 25, -1)]
+    assert store.changes(0).removed[-1] == "s25"
+    from_files = read_conversations(tmp_path / "otlp", by_session=True).conversations
+    assert len(from_files) == 40  # forgotten from the listing, not from the files
 
 
 def test_a_torn_tail_is_cut_before_the_next_append_and_every_acknowledged_request_survives_restarts(

@@ -164,8 +164,8 @@ _LiveMemoryMb = Annotated[
     float,
     typer.Option(
         "--live-memory-mb",
-        help="Memory the received spans held may take, in MiB; beyond it the least recently updated traces are "
-        "read back from <data-dir>/otlp/ when opened.",
+        help="Memory the received spans and their index may take, in MiB; beyond it the least recently updated "
+        "traces are read back from <data-dir>/otlp/ when opened.",
         min=1,
         max=1_048_576,
         rich_help_panel="Input",

@@ -5,9 +5,11 @@ session, a trace without one is a session of its own.
 Every export request is appended to OTLP JSONL files first (:class:`~._live_files.ReceivedFiles`), so a restart
 loses nothing: the store rebuilds its index from them. What it holds is bounded:
 
-- **memory, in bytes**: the spans of the least recently updated traces are dropped once the held spans pass
-  ``max_memory_bytes`` (whatever session they belong to, the one being updated included); a dropped trace is read
-  back from the lines that hold it when it is opened, scored or receives more spans;
+- **memory, in bytes**: what it holds (spans and the index of sessions and traces) stays within
+  ``max_memory_bytes``. The spans of the least recently updated traces are dropped first (whatever session they
+  belong to, the one being updated included); a dropped trace is read back from the lines that hold it when it is
+  opened, scored or receives more spans. The index (about 1 KiB a trace, 2 KiB a session) may take half the budget:
+  beyond it the least recently updated sessions are forgotten, as beyond the listing limit;
 - **listed sessions**: at most ``max_listed_sessions`` (older ones stay on disk for ``eval --traces``);
 - **work per request**: indexing a request, dropping a trace and forgetting a session cost O(1) each; a session's
   summary (its row: turns, tokens, times) is folded from per-trace summaries (see :mod:`._live_summary`), each
@@ -39,9 +41,13 @@ from ._spans import Span, build_traces
 __all__ = ["DEFAULT_LIVE_MEMORY_BYTES", "LiveChanges", "LiveStore", "trace_conversation"]
 
 DEFAULT_LIVE_MEMORY_BYTES = 256 * 1024 * 1024
-"""How much memory the spans held by a live store may take (``serve --live-memory-mb``, default 256 MiB)."""
+"""How much memory a live store may hold, spans and index (``serve --live-memory-mb``, default 256 MiB)."""
 
 _SPAN_OVERHEAD = 1024  # bytes a decoded span takes beyond its share of the request's JSON (measured: ~850)
+# What the index keeps without spans (its ids, lines, summary, row), measured on one-span traces: ~1.1 KiB a trace
+# in one session, ~1.9 KiB a session of one trace (the trace's share included).
+_TRACE_INDEX_BYTES = 1024
+_SESSION_INDEX_BYTES = 1024
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -78,7 +84,8 @@ class LiveStore:
         self._sessions: OrderedDict[str, LiveSession] = OrderedDict()  # least recently updated first
         self._trace_key: dict[str, str] = {}
         self._held: OrderedDict[str, LiveTrace] = OrderedDict()  # traces whose spans are in memory, LRU first
-        self._memory = 0
+        self._memory = 0  # the held spans (estimated bytes)
+        self._index_memory = 0  # the index of sessions and traces (estimated bytes)
         self._stamp = 0  # trace stamps and change numbers (one sequence: each number is used once)
         self._removed: deque[tuple[int, str]] = deque(maxlen=max(1, max_listed_sessions))
         self._forgot_up_to = 0  # the change number of the last removal no longer remembered
@@ -133,6 +140,7 @@ class LiveStore:
             trace = session.traces.get(trace_id)
             if trace is None:
                 trace = session.traces[trace_id] = LiveTrace(trace_id, len(session.traces))
+                self._index_memory += _TRACE_INDEX_BYTES
             elif trace.spans is None:
                 trace.spans = self._read_back([trace])[trace_id]  # whole again before it changes
                 self._memory += trace.memory
@@ -178,6 +186,7 @@ class LiveStore:
     def _new(self, key: str, session_id: str) -> LiveSession:
         session = LiveSession(key, session_id)
         self._sessions[key] = session
+        self._index_memory += _SESSION_INDEX_BYTES
         return session
 
     def _merge(self, old: LiveSession, target: LiveSession) -> None:
@@ -192,6 +201,7 @@ class LiveStore:
                 target.stale[trace.trace_id] = None
         target.rooted += old.rooted
         target.span_count += old.span_count
+        self._index_memory -= _SESSION_INDEX_BYTES
         self._forgotten(old.key)
 
     def _forgotten(self, key: str) -> None:
@@ -201,17 +211,19 @@ class LiveStore:
         self._removed.append((self._stamp, key))
 
     def _bound(self) -> None:
-        """Forget the oldest sessions beyond the listing limit (their data stays in the files), then drop the
-        spans of the least recently updated traces until the held spans fit the memory budget, each trace's
-        summary brought up to date first."""
-        while len(self._sessions) > self.max_listed_sessions:
+        """Forget the oldest sessions beyond the listing limit or beyond half the memory budget for the index
+        (their data stays in the files), then drop the spans of the least recently updated traces until what is
+        held fits the budget, each trace's summary brought up to date first."""
+        index_budget = self.max_memory_bytes // 2
+        while len(self._sessions) > self.max_listed_sessions or (self._sessions and self._index_memory > index_budget):
             _, gone = self._sessions.popitem(last=False)
             for trace_id, trace in gone.traces.items():
                 self._trace_key.pop(trace_id, None)
                 if self._held.pop(trace_id, None) is not None:
                     self._memory -= trace.memory
+            self._index_memory -= _SESSION_INDEX_BYTES + _TRACE_INDEX_BYTES * len(gone.traces)
             self._forgotten(gone.key)
-        while self._memory > self.max_memory_bytes and self._held:
+        while self._memory + self._index_memory > self.max_memory_bytes and self._held:
             trace_id, trace = self._held.popitem(last=False)
             session = self._sessions[self._trace_key[trace_id]]
             if not trace.current:
@@ -246,8 +258,8 @@ class LiveStore:
 
     @property
     def held_memory(self) -> int:
-        """The estimated memory (bytes) of the spans held now."""
-        return self._memory
+        """The estimated memory (bytes) held now: spans and index, within ``max_memory_bytes`` after each request."""
+        return self._memory + self._index_memory
 
     def sessions(self, limit: int | None = None) -> list[LiveSession]:
         """The listed sessions, most recently updated first (the first ``limit`` of them)."""
