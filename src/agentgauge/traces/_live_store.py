@@ -41,7 +41,7 @@ from ._spans import Span, build_traces
 __all__ = ["DEFAULT_LIVE_MEMORY_BYTES", "LiveChanges", "LiveStore", "trace_conversation"]
 
 DEFAULT_LIVE_MEMORY_BYTES = 256 * 1024 * 1024
-"""How much memory a live store may hold, spans and index (``serve --live-memory-mb``, default 256 MiB)."""
+"""How much memory the spans held by a live store may take (``serve --live-memory-mb``, default 256 MiB)."""
 
 _SPAN_OVERHEAD = 1024  # bytes a decoded span takes beyond its share of the request's JSON (measured: ~850)
 # What the index keeps without spans (its ids, lines, summary, row), measured on one-span traces: ~1.1 KiB a trace
