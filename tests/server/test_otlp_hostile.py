@@ -89,11 +89,11 @@ def test_forty_thousand_one_span_traces_in_one_request_are_acknowledged_in_secon
         for n in range(40_000)
     ]
     with httpx.Client(base_url=server, timeout=60.0) as http:
-        started = time.monotonic()
+        started = time.process_time()  # CPU of this process (client and server): what a busy machine leaves alone
         answer = http.post("/v1/traces", content=_export(spans), headers=JSON_TYPE)
-        took = time.monotonic() - started
+        took = time.process_time() - started
         assert answer.status_code == 200, answer.text
-        assert took < 15, f"{took:.1f} s"  # generous: a few seconds here (quadratic eviction took 80 s)
+        assert took < 15, f"{took:.1f} s of CPU"  # generous: about 2 s here (quadratic eviction took 80 s)
         listed = http.get("/api/live/sessions", params={"limit": 1000}, timeout=5).json()["sessions"]
         assert len(listed) == 1000 and listed[0]["key"] == f"{40_000:032x}"
 
@@ -103,12 +103,12 @@ def test_a_chain_of_eight_thousand_nested_model_calls_is_listed_in_seconds(serve
     whole chain each time (32 million steps, 139 s) and held the store meanwhile."""
     spans = [_chat(3, f"{n + 1:016x}", f"{n:016x}" if n else "", "chain", "deep") for n in range(8_000)]
     with httpx.Client(base_url=server, timeout=30.0) as http:
-        started = time.monotonic()
+        started = time.process_time()  # CPU of this process (client and server): what a busy machine leaves alone
         assert http.post("/v1/traces", content=_export(spans), headers=JSON_TYPE).status_code == 200
         row = http.get("/api/live/sessions/chain").json()
-        took = time.monotonic() - started
+        took = time.process_time() - started
     assert (row["turnCount"], row["spanCount"]) == (1, 8_000)
-    assert took < 10, f"{took:.1f} s"  # generous: about a second here
+    assert took < 10, f"{took:.1f} s of CPU"  # generous: about a second here
 
 
 @pytest.fixture
@@ -242,7 +242,7 @@ def test_two_thousand_sessions_are_listed_and_streamed_after_a_restart_in_a_seco
     app = create_app(ServerConfig(data_dir=data, otlp=True))  # a restart: the index is rebuilt from the files
     shutil.rmtree(data / "otlp")  # listing must not need them
     with running_server(app) as url, httpx.Client(base_url=url, timeout=5) as http:
-        started = time.monotonic()
+        started = time.process_time()  # CPU of this process (client and server): what a busy machine leaves alone
         rows = http.get("/api/live/sessions", params={"limit": 1000}).json()["sessions"]
         streamed = []
         with http.stream("GET", "/api/live/events") as events:  # every session's row on connect
@@ -251,8 +251,8 @@ def test_two_thousand_sessions_are_listed_and_streamed_after_a_restart_in_a_seco
                     streamed.append(json.loads(line[len("data: ") :]))
                 if len(streamed) == 2_000:
                     break
-        took = time.monotonic() - started
-    assert took < 1.0, f"{took:.2f} s"  # generous (about 0.2 s here; the first event came after 25 s before)
+        took = time.process_time() - started
+    assert took < 1.0, f"{took:.2f} s of CPU"  # generous (about 0.2 s here; the first event came after 25 s before)
     assert len(rows) == 1000 and rows[0]["firstUserText"] == "question 2000"
     assert {(r["turnCount"], r["inputTokens"], r["ended"]) for r in rows + streamed} == {(1, 3, True)}
     assert sorted(r["key"] for r in streamed) == sorted(f"s{n}" for n in range(1, 2_001))
