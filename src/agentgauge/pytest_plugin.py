@@ -9,8 +9,9 @@ Collection is opt-in so that JSON fixtures in a test tree are never run by accid
 - the ini key ``agentgauge_collect = true`` is set (then every eval file under ``testpaths`` is collected).
 
 The agent comes from ``--agentgauge-agent SPEC``, else the ``agentgauge_agent`` ini key, else a fixture named
-``agentgauge_agent``. Metrics come from ``<evalSetId>.metrics.json`` beside the file, else ``test_config.json``
-beside it, else ADK's default criteria. Disable the plugin with ``-p no:agentgauge``.
+``agentgauge_agent``. Metrics are found beside the file as ``agentgauge eval`` finds them: ``<evalSetId>.metrics.json``,
+else ``test_config.json``, else agentevals' ``eval_config.yaml``, else ADK's default criteria. Disable the plugin
+with ``-p no:agentgauge``.
 """
 
 from __future__ import annotations
@@ -199,9 +200,9 @@ class EvalSetFile(pytest.File):
 
 
 def _load(path: Path) -> EvalSet:
-    from .adk._files import load_eval_file
+    from .formats import load_eval_set
 
-    return load_eval_file(path)
+    return load_eval_set(path)
 
 
 def _run_case(request: pytest.FixtureRequest) -> None:
@@ -253,8 +254,9 @@ class EvalCaseItem(pytest.Function):
     def run_eval(self, request: pytest.FixtureRequest) -> None:
         """Run this case and raise :class:`EvalCaseFailure` with the Expected / Actual report of each run that did
         not pass unless the case passed (its status over its runs, by the case status rule)."""
-        from .adk._files import metrics_for_eval_file
-        from .adk._runner import run_eval_set
+        import asyncio
+
+        from .launch import evaluate_set
         from .model import EvalStatus
         from .reporting import case_failure_text
         from .summary import result_summary
@@ -262,16 +264,17 @@ class EvalCaseItem(pytest.Function):
         # Trace-mode cases replay recorded conversations: like `agentgauge eval`, they need no agent.
         selected = next(c for c in self.eval_set.eval_cases if c.eval_id == self.name)
         agent = None if selected.is_trace else self._resolve_agent(request)
-        metrics = metrics_for_eval_file(self.path, self.eval_set.eval_set_id)
-        result = run_eval_set(
+        run = evaluate_set(
             self.eval_set,
-            metrics,
+            None,
             agent,
             app_name="pytest",
             num_runs=self._num_runs(),
             case_ids=[self.name],
             case_status=self._case_status(),
+            path=self.path,
         )
+        result = asyncio.run(run)
         runs = result.eval_case_results
         summary = next((c for c in result_summary(result).cases if c.eval_id == self.name), None)
         failures = []

@@ -369,25 +369,6 @@ def test_an_output_dir_that_is_a_file_is_refused_before_running(tmp_path: Path) 
     assert result.stdout == ""
 
 
-@pytest.mark.parametrize(("flags", "cache"), [([], ".judge_cache"), (["--no-cache"], None)])
-def test_judge_cache_lives_in_the_output_dir_unless_disabled(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flags: list[str], cache: str | None
-) -> None:
-    import agentgauge.evaluators as evaluators
-
-    seen: list[Any] = []
-
-    class RecordingRegistry(evaluators.Registry):
-        def __init__(self, **kwargs: Any) -> None:
-            seen.append(kwargs["judge_settings"])
-            super().__init__(**kwargs)
-
-    monkeypatch.setattr(evaluators, "Registry", RecordingRegistry)
-    result = _eval(CALC_AGENT, f"{CALC_SET}:calc_add", "--output-dir", tmp_path, *flags)
-    assert result.exit_code == 0, result.output
-    assert [s.cache_dir for s in seen] == [tmp_path / cache if cache else None]
-
-
 def test_agent_after_the_eval_set_is_named_as_misplaced(tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = _eval("examples/calculator/calculator.evalset.json", "examples/calculator/agent.py", "--output-dir", out)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import agentgauge.cli as cli
-from agentgauge.cli._eval_run import run_phase_starts
+from agentgauge.cli._eval_progress import run_phase_starts
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TRACES = EXAMPLES / "trace_mode" / "calculator_traces.evalset.json"

@@ -159,27 +159,6 @@ def test_ctrl_c_then_resume_by_file(tmp_path: Path) -> None:
     assert again.returncode == 2 and "complete (not interrupted): nothing to resume" in again.stderr
 
 
-def test_resume_refuses_a_run_it_does_not_continue(tmp_path: Path) -> None:
-    _setup(tmp_path, cases=3)
-    log = tmp_path / "out" / "slow" / "slow_slow_x1.progress.jsonl"
-    log.parent.mkdir(parents=True)
-    header = {"agentgaugeProgress": 1, "evalSetResultId": "slow_slow_x1", "evalSetId": "slow", "numRuns": 2}
-    log.write_text(json.dumps(header) + "\n")
-    base = ["agent.py", "slow.evalset.json", "--output-dir", "out"]
-    cases = [
-        ([*base, "--resume", "slow_slow_x1"], "--num-runs 2; resume it with the same value, not 1"),
-        ([*base, "--resume", "nope"], "no interrupted run with this id"),
-        (["agent.py", "slow.evalset.json", "--resume", str(log)], "--output-dir out"),
-        ([*base, "slow.evalset.json", "--resume", "slow_slow_x1"], "--resume continues one eval set"),
-    ]
-    for args, message in cases:
-        result = _run(tmp_path, *args)
-        assert result.returncode == 2, (args, result.stdout, result.stderr)
-        assert message in result.stderr and result.stderr.startswith("error: "), result.stderr
-    assert not (tmp_path / "calls.txt").exists()  # nothing ran
-    assert log.read_text() == json.dumps(header) + "\n"
-
-
 def test_resume_an_unfinished_run_of_a_sql_store(tmp_path: Path) -> None:
     pytest.importorskip("sqlalchemy")
     from agentgauge.formats import load_result

@@ -19,7 +19,7 @@ from agentgauge.model import EvalCaseResult, EvalSet
 from agentgauge.model._prices import ModelPrice, PriceTable
 from agentgauge.run._evaluator import EvaluationResult
 from agentgauge.run._resume import load_resume, progress_path
-from agentgauge.service import Callbacks, ExecutionJob, LoadedEvalSet
+from agentgauge.service import Callbacks, ExecutionJob, LoadedEvalSet, RunOptions
 from agentgauge.simulation import ScriptedUserSimulator
 from agentgauge.storage import InMemoryEvalResultManager, InMemoryMetricManager, LocalEvalResultManager
 
@@ -174,7 +174,8 @@ def test_an_interrupted_ray_run_resumes_with_its_progress_log(
 
 
 def test_an_agent_cache_is_refused_before_ray_starts() -> None:
-    job = ExecutionJob("app", "s", None, None, Callbacks(), 1, None, agent_cache=object())  # type: ignore[arg-type]
+    options = RunOptions(parallelism=1, agent_cache=object())  # type: ignore[arg-type]
+    job = ExecutionJob("app", "s", None, None, Callbacks(), options)  # type: ignore[arg-type]
     executor = RayExecutor(address="ray://unreachable.invalid:10001")
     with pytest.raises(InputError, match=r"agent cache \(--cache-agent\) is not available with the Ray executor"):
         asyncio.run(executor.execute(job, [], lambda item, result: None))

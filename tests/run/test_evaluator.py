@@ -236,13 +236,20 @@ async def test_evaluate_sync_refuses_a_running_loop() -> None:
     ("kwargs", "message"),
     [
         ({"num_runs": 0}, "num_runs must be at least 1"),
-        ({"parallelism": 0}, "parallelism"),
         ({"timeout": 0}, "timeout"),
     ],
 )
 def test_bad_settings(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         _evaluator(CASES, RecordingAgent(), **kwargs)
+
+
+async def test_a_parallelism_below_one_is_refused_by_the_pool_before_any_case_runs() -> None:
+    # A request is checked once, in agentgauge.launch; the engine's own guard is the pool's.
+    agent = RecordingAgent()
+    with pytest.raises(ValueError, match="parallelism must be at least 1, got 0"):
+        await _evaluator(CASES, agent, parallelism=0).evaluate("set")
+    assert agent.requests == []
 
 
 async def test_progress_reports_every_case_and_run() -> None:

@@ -73,7 +73,9 @@ async def test_a_session_without_an_eval_id_needs_the_case_named(live: httpx.Asy
     body: dict[str, Any] = {"appName": "weather", "evalSetId": "home"}
     unmatched = await live.post(f"/api/live/sessions/{key}/score", json=body)
     assert unmatched.status_code == 400
-    assert "matches no case of eval set 'home'" in unmatched.json()["detail"]
+    # The message of eval --traces: the eval set (named as the server keeps it), the trace, why, and what to do.
+    assert unmatched.json()["detail"].startswith("weather/home.evalset.json: 1 trace(s) match no case: trace ")
+    assert "Name the case (caseId)" in unmatched.json()["detail"]
     assert "no case starts with its first user message 'What is the weather in Paris?'" in unmatched.json()["detail"]
     named = await live.post(f"/api/live/sessions/{key}/score", json={**body, "caseId": "lights"})
     assert named.status_code == 200, named.text

@@ -18,6 +18,7 @@ from agentgauge.service import (
     EvaluateRequest,
     InferenceRequest,
     LocalService,
+    RunOptions,
 )
 
 SET = EvalSet(eval_set_id="set", eval_cases=[case("c1", inv("q1", "echo: q1")), case("c2", inv("q2", "echo: q2"))])
@@ -30,7 +31,7 @@ def _service(callbacks: Callbacks, agent: object | None = None) -> LocalService:
         eval_set_manager=SetManager(SET),
         evaluators=FakeRegistry(exact_answer=ExactAnswer()),
         callbacks=callbacks,
-        parallelism=1,
+        options=RunOptions(parallelism=1),
     )
 
 

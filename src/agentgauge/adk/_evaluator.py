@@ -173,7 +173,7 @@ class AgentEvaluator:
         eval_set_results_manager: Any = None,
     ) -> None:
         """Evaluate one eval set (ours or ADK's model). ``criteria`` is ADK's deprecated threshold dict."""
-        from ._runner import arun_eval_set
+        from ..launch import evaluate_set
         from ._verdict import append_csv, failure_lines, print_details
 
         if num_runs < 1:
@@ -186,7 +186,7 @@ class AgentEvaluator:
         agent = _sub_agent(await _root_agent(agent_module), agent_name)
         app = app_name or "test_app"
         ours = eval_set_results_manager if hasattr(eval_set_results_manager, "save") else None
-        result = await arun_eval_set(native, metrics, agent, app_name=app, num_runs=num_runs, result_manager=ours)
+        result = await evaluate_set(native, metrics, agent, app_name=app, num_runs=num_runs, result_manager=ours)
         if eval_set_results_manager is not None and ours is None:
             await _save_adk_results(eval_set_results_manager, app, native.eval_set_id, result)
         failures, verdicts = failure_lines(result, _label(agent_module))

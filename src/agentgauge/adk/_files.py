@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..model import EvalMetric, EvalSet, SessionInput
+from ..model import EvalSet, SessionInput
 
 __all__ = [
     "EVAL_FILE_SUFFIXES",
@@ -16,7 +16,6 @@ __all__ = [
     "is_legacy_file",
     "load_eval_file",
     "load_initial_session",
-    "metrics_for_eval_file",
 ]
 
 EVAL_FILE_SUFFIXES = (".test.json", ".evalset.json")
@@ -98,15 +97,3 @@ def load_eval_file(
         for case in eval_set.eval_cases
     ]
     return eval_set.model_copy(update={"eval_cases": cases})
-
-
-def metrics_for_eval_file(path: str | os.PathLike[str], eval_set_id: str) -> list[EvalMetric]:
-    """The metrics for an eval file, found as ``agentgauge eval`` finds them: ``<evalSetId>.metrics.json`` beside it,
-    else ``test_config.json`` beside it, else ADK's default criteria."""
-    from ..formats import default_adk_metrics, load_metrics
-
-    folder = Path(path).parent
-    for candidate in (folder / f"{eval_set_id}.metrics.json", folder / "test_config.json"):
-        if candidate.is_file():
-            return load_metrics(candidate)
-    return default_adk_metrics()

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from .._util.lazy import lazy_exports
 from ..errors import AgentError
 from ._adapt import CallableAgent, as_agent, to_output
-from ._loader import load_agent, looks_like_agent_spec
+from ._loader import load_agent, load_python_object, looks_like_agent_spec
 from ._timing import time_model, time_tool
 from ._types import Agent, AgentOutput, AgentRequest
 
@@ -48,6 +48,7 @@ __all__ = [
     "collect_events",
     "collect_events_sync",
     "load_agent",
+    "load_python_object",
     "looks_like_agent_spec",
     "parse_docstring",
     "time_model",

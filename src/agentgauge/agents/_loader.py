@@ -108,6 +108,19 @@ def _load_object(spec: str) -> object:
     )
 
 
+def load_python_object(spec: str, default: str) -> object:
+    """The object ``spec`` names: ``path/to/file.py`` (its attribute ``default``), ``file.py:attribute`` or
+    ``package.module:attribute``; :class:`InputError` naming ``spec`` when the file or attribute is missing (the
+    import's own errors propagate)."""
+    path, _, attribute = spec.partition(".py:")
+    if attribute or spec.endswith(".py"):
+        file = Path(path + ".py") if attribute else Path(spec)
+        if not file.is_file():
+            raise InputError("file not found", file=spec)
+        return _pick(_import_file(file.resolve(), package=False), (attribute or default,), spec)
+    return _load_object(spec)
+
+
 def missing_package_hint(exc: BaseException) -> str | None:
     """What to install when importing an agent failed for want of a known optional package, in one line; else
     ``None``.

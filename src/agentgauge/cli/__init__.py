@@ -58,7 +58,7 @@ def _main() -> None:
         # Parsing the options imports pydantic and builds validators; loading follows. Start-up allocates many
         # long-lived objects and almost no cyclic garbage, and each collection meanwhile walks them all (~5 ms of
         # collections before a 200-case eval's first agent call). The command turns the collector on when its run
-        # begins (``_eval_run.run_phase_starts``).
+        # begins (``_eval_progress.run_phase_starts``).
         gc.disable()
     try:
         with process_ends_after_command():

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 import typer
@@ -19,8 +17,6 @@ __all__ = [
     "EXIT_FAILED",
     "EXIT_INVALID",
     "EXIT_OK",
-    "MAX_NUM_RUNS",
-    "check_result_location",
     "echo_problems",
     "echo_text",
     "error_line",
@@ -32,10 +28,6 @@ __all__ = [
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_INVALID = 2
-MAX_NUM_RUNS = 1000  # --num-runs above this is a typo, not a plan: every run keeps its invocations in the result
-
-_NAME_MAX = 255  # bytes in one file name on common file systems (ext4, APFS, NTFS)
-_TEMP_EXTRA = len(".") + len(".0123456789ab.tmp")  # what atomic writes add to a file name for the temporary file
 
 
 def print_line(console: Console, text: str, style: str | None = None) -> None:
@@ -89,43 +81,3 @@ def input_errors_exit_2() -> Iterator[None]:
         fail_input(exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc))
     except OSError as exc:
         fail_input(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
-
-
-def check_result_location(output_dir: Path, app: str, eval_set_id: str, source: str) -> None:
-    """Check, before anything runs, that the result of eval set ``eval_set_id`` (from file ``source``) of app
-    ``app`` can be saved under ``output_dir``: a non-empty id, path segments that are valid names and a file name
-    the file system accepts (with room for the temporary file of the atomic write)."""
-    from ..errors import InputError, InvalidIdError
-    from ..storage import RESULT_SUFFIX, LocalEvalResultManager
-
-    if not eval_set_id:
-        raise InputError(
-            "must not be empty: results are saved under the eval set id", file=source, location="evalSetId"
-        )
-    sample_id = f"{app}_{eval_set_id}_00000000-0000-0000-0000-000000000000"  # the form of the real id
-    try:
-        path = LocalEvalResultManager(base_dir=output_dir).path_for(app, sample_id)
-    except InvalidIdError as exc:
-        if exc.limit is None:  # not a matter of length: the name itself is refused
-            raise InputError(exc.message, file=source, location="evalSetId") from None
-        path = output_dir / app / f"{sample_id}{RESULT_SUFFIX}"  # too long: said below, naming the file
-    name_max = _name_max(output_dir)
-    for part, extra in ((app, 0), (path.name, _TEMP_EXTRA)):
-        size = len(os.fsencode(part)) + extra
-        if size > name_max:
-            raise InputError(
-                f"too long: the result file name {path.name[:60]!r}... would need {size} bytes, over the file "
-                f"system's limit of {name_max} (shorten the app name or the evalSetId)",
-                file=source,
-                location="evalSetId",
-            )
-
-
-def _name_max(folder: Path) -> int:
-    for candidate in (folder, *folder.absolute().parents):
-        if candidate.is_dir():
-            try:
-                return min(_NAME_MAX, os.pathconf(candidate, "PC_NAME_MAX"))
-            except (OSError, ValueError, AttributeError):
-                break
-    return _NAME_MAX

@@ -1,17 +1,17 @@
 """``agentgauge eval``: run an agent over eval sets, score, save results, report, and set the exit code.
 
-This module declares the command (its options, in the order ``--help`` lists them); what it does is in
-``_eval_flow`` (checks, runner, report, exit code), imported when the command runs.
+This module declares the command (its options, in the order ``--help`` lists them) and maps them onto one
+:class:`~agentgauge.launch.EvalRequest`; ``_eval_run`` (imported when the command runs) runs it and reports.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from . import _metric_opts as _m
 from ._app import app
 from ._options import (
     DEFAULT_OUTPUT_DIR,
@@ -28,7 +28,6 @@ from ._options import (
     JsonOption,
     JudgeBaseUrlOption,
     JudgeModelOption,
-    JudgeOptions,
     JudgeTimeoutOption,
     JunitOption,
     JunitRunsOption,
@@ -39,8 +38,11 @@ from ._options import (
     PluginOption,
     ReportOptions,
     SeedOption,
+    SimulatorBaseUrlOption,
+    SimulatorModelOption,
     StoreOption,
     StrictOption,
+    UserSimulatorOption,
 )
 
 __all__ = ["eval_command"]
@@ -157,25 +159,87 @@ _Alpha = Annotated[
 
 # --- simulated users and expected agents -----------------------------------------------------------------------
 
-_UserSimulator = Annotated[
-    str | None,
-    typer.Option("--user-simulator", help="Simulated user for conversationScenario cases: file.py[:attribute]."),
-]
-_SimulatorModel = Annotated[
-    str | None,
-    typer.Option("--simulator-model", help="Model playing the user and generating llmGenerator tool results."),
-]
-_SimulatorBaseUrl = Annotated[
-    str | None, typer.Option("--simulator-base-url", help="OpenAI-compatible base URL of --simulator-model.")
-]
 _ExpectedAgent = Annotated[
     str | None,
     typer.Option("--expected-agent", help="Agent producing the expected invocations (expectedRunnerEnabled)."),
 ]
 _MaxTurns = Annotated[int | None, typer.Option("--max-turns", help="User-turn limit of every scenario (0: unlimited).")]
 
+# --- which metrics score, and how ------------------------------------------------------------------------------
 
-@app.command("eval")
+_OnlyMetrics = Annotated[
+    str | None,
+    typer.Option(
+        "--only-metrics",
+        metavar="NAME,...",
+        help="Score with these metrics of the metrics file only (comma-separated names).",
+    ),
+]
+_SkipMetrics = Annotated[
+    str | None,
+    typer.Option("--skip-metrics", metavar="NAME,...", help="Do not score with these metrics (comma-separated names)."),
+]
+_NoJudges = Annotated[
+    bool,
+    typer.Option(
+        "--no-judges",
+        help="Skip every LLM-judge metric: the other metrics run without a judge model, key or endpoint.",
+    ),
+]
+_JudgeParallelism = Annotated[
+    int | None,
+    typer.Option(
+        "--judge-parallelism",
+        metavar="N",
+        help="Judge calls in flight at once, per judge model (default: --parallelism).",
+        show_default=False,
+    ),
+]
+_Dialect = Annotated[
+    str | None,
+    typer.Option(
+        "--dialect",
+        metavar="adk|adk-ts",
+        help="Score ADK metrics (test_config.json criteria, tool_trajectory_avg_score, response_match_score) with "
+        "Google ADK's rules (adk) or ADK-TS's (adk-ts); default: as the metrics file says (adk). See docs/metrics.md.",
+        rich_help_panel="Metrics",
+        show_default=False,
+    ),
+]
+_Reducer = Annotated[
+    str | None,
+    typer.Option(
+        "--reducer",
+        metavar="NAME",
+        help="How a case's scores over --num-runs runs become one, for every metric without a 'reducer' of its own "
+        "in the metrics file: mean (default), median, mode, max, min or at_least_K (K runs reached the threshold, "
+        "e.g. at_least_2). See docs/running.md.",
+        rich_help_panel="Metrics",
+        show_default=False,
+    ),
+]
+_CaseStatus = Annotated[
+    str | None,
+    typer.Option(
+        "--case-status",
+        metavar="mean|all|majority|any",
+        help="How a case's status follows from its --num-runs runs: mean (default: each metric's scores over the "
+        "runs against its threshold, as ADK and trpc-agent-go decide), all, majority or any run passed. Every "
+        "report names the rule. See docs/running.md.",
+        rich_help_panel="Metrics",
+        show_default=False,
+    ),
+]
+
+
+@app.command(
+    "eval",
+    help="Evaluate an agent on one or more eval sets and save the results.\n\nExit code 0: every selected case "
+    "passed; 1: a case failed, errored or was not evaluated; 2: bad input.",
+    epilog="Examples:  agentgauge eval agent.py calculator.evalset.json\n\n"
+    "           agentgauge eval my_agent/ smoke.evalset.json:greeting,refund --num-runs 3\n\n"
+    "           agentgauge eval a2a+http://127.0.0.1:8001 calculator.evalset.json --json",
+)
 def eval_command(
     targets: _Sets = None,
     config: _Config = None,
@@ -210,18 +274,18 @@ def eval_command(
     fail_on_regression: _FailOnRegression = False,
     fail_on: _FailOn = None,
     alpha: _Alpha = 0.05,
-    user_simulator: _UserSimulator = None,
-    simulator_model: _SimulatorModel = None,
-    simulator_base_url: _SimulatorBaseUrl = None,
+    user_simulator: UserSimulatorOption = None,
+    simulator_model: SimulatorModelOption = None,
+    simulator_base_url: SimulatorBaseUrlOption = None,
     expected_agent: _ExpectedAgent = None,
     max_turns: _MaxTurns = None,
-    only_metrics: _m.OnlyMetricsOption = None,
-    skip_metrics: _m.SkipMetricsOption = None,
-    no_judges: _m.NoJudgesOption = False,
-    judge_parallelism: _m.JudgeParallelismOption = None,
-    dialect: _m.DialectOption = None,
-    reducer: _m.ReducerOption = None,
-    case_status: _m.CaseStatusOption = None,
+    only_metrics: _OnlyMetrics = None,
+    skip_metrics: _SkipMetrics = None,
+    no_judges: _NoJudges = False,
+    judge_parallelism: _JudgeParallelism = None,
+    dialect: _Dialect = None,
+    reducer: _Reducer = None,
+    case_status: _CaseStatus = None,
     agent_header: AgentHeaderOption = None,
     agent_config: AgentConfigOption = None,
     agent_timeout: AgentTimeoutOption = None,
@@ -232,38 +296,27 @@ def eval_command(
     label: LabelOption = None,
     strict: StrictOption = False,
 ) -> None:
-    """Evaluate an agent on one or more eval sets and save the results.
+    """``agentgauge eval``: the options mapped onto one :class:`~agentgauge.launch.EvalRequest` (help: above)."""
+    given = locals()  # the options as parsed, by parameter name
+    from ..launch import EngineOptions, EvalRequest, JudgeOptions, MetricOptions, RemoteOptions, SimulationOptions
+    from ._eval_run import Gate, run_eval
 
-    Exit code 0: every selected case passed; 1: a case failed, errored or was not evaluated; 2: bad input.
-
-    \b
-    Examples:
-      agentgauge eval agent.py calculator.evalset.json
-      agentgauge eval my_agent/ smoke.evalset.json:greeting,refund --num-runs 3
-      agentgauge eval a2a+http://127.0.0.1:8001 calculator.evalset.json --json
-    """
-    from ..stats import BootstrapSettings, use_bootstrap
-    from ._eval_flow import EvalArgs, run_eval
-    from ._simulation_opts import SimulationOptions
-
-    with use_bootstrap(BootstrapSettings(bootstrap_resamples, seed)):
-        run_eval(
-            targets or [],
-            EvalArgs(
-                report=ReportOptions(junit, html, markdown, json_out=json_out, detailed=print_detailed_results,
-                                     junit_runs=junit_runs),
-                judge=JudgeOptions(judge_model, judge_base_url, judge_timeout, no_cache, tuple(plugin or ())),
-                simulation=SimulationOptions(
-                    user_simulator, simulator_model, simulator_base_url, expected_agent, max_turns),
-                config=config, num_runs=num_runs, parallelism=parallelism, timeout=timeout, output_dir=output_dir,
-                app_name=app_name, store=store, prices=prices, executor=executor, ray_address=ray_address,
-                rate_limits=rate_limit or [], resume=resume, cache_agent=cache_agent, cache_agent_dir=cache_agent_dir,
-                traces=traces, eval_set=eval_set, by_session=by_session,
-                baseline=baseline, fail_on_regression=fail_on_regression, fail_on=fail_on, alpha=alpha,
-                only_metrics=only_metrics, skip_metrics=skip_metrics, no_judges=no_judges,
-                judge_parallelism=judge_parallelism, dialect=dialect, reducer=reducer, case_status=case_status,
-                agent_headers=tuple(agent_header or ()), agent_config=agent_config, agent_timeout=agent_timeout,
-                agent_max_response_mb=agent_max_response_mb, agent_follow_redirects=agent_follow_redirects,
-                labels=tuple(label or ()), strict=strict,
-            ),
-        )  # fmt: skip
+    headers = tuple(agent_header or ())
+    request = EvalRequest(
+        # An option named as a field of the request is that field (num_runs, parallelism, timeout, traces, ...).
+        **{field.name: given[field.name] for field in dataclasses.fields(EvalRequest) if field.name in given},
+        sets=tuple(targets or ()),  # with the agent first, unless the traces are scored: see run_eval
+        metrics=MetricOptions(
+            only_metrics, skip_metrics, no_judges, judge_parallelism, dialect, reducer, case_status
+        ),
+        judge=JudgeOptions(judge_model, judge_base_url, judge_timeout, no_cache, tuple(plugin or ())),
+        simulation=SimulationOptions(user_simulator, simulator_model, simulator_base_url, expected_agent, max_turns),
+        remote=RemoteOptions(headers, agent_config, agent_timeout, agent_max_response_mb, agent_follow_redirects),
+        engine=EngineOptions(executor, ray_address, tuple(rate_limit or ())),
+        agent_cache=(cache_agent_dir or output_dir / ".agent_cache") if cache_agent or cache_agent_dir else None,
+        labels=tuple(label or ()),
+    )
+    report = ReportOptions(
+        junit, html, markdown, json_out=json_out, detailed=print_detailed_results, junit_runs=junit_runs
+    )
+    run_eval(request, report, store, Gate(baseline, fail_on, fail_on_regression, alpha), (bootstrap_resamples, seed))

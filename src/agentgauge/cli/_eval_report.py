@@ -3,6 +3,7 @@ baseline comparison and the GitHub Actions summary."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,10 +12,38 @@ from ._common import print_line
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from ..run._evaluator import EvaluationResult
+    from ..model import EvalCaseResult
+    from ..run import EvaluationResult
     from ._options import ReportOptions
 
-__all__ = ["report_outcomes"]
+__all__ = ["report_outcomes", "report_streamed"]
+
+
+def report_streamed(
+    outcome: EvaluationResult,
+    console: Console,
+    report: ReportOptions,
+    *,
+    reports: list[tuple[Path, str]],
+    cases: Iterable[EvalCaseResult] | None = None,
+) -> None:
+    """Reports of a run too large to hold: the summary from its compact rows, the rest read case by case (from
+    the result file, or from ``cases`` when the result went elsewhere, e.g. a SQL store)."""
+    from ..reporting import view_from_rows
+    from ..reporting._terminal import print_overview
+
+    assert outcome.rows is not None and outcome.result_header is not None
+    view = view_from_rows(outcome.result_header, outcome.rows)
+    if report.detailed or reports:
+        from ..formats._result_stream import ResultStream
+        from ..reporting._stream import stream_reports
+
+        if cases is None:
+            assert outcome.result_path is not None
+            cases = ResultStream(outcome.result_path).cases()
+        shown = console if report.detailed else None
+        stream_reports(view, cases, reports, console=shown, junit_runs=report.junit_runs)
+    print_overview(view, console, outcome.execution_time)
 
 
 def report_outcomes(
@@ -30,7 +59,6 @@ def report_outcomes(
     """Report each outcome: summary, report files (one per eval set when there are several), comparison with
     ``baseline``, where the result was saved; paths are shown relative to ``start``, the starting directory."""
     from ..reporting import print_summary, write_report
-    from ._eval_run import report_streamed
     from ._github import full_report, github_actions, publish_outcome, source_files
 
     several = len(outcomes) > 1

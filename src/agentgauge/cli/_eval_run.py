@@ -1,73 +1,160 @@
-"""Parts of ``agentgauge eval`` around a run: Ctrl-C handling, ``--json`` output and reports of large results."""
+"""What ``agentgauge eval`` does around the run it asks :mod:`agentgauge.launch` for: the report files and store
+checked first, the baseline loaded, the run prepared and run (``_eval_progress`` shows it), the report, ``--json``
+and the exit code.
+
+Imported once the command runs: what every run needs is imported here, what only some need (a baseline, a SQL
+store, the reports) where it is used."""
 
 from __future__ import annotations
 
+import asyncio
 import codecs
-import gc
-from collections.abc import Iterable, Iterator
+import dataclasses
+from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
+from .._util.fileio import check_output_targets
+from .._util.redact import mask_standard_streams, redact
+from ..launch import COMMAND_LINE, prepare
+from ..model import EvalStatus
+from ..stats import BootstrapSettings, use_bootstrap
 from . import _interrupt
+from ._common import EXIT_FAILED, EXIT_OK, echo_problems, input_errors_exit_2, print_line
+from ._console import deferred_console, progress_bar_console
+from ._eval_baseline import check_gate_options, load_baseline
+from ._eval_progress import TerminalProgress, startup_gc_paused
+from ._eval_report import report_outcomes
+from ._exit import leave_to_the_os
+from ._github import github_actions
+from ._selectors import open_store
+from ._stdout import stdout_reserved
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from ..model import EvalCaseResult
-    from ..run._evaluator import AgentEvaluator, EvaluationResult
-    from ..run._resume import ResumeState
+    from ..formats import InputProblem
+    from ..launch import EvalRequest
+    from ..run import EvaluationResult
+    from ._eval_baseline import Baseline
     from ._options import ReportOptions
     from ._stdout import TextSink
 
-__all__ = [
-    "EXIT_INTERRUPTED",
-    "evaluate_interruptibly",
-    "print_json",
-    "report_streamed",
-    "run_phase_ends",
-    "run_phase_starts",
-    "startup_gc_paused",
-    "stopped_by_ctrl_c",
-]
+__all__ = ["EXIT_INTERRUPTED", "Gate", "print_json", "run_eval", "stopped_by_ctrl_c", "with_agent"]
 
 
 EXIT_INTERRUPTED = _interrupt.EXIT_INTERRUPTED  # the shell's code for a command stopped by SIGINT (128 + 2)
 
 
-@contextmanager
-def startup_gc_paused() -> Iterator[None]:
-    """Keep the cyclic garbage collector off while ``eval`` starts up (imports, loading, checks) and until
-    :func:`run_phase_starts`; its state is restored when the block ends.
+def with_agent(request: EvalRequest) -> EvalRequest:
+    """``request`` whose ``sets`` are the command's arguments, ``[AGENT] EVAL_SET...``, with the agent (the first
+    argument, when it has an agent's shape) taken out of them; with ``--traces`` every argument is an eval set."""
+    args = request.sets
+    if request.trace_mode or not args or not isinstance(args[0], str):
+        return request
+    from ..agents import looks_like_agent_spec
 
-    Start-up allocates many long-lived objects and almost no cyclic garbage, and every collection in between walks
-    them all: a noticeable share of a short run's fixed cost, paid before the first agent call.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+    return dataclasses.replace(request, agent=args[0], sets=args[1:]) if looks_like_agent_spec(args[0]) else request
 
 
-def run_phase_starts() -> None:
-    """The run begins: the collector works again, with everything start-up allocated (modules, the loaded eval
-    sets and metrics, the agent) moved out of its way first -- otherwise the first collection after the pause walks
-    all of it. The evaluator hands these objects back to the collector when its run ends."""
-    gc.freeze()
-    gc.enable()
+@dataclass(frozen=True)
+class Gate:
+    """``--baseline`` and how its comparison sets the exit code: the result to compare with, ``--fail-on``, its
+    older spelling ``--fail-on-regression`` and ``--alpha`` (see docs/compare.md)."""
+
+    baseline: str | None = None
+    fail_on: str | None = None
+    fail_on_regression: bool = False
+    alpha: float = 0.05
 
 
-def run_phase_ends() -> None:
-    """A run has ended: what it left (its case results, the loaded data the evaluator handed back to the collector)
-    is moved out of the collector's way again, so the collections while the summary and reports are written walk
-    only what those allocate (~4 ms of collections after a 200-case run). The process ends after the command, so
-    nothing is lost by never examining these objects again."""
-    gc.freeze()
+def run_eval(
+    request: EvalRequest, report: ReportOptions, store: str | None, gate: Gate, bootstrap: tuple[int, int]
+) -> NoReturn:
+    """Run ``request`` (its ``sets`` as the command's arguments: see :func:`with_agent`), results in the SQL store
+    ``store`` (``None``: ``--output-dir``), compared as ``gate`` says, intervals drawn with ``bootstrap`` (resamples,
+    seed): exit 0 when every selected case passed (or the gate let the comparison pass), 1 when one did not, 2 on bad
+    input (nothing run or written), 130 when interrupted."""
+    mask_standard_streams()  # judge keys registered during the run never reach stdout/stderr
+    with input_errors_exit_2():
+        check_gate_options(gate.baseline, gate.fail_on, gate.fail_on_regression, gate.alpha)
+    # Resolved now: an agent calling os.chdir() must not move where results and reports are written.
+    start, report = Path.cwd(), report.absolute()
+    cache = request.agent_cache.absolute() if request.agent_cache is not None else None
+    request = dataclasses.replace(with_agent(request), output_dir=request.output_dir.absolute(), agent_cache=cache)
+    # rich is imported when something is printed (see _console); user text may hold ":name:" (no emoji codes)
+    console = deferred_console(stderr=report.json_out, soft_wrap=False, emoji=False)
+    with (
+        stopped_by_ctrl_c(console),
+        stdout_reserved(report.json_out) as stdout,
+        input_errors_exit_2(),
+        startup_gc_paused(),
+        use_bootstrap(BootstrapSettings(*bootstrap)),
+    ):
+        outcomes, against, result_store = _run(request, report, console, store, gate)
+        given = [*request.sets, *([request.eval_set] if request.eval_set else [])]
+        sources = [arg for arg in given if isinstance(arg, str)]
+        report_outcomes(
+            outcomes, console, report, start=start, result_store=result_store, sources=sources, baseline=against
+        )
+        if report.json_out:  # stdout carries only this document; anything else printed went to stderr
+            print_json(outcomes, stdout)
+    raise typer.Exit(_exit_code(outcomes, against))
+
+
+def _run(
+    request: EvalRequest, report: ReportOptions, console: Console, store: str | None, gate: Gate
+) -> tuple[list[EvaluationResult], Baseline | None, Any]:
+    """Check where results and reports go, load the baseline, then prepare and run (see the module); the outcomes,
+    the baseline and the store's result manager (``None``: result files)."""
+    check_output_targets(report.junit, report.html, report.markdown)  # refused before anything runs
+    result_store = open_store(store)  # unreachable or too new: refused before anything runs
+    against = None
+    if gate.baseline is not None:
+        against = load_baseline(
+            gate.baseline,
+            request.output_dir,
+            result_store,
+            app_name=request.app_name,
+            fail_on=gate.fail_on,
+            fail_on_regression=gate.fail_on_regression,
+            alpha=gate.alpha,
+        )
+    # The summary comes from each case's compact row; the case results stay in memory only for what reads them all
+    # afterwards (a result file is read back otherwise). Not holding them saves the garbage collector's walks over
+    # them during the run (~10 ms of a 200-case run).
+    keep = report.detailed or bool(report.files()) or against is not None or github_actions()
+    request = dataclasses.replace(request, results=result_store, keep_results=keep, surface=COMMAND_LINE)
+    # Notes go with the summary; the input checks' warnings are one line each on stderr, as validate prints them.
+    prepared = prepare(request, on_note=lambda text: print_line(console, text), on_warning=echo_problem)
+    progress = TerminalProgress(console, None if report.json_out else progress_bar_console(), prepared.interrupt)
+    outcomes = asyncio.run(prepared.run(progress))
+    leave_to_the_os(prepared.sets)  # the loaded eval sets are freed at exit, if ever (~3 ms)
+    return outcomes, against, result_store
+
+
+def echo_problem(problem: InputProblem) -> None:
+    """One input check's warning, on stderr."""
+    echo_problems([problem])
+
+
+def _exit_code(outcomes: list[EvaluationResult], against: Baseline | None) -> int:
+    if any(o.interrupted for o in outcomes):
+        return EXIT_INTERRUPTED
+    if against is not None and against.gated:
+        return EXIT_FAILED if against.failed else EXIT_OK
+    # Every case of every set must have passed (compact rows: the case results may not be in memory).
+    statuses = [
+        status
+        for o in outcomes
+        for status in (o.rows.case_status.values() if o.rows is not None else (c.status for c in o.eval_cases))
+    ]
+    passed = bool(statuses) and all(status is EvalStatus.PASSED for status in statuses)
+    return EXIT_OK if passed else EXIT_FAILED
 
 
 @contextmanager
@@ -75,8 +162,8 @@ def stopped_by_ctrl_c(console: Console) -> Iterator[None]:
     """Ctrl-C outside a run (loading the inputs, writing reports) ends the command without a traceback:
     ``Interrupted.`` on stderr (``console`` may be stdout, which carries the results), exit code 130.
 
-    During a run the evaluator handles it itself (the finished cases are saved); a result saved before the
-    interruption stays where it was reported.
+    During a run :func:`ctrl_c_interrupts` stops it instead (the finished cases are saved); a result saved before
+    the interruption stays where it was reported.
     """
     try:
         yield
@@ -88,7 +175,6 @@ def stopped_by_ctrl_c(console: Console) -> Iterator[None]:
 def print_json(outcomes: list[EvaluationResult], out: TextSink) -> None:
     """``--json``: the saved result(s) on ``out`` (the real stdout), one document (an array for several eval sets),
     with registered secrets masked."""
-    from .._util.redact import redact
     from ..reporting import render
 
     several = len(outcomes) > 1
@@ -111,56 +197,3 @@ def print_json(outcomes: list[EvaluationResult], out: TextSink) -> None:
             out.write(redact((text + decoder.decode(b"", final=True)).rstrip("\n")))
     out.write("\n]\n" if several else "\n")
     out.flush()
-
-
-async def evaluate_interruptibly(
-    evaluator: AgentEvaluator, eval_set_id: str, resume: ResumeState | None = None
-) -> EvaluationResult:
-    """Run one evaluation (continuing ``resume``, if given); Ctrl-C (SIGINT) stops it cleanly, saving the cases
-    finished so far."""
-    import asyncio
-    import contextlib
-    import signal
-
-    loop = asyncio.get_running_loop()
-    try:
-        previous = signal.getsignal(signal.SIGINT)
-        loop.add_signal_handler(signal.SIGINT, evaluator.interrupt)
-        installed = True
-    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signal support (Windows)
-        installed = False
-    try:
-        return await evaluator.evaluate(eval_set_id, resume=resume)
-    finally:
-        if installed:
-            with contextlib.suppress(Exception):
-                loop.remove_signal_handler(signal.SIGINT)
-                # asyncio puts Python's default handler back; the command's own (see _interrupt) goes on instead
-                signal.signal(signal.SIGINT, previous)
-
-
-def report_streamed(
-    outcome: EvaluationResult,
-    console: Console,
-    report: ReportOptions,
-    *,
-    reports: list[tuple[Path, str]],
-    cases: Iterable[EvalCaseResult] | None = None,
-) -> None:
-    """Reports of a run too large to hold: the summary from its compact rows, the rest read case by case (from
-    the result file, or from ``cases`` when the result went elsewhere, e.g. a SQL store)."""
-    from ..reporting import view_from_rows
-    from ..reporting._terminal import print_overview
-
-    assert outcome.rows is not None and outcome.result_header is not None
-    view = view_from_rows(outcome.result_header, outcome.rows)
-    if report.detailed or reports:
-        from ..formats._result_stream import ResultStream
-        from ..reporting._stream import stream_reports
-
-        if cases is None:
-            assert outcome.result_path is not None
-            cases = ResultStream(outcome.result_path).cases()
-        shown = console if report.detailed else None
-        stream_reports(view, cases, reports, console=shown, junit_runs=report.junit_runs)
-    print_overview(view, console, outcome.execution_time)

@@ -31,7 +31,7 @@ def _load_any(path: str, registry: Any = None, report: InputReport | None = None
 
     if path.lower().endswith((".yaml", ".yml")):  # an agentevals eval_config.yaml
         from ..formats import MetricPaths
-        from ._eval_traces import metrics_file
+        from ..launch import metrics_file
 
         metrics = metrics_file(Path(path), registry, report)
         _check_metric_names(metrics, path, registry, report, MetricPaths("agentevals"))

@@ -59,9 +59,9 @@ class _Generation:
 
 
 async def _generated(description: str, how: _Generation) -> list[EvalCase]:
+    from ..launch import simulator_client
     from ..model import EvalCase
     from ..simulation import generate_scenarios, scenario_eval_id
-    from ._simulation_opts import simulator_client
 
     client = simulator_client(how.model, how.base_url, cache_dir=how.cache_dir, budget=None)
     try:

@@ -245,11 +245,11 @@ def publish_outcome(
 
 def source_files(args: Iterable[str]) -> list[Path]:
     """The eval set files among ``eval``'s arguments (case filters ``FILE:case1,case2`` removed)."""
-    from ._targets import split_case_filter
+    from ..launch import EvalSetSpec
 
     found = []
     for arg in args:
-        path = split_case_filter(arg).path
-        if path.suffix == ".json" and path.is_file():
+        path = EvalSetSpec.parse(arg).path
+        if path is not None and path.suffix == ".json" and path.is_file():
             found.append(path)
     return found

@@ -9,7 +9,7 @@ the code it lands in (pydantic turns one raised while it builds a validator into
 callback from C code is only reported as "Exception ignored"). Nothing is lost by it: before a run nothing has been
 written; the temporary file of a write under way is removed (see ``_fileio.remove_unfinished``) and the file it was
 to replace is left as it was, as after a crash. During a run, the run's own handler stops it and saves the finished
-cases (``_eval_run.evaluate_interruptibly``), then this one is back.
+cases (``_eval_progress.ctrl_c_interrupts``), then this one is back.
 """
 
 from __future__ import annotations

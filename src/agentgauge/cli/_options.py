@@ -1,24 +1,16 @@
-"""Options shared by several commands, declared once (typer ``Annotated`` aliases), and the small option objects
-that carry what travels together from a command to the code that runs it.
+"""Options shared by several commands, declared once (typer ``Annotated`` aliases), and what a command prints and
+writes besides its summary (:class:`ReportOptions`).
 
-Loaded by ``agentgauge --help``: imports typer and the standard library only (types of the other CLI modules
-under ``TYPE_CHECKING``).
+Loaded by ``agentgauge --help``: imports typer and the standard library only.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
-
-if TYPE_CHECKING:  # pragma: no cover
-    from rich.console import Console
-
-    from ._executor_opts import ExecutorChoice
-    from ._metric_opts import MetricOptions
-    from ._simulation_opts import SimulationOptions
 
 __all__ = [
     "DEFAULT_OUTPUT_DIR",
@@ -31,12 +23,10 @@ __all__ = [
     "BootstrapResamplesOption",
     "BySessionOption",
     "DetailedOption",
-    "EvalRunOptions",
     "HtmlOption",
     "JsonOption",
     "JudgeBaseUrlOption",
     "JudgeModelOption",
-    "JudgeOptions",
     "JudgeTimeoutOption",
     "JunitOption",
     "JunitRunsOption",
@@ -48,9 +38,12 @@ __all__ = [
     "PluginOption",
     "ReportOptions",
     "SeedOption",
+    "SimulatorBaseUrlOption",
+    "SimulatorModelOption",
     "StoreOption",
     "TextOrJsonOption",
     "ToFormatOption",
+    "UserSimulatorOption",
 ]
 
 DEFAULT_OUTPUT_DIR = Path(".agentgauge/results")
@@ -192,6 +185,20 @@ PluginOption = Annotated[
     list[str] | None, typer.Option("--plugin", help="Import this module's register(registry) first (repeatable).")
 ]
 
+# --- simulated users ---------------------------------------------------------------------------------------------
+
+UserSimulatorOption = Annotated[
+    str | None,
+    typer.Option("--user-simulator", help="Simulated user for conversationScenario cases: file.py[:attribute]."),
+]
+SimulatorModelOption = Annotated[
+    str | None,
+    typer.Option("--simulator-model", help="Model playing the user and generating llmGenerator tool results."),
+]
+SimulatorBaseUrlOption = Annotated[
+    str | None, typer.Option("--simulator-base-url", help="OpenAI-compatible base URL of --simulator-model.")
+]
+
 # --- remote agents ---------------------------------------------------------------------------------------------
 
 AgentHeaderOption = Annotated[
@@ -276,51 +283,3 @@ class ReportOptions:
         """The same with absolute paths (an agent calling ``os.chdir()`` must not move where reports go)."""
         junit, html, markdown = (p.absolute() if p else None for p in (self.junit, self.html, self.markdown))
         return replace(self, junit=junit, html=html, markdown=markdown)
-
-
-@dataclass(frozen=True)
-class JudgeOptions:
-    """How judge metrics call their models: the default judge, its time budget, the answer cache and plug-ins.
-
-    Picklable (Ray workers build their registry from it).
-    """
-
-    model: str | None = None
-    base_url: str | None = None
-    timeout: float | None = None
-    no_cache: bool = False
-    plugins: tuple[str, ...] = ()
-
-    def cache_dir(self, output_dir: Path) -> Path | None:
-        """The judge answer cache of a run saving under ``output_dir`` (``None`` with ``--no-cache``)."""
-        return None if self.no_cache else output_dir / ".judge_cache"
-
-
-@dataclass(frozen=True)
-class EvalRunOptions:
-    """The checked options of one ``eval`` run: what its runner (agents, or recorded traces) needs.
-
-    Options of agent runs only (``engine``, ``simulation``, ``resume``, ``cache_agent``) are refused with
-    ``--traces`` before this is built.
-    """
-
-    config: Path | None
-    num_runs: int
-    parallelism: int
-    timeout: float | None
-    output_dir: Path
-    app_name: str | None
-    judge: JudgeOptions
-    metrics: MetricOptions
-    console: Console
-    progress_console: Console | None
-    result_store: Any = None  # a SQL store's result manager; None: result files under output_dir
-    keep_results: bool = True  # False: case results are read back from where they were saved, when asked
-    prices: Path | None = None
-    engine: ExecutorChoice | None = None  # None: this process
-    simulation: SimulationOptions | None = None
-    resume: str | None = None
-    cache_agent: Path | None = None
-    remote: Any = None  # RemoteOptions of _remote_opts: --agent-header, --agent-config
-    labels: dict[str, str] | None = None  # --label KEY=VALUE, saved in the result's run metadata
-    strict: bool = False  # --strict: every input warning (an unknown key the file's tool ignores) is an error

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..sqlstore import SqlEvalResultManager
     from ..storage import ResultCatalog
 
-__all__ = ["SELECTOR_FORMS", "result_catalog"]
+__all__ = ["SELECTOR_FORMS", "open_store", "result_catalog"]
 
 SELECTOR_FORMS = (
     "a result file (agentgauge, trpc-agent-go or ADK), a result id (under --output-dir, or in --store), "
@@ -47,3 +47,12 @@ def result_catalog(
 
         return StoredResultCatalog(results, app_name)
     return ResultFiles(output_dir, app_name)
+
+
+def open_store(option: str | None) -> Any:
+    """The result manager of ``--store`` / ``$AGENTGAUGE_STORE`` (``None``: results go to files); an unreachable or
+    too new store is refused here, before anything runs."""
+    from ..sqlstore import open_result_store, resolve_store_url
+
+    url = resolve_store_url(option)
+    return None if url is None else open_result_store(url)

@@ -15,7 +15,12 @@ from ._options import (
     AgentHeaderOption,
     AgentMaxResponseMbOption,
     AgentTimeoutOption,
+    JudgeBaseUrlOption,
+    JudgeModelOption,
+    SimulatorBaseUrlOption,
+    SimulatorModelOption,
     StrictOption,
+    UserSimulatorOption,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -203,6 +208,11 @@ def serve(
     agent_max_response_mb: AgentMaxResponseMbOption = None,
     agent_follow_redirects: AgentFollowRedirectsOption = False,
     strict: StrictOption = False,
+    judge_model: JudgeModelOption = None,
+    judge_base_url: JudgeBaseUrlOption = None,
+    simulator_model: SimulatorModelOption = None,
+    simulator_base_url: SimulatorBaseUrlOption = None,
+    user_simulator: UserSimulatorOption = None,
 ) -> None:
     """Serve the HTTP API (ADK-compatible eval routes, chat, background runs) and the web UI."""
     specs = list(agents or [])
@@ -215,7 +225,7 @@ def serve(
         if not is_loopback_name(bare_host(host) or host) and not token and not insecure_no_auth:
             fail_input(f"--host {host} exposes the server beyond this machine: give --token or --insecure-no-auth")
         found = discover_apps(specs)
-        from ._remote_opts import RemoteOptions, remote_settings
+        from ..launch import RemoteOptions, remote_settings
 
         limits = (agent_timeout, agent_max_response_mb, agent_follow_redirects)
         remote = remote_settings(RemoteOptions(tuple(agent_header or ()), agent_config, *limits))
@@ -239,6 +249,7 @@ def serve(
             live_memory_bytes=int(live_memory_mb * 1024 * 1024),
             remote=remote,
             strict_inputs=strict,
+            **_simulated_users(judge_model, judge_base_url, simulator_model, simulator_base_url, user_simulator),
         )
         if otlp_grpc_port is not None:
             _check_grpc()
@@ -252,6 +263,23 @@ def serve(
     config.data_dir.mkdir(parents=True, exist_ok=True)
     _announce(config, found, port)
     uvicorn.run(application, host=host, port=port, log_level="warning")
+
+
+def _simulated_users(
+    judge_model: str | None,
+    judge_base_url: str | None,
+    simulator_model: str | None,
+    simulator_base_url: str | None,
+    user_simulator: str | None,
+) -> dict[str, Any]:
+    """The server's default judge and the simulated user of scenario cases, as :class:`ServerConfig` fields (the
+    server caches no judge answer; a judge URL needs a judge model)."""
+    from ..launch import JudgeOptions, SimulationOptions
+
+    if judge_base_url and not judge_model:
+        fail_input("--judge-base-url needs --judge-model")
+    judge = JudgeOptions(judge_model, judge_base_url, no_cache=True)
+    return {"judge": judge, "simulation": SimulationOptions(user_simulator, simulator_model, simulator_base_url)}
 
 
 def _check_grpc() -> None:

@@ -1,5 +1,5 @@
 """``agentgauge traces show | to-evalset | export``: recorded OpenTelemetry traces as agent conversations, and
-results as traces (see docs/traces.md; ``eval --traces`` is in ``_eval_traces``)."""
+results as traces (see docs/traces.md; ``eval --traces`` runs through :mod:`agentgauge.launch`)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,11 @@ import typer
 
 from ._app import AgentgaugeTyper, app
 from ._common import echo_text, error_line, fail_input, input_errors_exit_2
-from ._eval_traces import read_traces
 from ._options import BySessionOption, ToFormatOption
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model import Invocation
-    from ..traces import TraceConversation
+    from ..traces import Conversations, TraceConversation
 
 __all__ = ["export", "show", "to_evalset", "traces_app"]
 
@@ -31,6 +30,16 @@ traces_app = AgentgaugeTyper(
 app.add_typer(traces_app, name="traces")
 
 _PREVIEW = 160
+
+
+def read_traces(path: Path, by_session: bool = False) -> Conversations:
+    """The conversations recorded in a trace file or directory; a note on stderr for each trace skipped."""
+    from ..traces import read_conversations
+
+    found = read_conversations(path, by_session=by_session)
+    for note in found.skipped:
+        echo_text(f"note: skipped {note}", err=True)
+    return found
 
 
 def _clip(value: Any, limit: int = _PREVIEW) -> str:

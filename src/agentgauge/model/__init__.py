@@ -4,6 +4,9 @@ Every model reads camelCase or snake_case keys, writes camelCase JSON, omits emp
 unknown keys.
 """
 
+from typing import TYPE_CHECKING
+
+from .._util.lazy import lazy_exports
 from ._base import GaugeModel, is_empty, omit_empty
 from ._evalset import (
     CaseRubric,
@@ -51,6 +54,9 @@ from ._status import (
 from ._toolmock import LLMGenerator, ToolMock, ToolMockArguments, ToolMockRule
 from ._usage_totals import UsageTotals
 
+if TYPE_CHECKING:
+    from ._prices import PriceTable, prices_for_run
+
 __all__ = [
     "DEFAULT_CASE_STATUS",
     "LABEL_KEY_PATTERN",
@@ -80,6 +86,7 @@ __all__ = [
     "LabelVerdict",
     "Message",
     "MetricSummary",
+    "PriceTable",
     "RubricContent",
     "RubricScore",
     "RunMetadata",
@@ -102,7 +109,11 @@ __all__ = [
     "parse_case_status_rule",
     "parse_labels",
     "parse_status",
+    "prices_for_run",
     "redact_secrets",
     "status_for_score",
     "summarize_statuses",
 ]
+
+# Read by runs that record token usage only (a price table and the project's prices).
+__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(("PriceTable", "prices_for_run"), "._prices"), __all__)

@@ -13,12 +13,16 @@ from ._evaluator import (
     ProgressFn,
     ResultSink,
 )
+from ._resume import PROGRESS_SUFFIX, ResumeState, load_resume
 
 __all__ = [
     "DEFAULT_MAX_RESULTS_IN_MEMORY",
+    "PROGRESS_SUFFIX",
     "AgentEvaluator",
     "EvaluationResult",
     "MetricSource",
     "ProgressFn",
     "ResultSink",
+    "ResumeState",
+    "load_resume",
 ]

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..errors import InputError, NotFoundError
 from ..model import CaseStatusRule, EvalCase, EvalMetric, EvalSet, RunMetadata, parse_case_status_rule
-from ..service._options import RunOptionsView
 from ._collector import _Collector, _collector_ignores_loaded_data, _prepare_scorers
 from ._finish import ResultSink, ResultTarget, open_writer
 from ._metadata import checked_labels
@@ -51,7 +50,7 @@ ProgressFn = Callable[[int, int], None]
 """``progress(done, total)``: called with ``(0, total)`` first, then after each case of each run is scored."""
 
 
-class AgentEvaluator(RunOptionsView):
+class AgentEvaluator:
     """Evaluates an agent on eval sets held by an eval-set manager, scores with the metrics of the metric manager
     and saves one :class:`EvalSetResult` per evaluation with the result manager.
 
@@ -93,9 +92,10 @@ class AgentEvaluator(RunOptionsView):
       reduced over the runs against their thresholds, as ADK and trpc-agent-go decide), ``all``, ``majority`` or
       ``any`` run passed (see :class:`~agentgauge.model.CaseStatusRule`); an unknown name raises ``ValueError``.
 
-    ``parallelism``, ``timeout``, ``prices``, the simulation settings and ``agent_cache`` are checked once, into
-    :attr:`options` (a :class:`~agentgauge.service.RunOptions`, also what the executor receives); a bad value raises
-    ``ValueError`` here.
+    ``parallelism``, ``timeout``, ``prices``, the simulation settings and ``agent_cache`` go into :attr:`options` (a
+    :class:`~agentgauge.service.RunOptions`, also what the executor receives); a timeout that is not positive
+    raises ``ValueError`` here, a parallelism below 1 when the run starts. :func:`agentgauge.launch.evaluate` checks
+    a whole request before anything runs.
 
     Set-level callbacks run once per run: ``BeforeInferenceSet`` then ``BeforeEvaluateSet`` before any case,
     ``AfterInferenceSet`` then ``AfterEvaluateSet`` after every case of every run.
@@ -142,7 +142,7 @@ class AgentEvaluator(RunOptionsView):
         self.options = RunOptions(
             parallelism=parallelism, timeout=timeout, prices=prices, simulation=simulation, agent_cache=agent_cache
         )
-        """The run settings of every case pipeline, validated once (:class:`~agentgauge.service.RunOptions`)."""
+        """The run settings of every case pipeline (:class:`~agentgauge.service.RunOptions`)."""
         if store is not None and result_manager is None:
             from ..sqlstore import open_store
 
@@ -245,7 +245,7 @@ class AgentEvaluator(RunOptionsView):
         prepared = _prepare_scorers(metrics)
         from ..judges._settings import RUN_PARALLELISM
 
-        parallelism = RUN_PARALLELISM.set(self.parallelism)  # judges without their own limit keep pace
+        parallelism = RUN_PARALLELISM.set(self.options.parallelism)  # judges without their own limit keep pace
         try:
             with _collector_ignores_loaded_data():
                 return await self._run(eval_set, cases, metrics, started, stream, prepared, resume, skipped)

@@ -23,7 +23,7 @@ router = APIRouter()
 
 async def _run(state: ServerState, app_name: str, eval_set_id: str, body: RunEvalBody) -> list[dict[str, Any]]:
     """Run the cases on the server's run manager and wait for the end: ADK's ``RunEvalResult`` of each case run."""
-    from ._runs import RunRequest
+    from ..launch import EvalRequest
 
     state.check_app(app_name)
     try:
@@ -32,12 +32,11 @@ async def _run(state: ServerState, app_name: str, eval_set_id: str, body: RunEva
         raise HTTPException(400, f"Eval set `{eval_set_id}` not found.") from None
     case_ids = body.eval_case_ids or body.eval_ids or []
     raw_metrics = body.eval_metrics
-    metrics: list[EvalMetric] | None = None
+    metrics: tuple[EvalMetric, ...] | None = None
     if raw_metrics is not None:
-        metrics = parse_adk_metrics(raw_metrics, source="evalMetrics")
-    run = await state.runs.start(
-        RunRequest(app_name, eval_set_id, list(case_ids), metrics, 1, state.config.default_parallelism)
-    )
+        metrics = tuple(parse_adk_metrics(raw_metrics, source="evalMetrics"))
+    asked = EvalRequest(config=metrics, parallelism=state.config.default_parallelism)
+    run = await state.runs.start(app_name, eval_set_id, list(case_ids), asked)
     result = await state.runs.wait(run)
     if result is None and run.status == "cancelled":
         raise HTTPException(409, f"run {run.id} was cancelled before any case finished")

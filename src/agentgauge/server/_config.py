@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..traces import DEFAULT_LIVE_MEMORY_BYTES
+from ..launch import JudgeOptions, SimulationOptions
 
 __all__ = [
     "DEFAULT_DATA_DIR",
@@ -91,6 +92,8 @@ class ServerConfig:
     live_memory_bytes: int = DEFAULT_LIVE_MEMORY_BYTES
     remote: Any = None  # RemoteAgentSettings of the remote agents (serve --agent-header / --agent-config)
     strict_inputs: bool = False
+    judge: JudgeOptions = field(default_factory=lambda: JudgeOptions(no_cache=True))
+    simulation: SimulationOptions = field(default_factory=SimulationOptions)
 
     @property
     def eval_root(self) -> Path:

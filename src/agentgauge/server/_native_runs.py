@@ -23,19 +23,20 @@ async def start_run(
     app: str, set_id: str, state: StateDep, body: Annotated[StartRunBody | None, Body()] = None
 ) -> JSONResponse:
     """Start a run in the background: body ``{caseIds?, metrics?, numRuns?, parallelism?, caseStatus?}`` (no
-    metrics: the eval set's metrics file; ``caseStatus``: ``mean``, ``all``, ``majority`` or ``any``). Answers 202
-    with the run id; follow it at ``/api/runs/{runId}/events``."""
+    metrics: the eval set's metrics file, found as ``agentgauge eval`` finds it; ``caseStatus``: ``mean``, ``all``,
+    ``majority`` or ``any``). Answers 202 with the run id; follow it at ``/api/runs/{runId}/events``; bad input
+    answers 400 naming the field (``numRuns`` 1-100, ``parallelism`` 1-64)."""
     from ..formats import parse_metrics
-    from ._runs import RunRequest
+    from ..launch import EvalRequest, MetricOptions
 
     state.check_app(app)
     body = body or StartRunBody()
     raw = body.metrics
-    metrics = None if raw is None else parse_metrics(json.dumps(raw), source="metrics")
+    metrics = None if raw is None else tuple(parse_metrics(json.dumps(raw), source="metrics"))
     parallelism = state.config.default_parallelism if body.parallelism is None else body.parallelism
-    case_ids = body.case_ids or []
-    request = RunRequest(app, set_id, case_ids, metrics, body.num_runs, parallelism, case_status=body.case_status)
-    run = await state.runs.start(request)
+    rule = MetricOptions(case_status=body.case_status.value if body.case_status is not None else None)
+    asked = EvalRequest(config=metrics, metrics=rule, num_runs=body.num_runs, parallelism=parallelism)  # checked later
+    run = await state.runs.start(app, set_id, body.case_ids or [], asked)
     return JSONResponse(run.snapshot(), status_code=202)
 
 

@@ -5,19 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .._util.uuids import uuid4
-from ..model import CaseStatusRule, EvalMetric, EvalSetResult
+from ..launch import HTTP_API, EvalRequest, EvalSetSpec
+from ..model import EvalSet, EvalSetResult
 from ._sessions import StoredSession
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..agents import Agent
     from ..evaluators import Registry
-    from ..run._evaluator import AgentEvaluator
+    from ..launch import PreparedRun
     from ..service import (
         AfterEvaluateCaseArgs,
         AfterInferenceCaseArgs,
@@ -31,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._history import ResultHistory
     from ._sessions import SessionStore
 
-__all__ = ["Run", "RunAlreadyEnded", "RunHost", "RunManager", "RunRequest"]
+__all__ = ["Run", "RunAlreadyEnded", "RunHost", "RunManager", "served", "served_set"]
 
 _MAX_KEPT_RUNS = 200  # finished runs remembered for status queries; older ones are forgotten first
 
@@ -41,27 +43,14 @@ class RunAlreadyEnded(Exception):
 
 
 @dataclass
-class RunRequest:
-    """What to run: the eval set, optional case ids (empty = all), metrics (``None`` = the set's stored metrics)."""
-
-    app: str
-    eval_set_id: str
-    case_ids: list[str] = field(default_factory=list)
-    metrics: list[EvalMetric] | None = None
-    num_runs: int = 1
-    parallelism: int = 4
-    timeout: float | None = None
-    """Seconds each case's inference may take (``serve --timeout``); ``None``: no limit."""
-    case_status: CaseStatusRule | None = None
-    """How a case's status follows from its runs (``None``: the default, ``mean``)."""
-
-
-@dataclass
 class Run:
-    """One background evaluation. ``events`` is the log streamed to clients (``seq`` numbers them)."""
+    """One background evaluation of an eval set's cases, with its request. ``events`` is the log streamed to
+    clients (``seq`` numbers them)."""
 
     id: str
-    request: RunRequest
+    app: str
+    eval_set_id: str
+    request: EvalRequest
     status: str = "running"  # running | finished | failed | cancelled
     total: int = 0
     done: int = 0
@@ -72,7 +61,7 @@ class Run:
     events: list[dict[str, Any]] = field(default_factory=list)
     task: asyncio.Task[EvalSetResult | None] | None = None
     cancel_requested: bool = False
-    evaluator: AgentEvaluator | None = None
+    prepared: PreparedRun | None = None
     warnings: list[dict[str, Any]] = field(default_factory=list)  # what the input checks warned of (unknown keys)
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
@@ -80,8 +69,8 @@ class Run:
         """The run's state as JSON."""
         return {
             "runId": self.id,
-            "appName": self.request.app,
-            "evalSetId": self.request.eval_set_id,
+            "appName": self.app,
+            "evalSetId": self.eval_set_id,
             "status": self.status,
             "total": self.total,
             "done": self.done,
@@ -113,16 +102,6 @@ class Run:
                     await self._changed.wait()
 
 
-class _FixedMetrics:
-    """A metric source that hands out the metrics chosen for one run."""
-
-    def __init__(self, metrics: list[EvalMetric]) -> None:
-        self._metrics = metrics
-
-    def get_all(self, app: str, set_id: str) -> list[EvalMetric]:
-        return [m.model_copy(deep=True) for m in self._metrics]
-
-
 class RunHost(Protocol):
     """What runs read of the server that holds them (:class:`~agentgauge.server._state.ServerState`): its files,
     the time limit of its configuration, its metric registry and its agents."""
@@ -142,6 +121,27 @@ class RunHost(Protocol):
     async def agent(self, app: str) -> Agent: ...
 
 
+def served(state: RunHost, request: EvalRequest) -> EvalRequest:
+    """``request`` with the server's own settings: its default judge, where its results go, its registry, and its
+    API's names in messages."""
+    config = state.config
+    return dataclasses.replace(
+        request,
+        judge=config.judge,
+        output_dir=config.output_dir or config.data_dir / "results",
+        results=state.results.writer,
+        registry=state.registry,
+        surface=HTTP_API,
+    )
+
+
+def served_set(state: RunHost, app: str, eval_set_id: str, case_ids: Sequence[str], eval_set: EvalSet) -> EvalSetSpec:
+    """The server's eval set ``eval_set_id`` of ``app`` (as parsed, shared: the run reads it and never changes it),
+    named in messages as the server keeps it (``app/file``), not by its path on the server."""
+    path = state.eval_sets.path_for(app, eval_set_id)
+    return EvalSetSpec(path, tuple(case_ids), eval_set, name=f"{app}/{path.name}")
+
+
 class RunManager:
     """Starts runs as asyncio tasks on the server's loop, so requests keep being served while they work."""
 
@@ -158,35 +158,44 @@ class RunManager:
             raise NotFoundError(f"run {run_id!r} not found")
         return found
 
-    async def start(self, request: RunRequest) -> Run:
-        """Check the request (eval set, cases, metrics, agent) and start the run; bad input raises
+    async def start(self, app: str, eval_set_id: str, case_ids: list[str], asked: EvalRequest) -> Run:
+        """Start a run of the cases ``case_ids`` (none: all) of an eval set with what the client ``asked`` for (its
+        metrics, runs and parallelism), completed with the server's own settings: the agent, time limit, registry,
+        simulated users and where results go. The request is checked and its inputs loaded first: bad input raises
         :class:`InputError` / :class:`NotFoundError` before anything runs."""
-        from ..errors import InputError
+        from ..launch import prepare
         from ..service import select_cases
         from ._editor import run_input_warnings
 
         state = self.state
-        cached = state.eval_sets.snapshot(request.app, request.eval_set_id)
-        cases = select_cases(cached.eval_set, request.case_ids or None)
-        warnings = run_input_warnings(state, request.app, request.eval_set_id, cached.problems, request.metrics)
-        if request.num_runs < 1 or request.num_runs > 100:
-            raise InputError(f"numRuns must be between 1 and 100, got {request.num_runs}")
-        if request.parallelism < 1 or request.parallelism > 64:
-            raise InputError(f"parallelism must be between 1 and 64, got {request.parallelism}")
-        if request.timeout is None:
-            request.timeout = state.config.timeout
+        config = state.config
+        found = state.eval_sets.snapshot(app, eval_set_id)
+        cached = found.eval_set
+        metrics = list(asked.config) if isinstance(asked.config, tuple) else None
+        warnings = run_input_warnings(state, app, eval_set_id, found.problems, metrics)
         agent = None
-        if any(not c.is_trace for c in cases):
-            agent = await state.agent(request.app)
+        if any(not c.is_trace for c in select_cases(cached, case_ids or None)):
+            agent = await state.agent(app)
             from ._adk_trace import install_tracing
 
             install_tracing()  # the agent's spans of each case run show in ADK Web's Trace tab
-        run = Run(id=uuid4().hex, request=request, total=len(cases) * request.num_runs)
+        spec = served_set(state, app, eval_set_id, case_ids, cached)
+        request = dataclasses.replace(
+            served(state, asked),
+            agent=agent,
+            sets=(spec,),
+            app_name=app,
+            timeout=config.timeout,
+            simulation=config.simulation,
+        )
+        run = Run(id=uuid4().hex, app=app, eval_set_id=eval_set_id, request=request)
         run.warnings = [w.as_json() for w in warnings]
-        run.cases = {c.eval_id: "pending" for c in cases}
+        run.prepared = await asyncio.to_thread(prepare, dataclasses.replace(request, callbacks=self._callbacks(run)))
+        run.total = sum(len(s.selected) for s in run.prepared.sets) * request.num_runs
+        run.cases = {case_id: "pending" for s in run.prepared.sets for case_id in s.selected}
         self.runs[run.id] = run
         self._forget_old()
-        run.task = asyncio.create_task(self._work(run, agent))
+        run.task = asyncio.create_task(self._work(run, run.prepared))
         await run.emit("run_started", runId=run.id, total=run.total, caseIds=list(run.cases))
         return run
 
@@ -202,8 +211,8 @@ class RunManager:
             raise RunAlreadyEnded(f"run {run_id!r} has already ended ({run.status}); nothing to cancel")
         if run.status == "running" and not run.cancel_requested:
             run.cancel_requested = True
-            if run.evaluator is not None:  # else the run sees the request before it starts evaluating
-                run.evaluator.interrupt(cancelled=True)
+            if run.prepared is not None:  # cases in flight stop; no further set starts
+                run.prepared.interrupt(cancelled=True)
         if run.task is not None and not run.task.done():
             await asyncio.wait({run.task}, timeout=wait)  # never raises what the run raised
         return run
@@ -217,7 +226,7 @@ class RunManager:
         """The callbacks that keep ``run``'s progress and events and store each case run's session."""
         from ..service import Callbacks
 
-        state, request = self.state, run.request
+        state = self.state
         callbacks = Callbacks()
 
         async def started(_: CallbackContext, args: BeforeInferenceCaseArgs) -> None:
@@ -230,7 +239,7 @@ class RunManager:
                 return
             session = StoredSession(
                 id=result.session_id,
-                app_name=request.app,
+                app_name=run.app,
                 user_id=result.user_id or "test_user_id",
                 invocations=result.inferences,
                 eval_run=True,
@@ -261,31 +270,13 @@ class RunManager:
         callbacks.register_after_evaluate_case("server-progress", scored)
         return callbacks
 
-    async def _work(self, run: Run, agent: object | None) -> EvalSetResult | None:
-        from ..run._evaluator import AgentEvaluator
-
-        state, request = self.state, run.request
-        callbacks = self._callbacks(run)
-        evaluator = AgentEvaluator(
-            request.app,
-            agent,
-            eval_set_manager=state.eval_sets,
-            metric_manager=state.metrics if request.metrics is None else _FixedMetrics(request.metrics),
-            result_manager=state.results.writer,
-            registry=state.registry,
-            callbacks=callbacks,
-            num_runs=request.num_runs,
-            parallelism=request.parallelism,
-            timeout=request.timeout,
-            case_ids=request.case_ids or None,
-            case_status=request.case_status,
-        )
-        run.evaluator = evaluator
+    async def _work(self, run: Run, prepared: PreparedRun) -> EvalSetResult | None:
         if run.cancel_requested:  # cancelled before it started: nothing ran, nothing is saved
+            prepared.close()
             await self._end_cancelled(run)
             return None
         try:
-            outcome = await evaluator.evaluate(request.eval_set_id)
+            [outcome] = await prepared.run()
             result = outcome.eval_set_result
             run.result_id = outcome.result_header.eval_set_result_id if outcome.result_header else None
             if outcome.interrupted and run.cancel_requested:
@@ -317,5 +308,5 @@ class RunManager:
         assert run.task is not None
         result = await asyncio.shield(run.task)
         if result is None and run.result_id is not None:
-            result = self.state.results.get(run.request.app, run.result_id)
+            result = self.state.results.get(run.app, run.result_id)
         return result

@@ -63,13 +63,15 @@ class ServerState:
 
     @property
     def registry(self) -> Registry:
-        """The metric registry (created on first use: it is what a run scores with), its judge metrics registered
-        before any thread sees it (the warm-up and the requests may ask for it at once)."""
+        """The metric registry (created on first use: it is what a run scores with), as ``agentgauge eval`` builds it
+        (the server's default judge, the plug-ins of the project), its judge metrics registered before any thread
+        sees it (the warm-up and the requests may ask for it at once)."""
         with self._registry_lock:
             if self._registry is None:
-                from ..evaluators import Registry
+                from ..launch import make_registry
 
-                registry = Registry()
+                config = self.config
+                registry = make_registry(config.output_dir or config.data_dir / "results", config.judge)
                 registry.names()  # registers the judge metrics, which a listing would otherwise do half-seen
                 self._registry = registry
             return self._registry

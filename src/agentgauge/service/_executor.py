@@ -11,20 +11,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ..model import EvalCase, EvalCaseResult
 from ..summary._case_row import CaseRow
 from ._callbacks import CallbackContext, Callbacks
 from ._evaluate import EvaluatorSource
-from ._options import RunOptions, RunOptionsView, run_options
+from ._options import RunOptions
 from ._pool import OneAtATime, bounded_each
 from ._types import EvaluateRequest, InferenceRequest, InferenceResult
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..model._prices import PriceTable
-    from ..simulation import SimulationSettings
-    from ._agent_cache import AgentResponseCache
 
 __all__ = ["CompactResult", "Emit", "ExecutionJob", "Executor", "LocalExecutor", "RunPlan", "WorkItem"]
 
@@ -73,17 +68,13 @@ Emit = Callable[[WorkItem, "EvalCaseResult | CompactResult"], None]
 """Called by an executor once per finished work item, with its case result (in any order)."""
 
 
-@dataclass(init=False)
-class ExecutionJob(RunOptionsView):
+@dataclass
+class ExecutionJob:
     """What an executor needs besides the work items: the agent and registry of the evaluator, its callbacks, the
-    run's :class:`RunOptions` (``parallelism``, ``timeout``, ``prices``, ``simulation``, ``agent_cache``; each also
-    readable as an attribute of the job), a scorer import that may still be running (``prepared``), and whether
-    set-level "after" callbacks need every result of their run (``keep_inferences`` / ``keep_results``). An
-    executor calls ``started`` once its first items are under way (the evaluator calls it after the run if an
-    executor never did).
-
-    Give the run settings as ``options``; the separate ``parallelism`` ... ``agent_cache`` arguments build the
-    options for callers written before it (not both at once).
+    run's :class:`RunOptions` (``parallelism``, ``timeout``, ``prices``, ``simulation``, ``agent_cache``), a scorer
+    import that may still be running (``prepared``), and whether set-level "after" callbacks need every result of
+    their run (``keep_inferences`` / ``keep_results``). An executor calls ``started`` once its first items are under
+    way (the evaluator calls it after the run if an executor never did).
     """
 
     app_name: str
@@ -91,47 +82,11 @@ class ExecutionJob(RunOptionsView):
     agent: object | None
     registry: EvaluatorSource
     callbacks: Callbacks
-    options: RunOptions
-    prepared: asyncio.Future[None] | None
-    keep_inferences: bool
-    keep_results: bool
-    started: Callable[[], object] | None
-
-    def __init__(
-        self,
-        app_name: str,
-        eval_set_id: str,
-        agent: object | None,
-        registry: EvaluatorSource,
-        callbacks: Callbacks,
-        parallelism: int | None = None,
-        timeout: float | None = None,
-        prepared: asyncio.Future[None] | None = None,
-        keep_inferences: bool = False,
-        keep_results: bool = False,
-        prices: PriceTable | None = None,
-        simulation: SimulationSettings | None = None,
-        agent_cache: AgentResponseCache | None = None,
-        started: Callable[[], object] | None = None,
-        options: RunOptions | None = None,
-    ) -> None:
-        self.app_name = app_name
-        self.eval_set_id = eval_set_id
-        self.agent = agent
-        self.registry = registry
-        self.callbacks = callbacks
-        self.options = run_options(
-            options,
-            parallelism=parallelism,
-            timeout=timeout,
-            prices=prices,
-            simulation=simulation,
-            agent_cache=agent_cache,
-        )
-        self.prepared = prepared
-        self.keep_inferences = keep_inferences
-        self.keep_results = keep_results
-        self.started = started
+    options: RunOptions = field(default_factory=RunOptions)
+    prepared: asyncio.Future[None] | None = None
+    keep_inferences: bool = False
+    keep_results: bool = False
+    started: Callable[[], object] | None = None
 
 
 class Executor(Protocol):
@@ -148,7 +103,7 @@ class Executor(Protocol):
 
 
 class LocalExecutor:
-    """The in-process engine: at most ``job.parallelism`` pipelines in flight on the current event loop, each
+    """The in-process engine: at most ``job.options.parallelism`` pipelines in flight on the current event loop, each
     running its case's inference then scoring it right away, with every case-level callback."""
 
     async def execute(self, job: ExecutionJob, items: Iterable[WorkItem], emit: Emit) -> None:

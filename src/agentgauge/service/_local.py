@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from .._util.uuids import uuid4
 from ..agents import Agent, as_agent
@@ -25,14 +25,9 @@ from ._callbacks import (
 )
 from ._evaluate import EvaluatorSource, evaluate_case
 from ._inference import DEFAULT_USER_ID, infer_case
-from ._options import RunOptions, RunOptionsView, run_options
+from ._options import RunOptions
 from ._pool import bounded_map
 from ._types import EvalSetRunResult, EvaluateRequest, InferenceRequest, InferenceResult
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..model._prices import PriceTable
-    from ..simulation import SimulationSettings
-    from ._agent_cache import AgentResponseCache
 
 __all__ = ["EvalSetSource", "LocalService", "select_cases"]
 
@@ -67,7 +62,7 @@ def _new_session_id() -> str:
     return str(uuid4())
 
 
-class LocalService(RunOptionsView):
+class LocalService:
     """Runs an agent over eval cases and scores the results, in-process.
 
     - :meth:`inference` / :meth:`evaluate` are the two phases over a whole eval set (trpc ``Service``), each
@@ -76,11 +71,11 @@ class LocalService(RunOptionsView):
       :class:`~agentgauge.run.AgentEvaluator` is built from them.
 
     ``agent`` may be anything :func:`~agentgauge.agents.as_agent` accepts, or ``None`` when only trace-mode
-    cases run. ``options`` (:class:`~agentgauge.service.RunOptions`) holds the run settings, or give them one by one:
-    ``parallelism`` (default 4); ``timeout`` bounds each case's inference (seconds); ``prices`` sets the cost of
-    recorded token usage (default: the built-in price table). ``simulation`` holds the user simulator, expected
-    agent and tool-mock generator of scenario and ``expectedRunnerEnabled`` cases. ``agent_cache`` answers cases
-    the agent already answered (same agent source, request and run) without calling it, and stores new answers.
+    cases run. ``options`` (:class:`~agentgauge.service.RunOptions`) holds the run settings: ``parallelism``
+    (default 4); ``timeout`` bounds each case's inference (seconds); ``prices`` sets the cost of recorded token usage
+    (default: the built-in price table); ``simulation`` holds the user simulator, expected agent and tool-mock
+    generator of scenario and ``expectedRunnerEnabled`` cases; ``agent_cache`` answers cases the agent already
+    answered (same agent source, request and run) without calling it, and stores new answers.
     """
 
     def __init__(
@@ -90,22 +85,10 @@ class LocalService(RunOptionsView):
         eval_set_manager: EvalSetSource,
         evaluators: EvaluatorSource,
         callbacks: Callbacks | None = None,
-        parallelism: int | None = None,
-        timeout: float | None = None,
         session_id_supplier: Callable[[], str] = _new_session_id,
-        prices: PriceTable | None = None,
-        simulation: SimulationSettings | None = None,
-        agent_cache: AgentResponseCache | None = None,
         options: RunOptions | None = None,
     ) -> None:
-        self.options = run_options(
-            options,
-            parallelism=parallelism,
-            timeout=timeout,
-            prices=prices,
-            simulation=simulation,
-            agent_cache=agent_cache,
-        )
+        self.options = options if options is not None else RunOptions()
         self.agent: Agent | None = as_agent(agent) if agent is not None else None
         self.eval_set_manager = eval_set_manager
         self.evaluators = evaluators

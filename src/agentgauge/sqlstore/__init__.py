@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ._cli import check_result_id, load_stored_result, open_result_store
 from ._url import STORE_ENV, normalize_url, redact_url, resolve_store_url
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -44,7 +45,10 @@ __all__ = [
     "Store",
     "StoreError",
     "StoredResultCatalog",
+    "check_result_id",
+    "load_stored_result",
     "normalize_url",
+    "open_result_store",
     "open_store",
     "redact_url",
     "resolve_store_url",

@@ -44,6 +44,7 @@ from ._live_files import LineRef, ReceivedFiles
 from ._live_session import SESSION_ATTRIBUTES, LiveSession, LiveTrace
 from ._live_store import DEFAULT_LIVE_MEMORY_BYTES, LiveChanges, LiveStore, trace_conversation
 from ._live_summary import LiveSummary
+from ._index import ConversationIndex, PlannedCase, index_conversations, plan_cases
 from ._messages import ChatMessage, MessageToolCall, ToolResponse, input_messages, output_messages
 from ._otlp_payload import (
     OTLP_PROTO_HINT,
@@ -71,6 +72,7 @@ __all__ = [
     "SESSION_ATTRIBUTES",
     "TRACE_ID_KEY",
     "ChatMessage",
+    "ConversationIndex",
     "Conversations",
     "LineRef",
     "LiveChanges",
@@ -79,6 +81,7 @@ __all__ = [
     "LiveSummary",
     "LiveTrace",
     "MessageToolCall",
+    "PlannedCase",
     "ReceivedFiles",
     "Signal",
     "Span",
@@ -96,6 +99,7 @@ __all__ = [
     "export_result",
     "extract_conversation",
     "golden_eval_set",
+    "index_conversations",
     "input_messages",
     "is_genai_trace",
     "iter_trace_groups",
@@ -107,6 +111,7 @@ __all__ = [
     "parse_spans",
     "parse_traces",
     "payload_spans",
+    "plan_cases",
     "proto_request_document",
     "read_conversations",
     "result_to_otlp",

@@ -1,63 +1,42 @@
-"""``eval``'s options for simulated users, the expected agent and generated tool mocks, resolved once the eval sets
-are loaded (so a missing simulator or expected agent is reported before anything runs)."""
+"""A run's simulation settings (simulated users, the expected agent, generated tool mocks), planned once the eval
+sets are loaded so a missing simulator or expected agent is reported before anything runs.
+
+:mod:`agentgauge.simulation` is imported only when a plan is built: most runs need none.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..agents import load_agent, load_python_object
+from ..errors import InputError
+
 if TYPE_CHECKING:  # pragma: no cover
+    from ..agents.remote import RemoteAgentSettings
     from ..judges import JudgeClient
     from ..model import EvalSet
     from ..simulation import SimulationSettings
+    from ._options import SimulationOptions
 
-__all__ = [
-    "SimulationOptions",
-    "SimulationPlan",
-    "load_user_simulator",
-    "resolve_simulation",
-    "simulation_plan",
-    "simulator_client",
-]
+__all__ = ["SimulationPlan", "load_user_simulator", "simulation_plan", "simulator_client"]
 
-
-@dataclass
-class SimulationOptions:
-    """What the command line said about simulation (all optional)."""
-
-    user_simulator: str | None = None
-    simulator_model: str | None = None
-    simulator_base_url: str | None = None
-    expected_agent: str | None = None
-    max_turns: int | None = None
-    remote: Any = None  # RemoteAgentSettings of a remote --expected-agent (--agent-header, --agent-config)
-
-    @property
-    def given(self) -> bool:
-        """Whether any simulation option was given."""
-        return any(v is not None for k, v in vars(self).items() if k != "remote")
+_ADK_PLACEHOLDERS = ("stop_signal", "conversation_plan", "conversation_history")
 
 
 def load_user_simulator(spec: str) -> Any:
     """A simulator from ``path/to/file.py`` (its ``user_simulator``), ``file.py:attribute`` or ``module:attribute``."""
-    from ..agents._loader import _import_file, _load_object, _pick
-    from ..errors import InputError
     from ..simulation import as_user_simulator
 
     path, _, attribute = spec.partition(".py:")
+    if (attribute or spec.endswith(".py")) and not Path(path + ".py" if attribute else spec).is_file():
+        raise InputError("user simulator file not found", file=spec)
     try:
-        if attribute or spec.endswith(".py"):
-            file = Path(path + ".py") if attribute else Path(spec)
-            if not file.is_file():
-                raise InputError("user simulator file not found", file=spec)
-            module = _import_file(file.resolve(), package=False)
-            obj = _pick(module, (attribute or "user_simulator",), spec)
-        else:
-            obj = _load_object(spec)
-        return as_user_simulator(obj)
+        return as_user_simulator(load_python_object(spec, "user_simulator"))
     except InputError:
         raise
     except (Exception, SystemExit) as exc:
@@ -79,10 +58,9 @@ def simulator_client(model: str, base_url: str | None, *, cache_dir: Path | None
     )
 
 
-def _adk_simulator_config(metrics_source: str) -> dict[str, Any]:
+def _adk_simulator_config(path: Path | None) -> dict[str, Any]:
     # ADK keeps the simulator settings in test_config.json next to the criteria.
-    path = Path(metrics_source)
-    if not path.is_file():
+    if path is None or not path.is_file():
         return {}
     try:
         doc = json.loads(path.read_bytes())
@@ -94,15 +72,13 @@ def _adk_simulator_config(metrics_source: str) -> dict[str, Any]:
 
 def _check_adk_config(config: dict[str, Any], source: str) -> None:
     # ADK refuses custom instructions without its three placeholders; so do we, before anything runs.
-    from ..errors import InputError
-
     text = config.get("custom_instructions")
     if text is None:
         return
     where = "user_simulator_config.custom_instructions"
     if not isinstance(text, str):
         raise InputError("expected a string", file=source, location=where)
-    missing = [k for k in ("stop_signal", "conversation_plan", "conversation_history") if not _has_placeholder(text, k)]
+    missing = [k for k in _ADK_PLACEHOLDERS if re.search(r"\{\{\s*" + k + r"\s*\}\}", text) is None]
     if missing:
         names = ", ".join("{{ " + k + " }}" for k in missing)
         raise InputError(f"custom instructions must contain {names}", file=source, location=where)
@@ -111,37 +87,14 @@ def _check_adk_config(config: dict[str, Any], source: str) -> None:
         raise InputError("expected an integer", file=source, location="user_simulator_config.max_allowed_invocations")
 
 
-def _has_placeholder(text: str, name: str) -> bool:
-    import re
-
-    return re.search(r"\{\{\s*" + name + r"\s*\}\}", text) is not None
-
-
-def resolve_simulation(
-    options: SimulationOptions,
-    sets: list[tuple[EvalSet, set[str], str, str]],
-    *,
-    judge_model: dict[str, str] | None,
-    cache_dir: Path | None,
-    judge_timeout: float | None,
-) -> SimulationSettings | None:
-    """The run's :class:`SimulationSettings`, or ``None`` when no case needs any.
-
-    ``sets`` holds (eval set, selected ids, file, metrics source). Raises :class:`InputError` when a selected
-    scenario case has no simulated user (nothing could run it). A case that needs an expected agent when none is
-    given fails on its own, as in trpc-agent-go.
-    """
-    plan = simulation_plan(options, sets, judge_model=judge_model, cache_dir=cache_dir, judge_timeout=judge_timeout)
-    return plan.build() if plan is not None else None
-
-
 @dataclass(frozen=True)
 class SimulationPlan:
     """What the simulation settings of a run are built from: plain data (file names, models, the ADK simulator
-    config), so a remote worker can build the same settings itself -- objects loaded from files by path cannot
-    be shipped there."""
+    config), so a remote worker can build the same settings itself -- objects loaded from files by path cannot be
+    shipped there. ``missing_user`` is what a scenario case without a simulated user is told."""
 
     options: SimulationOptions
+    remote: RemoteAgentSettings | None
     adk_config: dict[str, Any]
     scenario_ids: tuple[str, ...]
     scenario_file: str
@@ -149,25 +102,22 @@ class SimulationPlan:
     judge_model: dict[str, str] | None
     cache_dir: Path | None
     judge_timeout: float | None
+    missing_user: str
 
     def build(self) -> SimulationSettings:
-        """The settings (loads the simulator and expected-agent files; raises :class:`InputError` when a
-        scenario case has no simulated user)."""
-        from ..agents import load_agent
-        from ..errors import InputError
+        """The settings (loads the simulator and expected-agent files; raises :class:`InputError` when a scenario
+        case has no simulated user)."""
         from ..simulation import JudgeMockGenerator, LlmUserSimulator, SimulationSettings
 
-        options, adk_config, judge_model = self.options, self.adk_config, self.judge_model
+        options, adk_config, judge_model = self.options, self.adk_config, self.judge_model or {}
         settings = SimulationSettings(max_turns=options.max_turns)
         max_invocations = adk_config.get("max_allowed_invocations")
         if isinstance(max_invocations, int):
             settings.adk_max_invocations = max_invocations
         if options.expected_agent is not None:
-            settings.expected_agent = load_agent(options.expected_agent, remote=options.remote)
-        model = options.simulator_model or (judge_model or {}).get("modelName") or adk_config.get("model")
-        base_url = options.simulator_base_url or (
-            None if options.simulator_model else (judge_model or {}).get("baseURL")
-        )
+            settings.expected_agent = load_agent(options.expected_agent, remote=self.remote)
+        model = options.simulator_model or judge_model.get("modelName") or adk_config.get("model")
+        base_url = options.simulator_base_url or (None if options.simulator_model else judge_model.get("baseURL"))
         client = None
         if model and (
             (self.scenario_ids and options.user_simulator is None) or self.llm_mocks or options.simulator_model
@@ -189,9 +139,8 @@ class SimulationPlan:
             )
         elif self.scenario_ids:
             raise InputError(
-                f"case(s) {', '.join(self.scenario_ids)} have a conversationScenario and need a simulated user: pass "
-                "--simulator-model MODEL (any OpenAI-compatible model; --simulator-base-url URL), --judge-model, or "
-                "--user-simulator FILE",
+                f"case(s) {', '.join(self.scenario_ids)} have a conversationScenario and need a simulated user: "
+                f"{self.missing_user}",
                 file=self.scenario_file,
             )
         return settings
@@ -209,19 +158,22 @@ class SimulationPlan:
 
 def simulation_plan(
     options: SimulationOptions,
-    sets: list[tuple[EvalSet, set[str], str, str]],
+    sets: list[tuple[EvalSet, set[str], str, Path | None]],
     *,
+    remote: RemoteAgentSettings | None,
     judge_model: dict[str, str] | None,
     cache_dir: Path | None,
     judge_timeout: float | None,
+    missing_user: str,
 ) -> SimulationPlan | None:
-    """The :class:`SimulationPlan` of a run (see :func:`resolve_simulation`), ``None`` when no case needs one."""
+    """The :class:`SimulationPlan` of a run whose ``sets`` are (eval set, selected ids, file, metrics file);
+    ``None`` when no selected case needs simulation and no option asks for it (see :class:`SimulationPlan` for
+    the rest)."""
     scenario_ids: list[str] = []
-    expected_ids: list[str] = []
-    llm_mocks = False
+    expected = llm_mocks = False
     adk_config: dict[str, Any] = {}
     scenario_file = ""
-    for eval_set, selected, file, metrics_source in sets:
+    for eval_set, selected, file, metrics_file in sets:
         for case in eval_set.eval_cases:
             if case.eval_id not in selected:
                 continue
@@ -230,17 +182,27 @@ def simulation_plan(
                 scenario_ids.append(case.eval_id)
                 scenario_file = scenario_file or file
                 if not adk_config:
-                    adk_config = _adk_simulator_config(metrics_source)
-                    _check_adk_config(adk_config, metrics_source)
-            if case.expected_runner_enabled or (scenario is not None and scenario.driver == "expected"):
-                expected_ids.append(case.eval_id)
+                    adk_config = _adk_simulator_config(metrics_file)
+                    _check_adk_config(adk_config, str(metrics_file))
+            expected = (
+                expected or case.expected_runner_enabled or (scenario is not None and scenario.driver == "expected")
+            )
             mocks = [inv.tool_mock for inv in case.conversation or [] if inv.tool_mock is not None]
             rules = [rule for mock in mocks for rule in (*mock.actual, *mock.expected)]
             llm_mocks = llm_mocks or any(rule.llm_generator is not None for rule in rules)
-    if not (scenario_ids or expected_ids or llm_mocks or options.given):
+    if not (scenario_ids or expected or llm_mocks or options.given):
         return None
     return SimulationPlan(
-        options, adk_config, tuple(scenario_ids), scenario_file, llm_mocks, judge_model, cache_dir, judge_timeout
+        options,
+        remote,
+        adk_config,
+        tuple(scenario_ids),
+        scenario_file,
+        llm_mocks,
+        judge_model,
+        cache_dir,
+        judge_timeout,
+        missing_user,
     )
 
 

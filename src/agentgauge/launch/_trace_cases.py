@@ -1,15 +1,18 @@
-"""The cases of ``eval --traces`` handed to the run one at a time, each built when it is dispatched from the
-conversation index (:mod:`agentgauge.traces._index`), so a run over a large trace input holds a compact index
-and the cases in flight, never every conversation."""
+"""The cases of a trace run handed to the run one at a time, each built when it is dispatched from the conversation
+index (:class:`~agentgauge.traces.ConversationIndex`), so a run over a large trace input holds a compact index and
+the cases in flight, never every conversation."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from ..errors import NotFoundError
+from ..model import EvalCase, EvalSet, SessionInput
+from ..service import index_stub
+
 if TYPE_CHECKING:  # pragma: no cover
-    from ..model import EvalCase, EvalSet
-    from ..traces._index import ConversationIndex, PlannedCase
+    from ..traces import ConversationIndex, PlannedCase
 
 __all__ = ["TraceCases"]
 
@@ -22,9 +25,6 @@ class TraceCases:
     def __init__(
         self, index: ConversationIndex, planned: list[PlannedCase], eval_set_id: str, description: str | None = None
     ) -> None:
-        from ..model import EvalCase, EvalSet, SessionInput
-        from ..service import index_stub
-
         self._index = index
         self._planned = planned
         sessions: dict[str, SessionInput] = {}
@@ -44,8 +44,6 @@ class TraceCases:
         return self.header.eval_set_id
 
     def _check(self, eval_set_id: str) -> None:
-        from ..errors import NotFoundError
-
         if eval_set_id != self.header.eval_set_id:
             raise NotFoundError(f"eval set {eval_set_id!r} not found (this one is {self.header.eval_set_id!r})")
 
