@@ -306,9 +306,7 @@ def eval_command(
         # An option named as a field of the request is that field (num_runs, parallelism, timeout, traces, ...).
         **{field.name: given[field.name] for field in dataclasses.fields(EvalRequest) if field.name in given},
         sets=tuple(targets or ()),  # with the agent first, unless the traces are scored: see run_eval
-        metrics=MetricOptions(
-            only_metrics, skip_metrics, no_judges, judge_parallelism, dialect, reducer, case_status
-        ),
+        metrics=MetricOptions(only_metrics, skip_metrics, no_judges, judge_parallelism, dialect, reducer, case_status),
         judge=JudgeOptions(judge_model, judge_base_url, judge_timeout, no_cache, tuple(plugin or ())),
         simulation=SimulationOptions(user_simulator, simulator_model, simulator_base_url, expected_agent, max_turns),
         remote=RemoteOptions(headers, agent_config, agent_timeout, agent_max_response_mb, agent_follow_redirects),
