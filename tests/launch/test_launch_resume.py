@@ -29,7 +29,7 @@ HEADER = {"agentgaugeProgress": 1, "evalSetResultId": "slow_slow_x1", "evalSetId
 def interrupted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The progress log of an interrupted two-run run of eval set ``slow`` (three cases) under ``out/``."""
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "agent.py").write_text(AGENT)
+    (tmp_path / "echo_agent.py").write_text(AGENT)  # not agent.py: examples import theirs by that name
     cases = [{"evalId": f"c{i}", "conversation": [{"userContent": {"content": f"q{i}"}}]} for i in range(3)]
     (tmp_path / "slow.evalset.json").write_text(json.dumps({"evalSetId": "slow", "evalCases": cases}))
     (tmp_path / "slow.metrics.json").write_text(json.dumps([{"metricName": "response_match_score", "threshold": 0.5}]))
@@ -39,7 +39,7 @@ def interrupted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return log
 
 
-BASE = EvalRequest(agent="agent.py", sets=("slow.evalset.json",), output_dir=Path("out"), surface=COMMAND_LINE)
+BASE = EvalRequest(agent="echo_agent.py", sets=("slow.evalset.json",), output_dir=Path("out"), surface=COMMAND_LINE)
 
 
 @pytest.mark.parametrize(

@@ -298,8 +298,16 @@ def eval_command(
 ) -> None:
     """``agentgauge eval``: the options mapped onto one :class:`~agentgauge.launch.EvalRequest` (help: above)."""
     given = locals()  # the options as parsed, by parameter name
-    from ..launch import EngineOptions, EvalRequest, JudgeOptions, MetricOptions, RemoteOptions, SimulationOptions
-    from ._eval_run import Gate, run_eval
+    from ..launch import (
+        EngineOptions,
+        EvalRequest,
+        GateOptions,
+        JudgeOptions,
+        MetricOptions,
+        RemoteOptions,
+        SimulationOptions,
+    )
+    from ._eval_run import run_eval
 
     headers = tuple(agent_header or ())
     request = EvalRequest(
@@ -311,10 +319,11 @@ def eval_command(
         simulation=SimulationOptions(user_simulator, simulator_model, simulator_base_url, expected_agent, max_turns),
         remote=RemoteOptions(headers, agent_config, agent_timeout, agent_max_response_mb, agent_follow_redirects),
         engine=EngineOptions(executor, ray_address, tuple(rate_limit or ())),
+        gate=GateOptions(baseline, fail_on, fail_on_regression, alpha),
         agent_cache=(cache_agent_dir or output_dir / ".agent_cache") if cache_agent or cache_agent_dir else None,
         labels=tuple(label or ()),
     )
     report = ReportOptions(
         junit, html, markdown, json_out=json_out, detailed=print_detailed_results, junit_runs=junit_runs
     )
-    run_eval(request, report, store, Gate(baseline, fail_on, fail_on_regression, alpha), (bootstrap_resamples, seed))
+    run_eval(request, report, store, (bootstrap_resamples, seed))

@@ -12,6 +12,7 @@ from ._common import print_line
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
+    from ..launch import Baseline
     from ..model import EvalCaseResult
     from ..run import EvaluationResult
     from ._options import ReportOptions
@@ -54,7 +55,7 @@ def report_outcomes(
     start: Path,
     result_store: Any = None,
     sources: list[str] = [],  # noqa: B006 - never modified
-    baseline: Any = None,
+    baseline: Baseline | None = None,
 ) -> None:
     """Report each outcome: summary, report files (one per eval set when there are several), comparison with
     ``baseline``, where the result was saved; paths are shown relative to ``start``, the starting directory."""
@@ -74,8 +75,11 @@ def report_outcomes(
             if result_store is not None:  # read back from the store, one page of case results at a time
                 cases = result_store.iter_case_results(outcome.app_name, _result_id(outcome))
             report_streamed(outcome, console, report, reports=reports, cases=cases)
-        if baseline is not None:  # the comparison block follows the summary; its section goes into the reports
-            baseline.add(outcome, reports, console, several=several)
+        compared = baseline.compared(outcome) if baseline is not None else None
+        if compared is not None:  # the comparison block follows the summary; its section goes into the reports
+            from ._eval_baseline import show_comparison
+
+            show_comparison(compared, reports, console)
         for target, fmt in reports:
             print_line(console, f"{fmt} report written to {_shown(target, start)}")
         saved = _shown(outcome.result_path, start)

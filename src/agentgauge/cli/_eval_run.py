@@ -12,7 +12,6 @@ import codecs
 import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -26,7 +25,6 @@ from ..stats import BootstrapSettings, use_bootstrap
 from . import _interrupt
 from ._common import EXIT_FAILED, EXIT_OK, echo_problems, input_errors_exit_2, print_line
 from ._console import deferred_console, progress_bar_console
-from ._eval_baseline import check_gate_options, load_baseline
 from ._eval_progress import TerminalProgress, startup_gc_paused
 from ._eval_report import report_outcomes
 from ._exit import leave_to_the_os
@@ -38,13 +36,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
     from ..formats import InputProblem
-    from ..launch import EvalRequest
+    from ..launch import Baseline, EvalRequest
     from ..run import EvaluationResult
-    from ._eval_baseline import Baseline
     from ._options import ReportOptions
     from ._stdout import TextSink
 
-__all__ = ["EXIT_INTERRUPTED", "Gate", "print_json", "run_eval", "stopped_by_ctrl_c", "with_agent"]
+__all__ = ["EXIT_INTERRUPTED", "print_json", "run_eval", "stopped_by_ctrl_c", "with_agent"]
 
 
 EXIT_INTERRUPTED = _interrupt.EXIT_INTERRUPTED  # the shell's code for a command stopped by SIGINT (128 + 2)
@@ -61,27 +58,12 @@ def with_agent(request: EvalRequest) -> EvalRequest:
     return dataclasses.replace(request, agent=args[0], sets=args[1:]) if looks_like_agent_spec(args[0]) else request
 
 
-@dataclass(frozen=True)
-class Gate:
-    """``--baseline`` and how its comparison sets the exit code: the result to compare with, ``--fail-on``, its
-    older spelling ``--fail-on-regression`` and ``--alpha`` (see docs/compare.md)."""
-
-    baseline: str | None = None
-    fail_on: str | None = None
-    fail_on_regression: bool = False
-    alpha: float = 0.05
-
-
-def run_eval(
-    request: EvalRequest, report: ReportOptions, store: str | None, gate: Gate, bootstrap: tuple[int, int]
-) -> NoReturn:
+def run_eval(request: EvalRequest, report: ReportOptions, store: str | None, bootstrap: tuple[int, int]) -> NoReturn:
     """Run ``request`` (its ``sets`` as the command's arguments: see :func:`with_agent`), results in the SQL store
-    ``store`` (``None``: ``--output-dir``), compared as ``gate`` says, intervals drawn with ``bootstrap`` (resamples,
-    seed): exit 0 when every selected case passed (or the gate let the comparison pass), 1 when one did not, 2 on bad
-    input (nothing run or written), 130 when interrupted."""
+    ``store`` (``None``: ``--output-dir``), compared with its baseline, intervals drawn with ``bootstrap``
+    (resamples, seed): exit 0 when every selected case passed (or the gate let the comparison pass), 1 when one did
+    not, 2 on bad input (nothing run or written), 130 when interrupted."""
     mask_standard_streams()  # judge keys registered during the run never reach stdout/stderr
-    with input_errors_exit_2():
-        check_gate_options(gate.baseline, gate.fail_on, gate.fail_on_regression, gate.alpha)
     # Resolved now: an agent calling os.chdir() must not move where results and reports are written.
     start, report = Path.cwd(), report.absolute()
     cache = request.agent_cache.absolute() if request.agent_cache is not None else None
@@ -95,7 +77,7 @@ def run_eval(
         startup_gc_paused(),
         use_bootstrap(BootstrapSettings(*bootstrap)),
     ):
-        outcomes, against, result_store = _run(request, report, console, store, gate)
+        outcomes, against, result_store = _run(request, report, console, store)
         given = [*request.sets, *([request.eval_set] if request.eval_set else [])]
         sources = [arg for arg in given if isinstance(arg, str)]
         report_outcomes(
@@ -107,34 +89,23 @@ def run_eval(
 
 
 def _run(
-    request: EvalRequest, report: ReportOptions, console: Console, store: str | None, gate: Gate
+    request: EvalRequest, report: ReportOptions, console: Console, store: str | None
 ) -> tuple[list[EvaluationResult], Baseline | None, Any]:
-    """Check where results and reports go, load the baseline, then prepare and run (see the module); the outcomes,
-    the baseline and the store's result manager (``None``: result files)."""
+    """Check where results and reports go, then prepare and run (see the module); the outcomes, the baseline with
+    its comparisons and the store's result manager (``None``: result files)."""
     check_output_targets(report.junit, report.html, report.markdown)  # refused before anything runs
     result_store = open_store(store)  # unreachable or too new: refused before anything runs
-    against = None
-    if gate.baseline is not None:
-        against = load_baseline(
-            gate.baseline,
-            request.output_dir,
-            result_store,
-            app_name=request.app_name,
-            fail_on=gate.fail_on,
-            fail_on_regression=gate.fail_on_regression,
-            alpha=gate.alpha,
-        )
     # The summary comes from each case's compact row; the case results stay in memory only for what reads them all
     # afterwards (a result file is read back otherwise). Not holding them saves the garbage collector's walks over
     # them during the run (~10 ms of a 200-case run).
-    keep = report.detailed or bool(report.files()) or against is not None or github_actions()
+    keep = report.detailed or bool(report.files()) or github_actions()
     request = dataclasses.replace(request, results=result_store, keep_results=keep, surface=COMMAND_LINE)
     # Notes go with the summary; the input checks' warnings are one line each on stderr, as validate prints them.
     prepared = prepare(request, on_note=lambda text: print_line(console, text), on_warning=echo_problem)
     progress = TerminalProgress(console, None if report.json_out else progress_bar_console(), prepared.interrupt)
     outcomes = asyncio.run(prepared.run(progress))
     leave_to_the_os(prepared.sets)  # the loaded eval sets are freed at exit, if ever (~3 ms)
-    return outcomes, against, result_store
+    return outcomes, prepared.baseline, result_store
 
 
 def echo_problem(problem: InputProblem) -> None:

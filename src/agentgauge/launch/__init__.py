@@ -15,11 +15,12 @@ through ``on_note`` and progress through a :class:`RunProgress`: nothing here pr
 from typing import TYPE_CHECKING
 
 from .._util.lazy import lazy_exports
-from ._options import EngineOptions, JudgeOptions, MetricOptions, RemoteOptions, SimulationOptions
+from ._options import EngineOptions, GateOptions, JudgeOptions, MetricOptions, RemoteOptions, SimulationOptions
 from ._request import DEFAULT_OUTPUT_DIR, EvalRequest, EvalSetSpec, RecordedTraces
 from ._surface import COMMAND_LINE, HTTP_API, MAX_NUM_RUNS, PYTHON, Surface
 
 if TYPE_CHECKING:
+    from ._baseline import Baseline, Compared
     from ._checks import CheckedRequest, make_registry
     from ._evaluate import evaluate, evaluate_set, prepare
     from ._remote import remote_settings
@@ -35,10 +36,13 @@ __all__ = [
     "MAX_NUM_RUNS",
     "METRICS_FILES",
     "PYTHON",
+    "Baseline",
     "CheckedRequest",
+    "Compared",
     "EngineOptions",
     "EvalRequest",
     "EvalSetSpec",
+    "GateOptions",
     "JudgeOptions",
     "MetricOptions",
     "Note",
@@ -66,6 +70,8 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        "Baseline": "._baseline",
+        "Compared": "._baseline",
         "CheckedRequest": "._checks",
         "make_registry": "._checks",
         "evaluate": "._evaluate",

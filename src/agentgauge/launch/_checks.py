@@ -54,6 +54,8 @@ class CheckedRequest:
     error); settled once everything is read, see :meth:`settle_inputs`."""
     case_status: CaseStatusRule
     """How a case's status follows from its runs."""
+    fail_on: str | None
+    """The gate rule of the comparison with the baseline (``None``: none decides the verdict)."""
 
     @property
     def surface(self) -> Surface:
@@ -111,6 +113,7 @@ def check_request(request: EvalRequest) -> CheckedRequest:
     _check_counts(request)
     selection, judge_parallelism, dialect = _metric_choice(request.metrics, request.parallelism, request.surface)
     case_status = _case_status(request)
+    fail_on = _gate(request)
     labels = _labels(request)
     engine = engine_choice(request.engine, request.surface)
     _check_modes(request, engine)
@@ -121,7 +124,18 @@ def check_request(request: EvalRequest) -> CheckedRequest:
     remote = _remote(request)
     report = InputReport(strict=request.strict, strict_reason=request.surface.name("strict"))
     return CheckedRequest(
-        request, sets, trace_set, labels, selection, judge_parallelism, dialect, engine, remote, report, case_status
+        request,
+        sets,
+        trace_set,
+        labels,
+        selection,
+        judge_parallelism,
+        dialect,
+        engine,
+        remote,
+        report,
+        case_status,
+        fail_on,
     )
 
 
@@ -180,6 +194,28 @@ def _case_status(request: EvalRequest) -> CaseStatusRule:
         return parse_case_status_rule(request.metrics.case_status)
     except ValueError as exc:
         raise InputError(f"{request.surface.name('case_status')}: {exc}") from None
+
+
+def _gate(request: EvalRequest) -> str | None:
+    """The gate rule (``fail_on_regression`` is ``fail_on="broken"``), refused without a baseline, unknown, or
+    given twice differently; the significance level, refused outside (0, 1)."""
+    from ..compare import FailOn, check_alpha, fail_on_rule
+
+    gate, name = request.gate, request.surface.name
+    for given, key in ((gate.fail_on_regression, "fail_on_regression"), (gate.fail_on is not None, "fail_on")):
+        if given and gate.baseline is None:
+            raise InputError(f"{name(key)} needs {name('baseline_result')}")
+    rule = FailOn.BROKEN.value if gate.fail_on_regression else None
+    if gate.fail_on is not None:
+        fail_on_rule(gate.fail_on, given_as=name("fail_on"))
+        if gate.fail_on_regression and gate.fail_on != FailOn.BROKEN:
+            raise InputError(
+                f"{name('fail_on_regression')} is {name('fail_on')} broken: it cannot be given with "
+                f"{name('fail_on')} {gate.fail_on}"
+            )
+        rule = gate.fail_on
+    check_alpha(gate.alpha, given_as=name("alpha"))
+    return rule
 
 
 def _labels(request: EvalRequest) -> dict[str, str]:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ..evaluators import Registry
 from ..storage import InMemoryEvalResultManager
 from ._agent_run import prepare_agents
+from ._baseline import load_baseline
 from ._options import JudgeOptions, MetricOptions
 from ._request import EvalRequest, EvalSetSpec
 
@@ -29,8 +30,8 @@ def _silent(_: str) -> None:
 
 def prepare(request: EvalRequest, *, on_note: Note | None = None, on_warning: Warn | None = None) -> PreparedRun:
     """Check ``request`` once and load everything it runs on, before any agent or judge is called: eval sets,
-    metrics (judge keys included), the app, where results go, the resumed run, the agent, simulated users, the agent
-    cache and the engine. Bad input raises :class:`~agentgauge.errors.InputError` (or
+    metrics (judge keys included), the app, where results go, the resumed run, the baseline, the agent, simulated
+    users, the agent cache and the engine. Bad input raises :class:`~agentgauge.errors.InputError` (or
     :class:`~agentgauge.errors.NotFoundError`) naming the file and JSON path, or the option or field as the request's
     surface spells it. ``on_note`` hears lines for the person running it, ``on_warning`` the input checks' warnings
     (default: each as a ``warning: FILE: PATH: message`` note); nothing is printed here.
@@ -43,11 +44,15 @@ def prepare(request: EvalRequest, *, on_note: Note | None = None, on_warning: Wa
     def warn(problem: InputProblem) -> None:
         note(f"warning: {problem.line()}")
 
+    baseline = load_baseline(checked)  # a baseline that is not there is refused before the inputs are read
     if request.traces is not None:
         from ._trace_run import prepare_traces
 
-        return prepare_traces(checked, note, on_warning or warn)
-    return prepare_agents(checked, note, on_warning or warn)
+        prepared = prepare_traces(checked, note, on_warning or warn)
+    else:
+        prepared = prepare_agents(checked, note, on_warning or warn)
+    prepared.baseline = baseline
+    return prepared
 
 
 async def evaluate(

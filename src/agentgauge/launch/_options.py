@@ -1,4 +1,5 @@
-"""The option groups of a request: judges, simulated users, remote agents, the engine and the metric choice.
+"""The option groups of a request: judges, simulated users, remote agents, the engine, the metric choice and the
+baseline the run is compared with.
 
 Plain, picklable data as the caller gave it (Ray workers build their registry and simulation settings from it);
 :meth:`~agentgauge.launch.EvalRequest.check` checks every group once.
@@ -9,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["EngineOptions", "JudgeOptions", "MetricOptions", "RemoteOptions", "SimulationOptions"]
+__all__ = ["EngineOptions", "GateOptions", "JudgeOptions", "MetricOptions", "RemoteOptions", "SimulationOptions"]
 
 
 @dataclass(frozen=True)
@@ -100,3 +101,17 @@ class MetricOptions:
     dialect: str | None = None
     reducer: str | None = None
     case_status: str | None = None
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    """The result the run is compared with and how the comparison decides the verdict (see docs/compare.md):
+    ``baseline`` (a result file, a result id, ``label:KEY=VALUE[,KEY=VALUE]`` or ``latest``: the newest earlier
+    result of each eval set run), ``fail_on`` (``broken``, ``significant``, ``any-change`` or ``never``; ``None``:
+    the cases' statuses decide), ``fail_on_regression`` (the older spelling of ``fail_on="broken"``) and ``alpha``,
+    the significance level of the comparison's tests."""
+
+    baseline: str | None = None
+    fail_on: str | None = None
+    fail_on_regression: bool = False
+    alpha: float = 0.05

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._options import EngineOptions, JudgeOptions, MetricOptions, RemoteOptions, SimulationOptions
+from ._options import EngineOptions, GateOptions, JudgeOptions, MetricOptions, RemoteOptions, SimulationOptions
 from ._surface import PYTHON, Surface
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -92,6 +92,8 @@ class EvalRequest:
       (``<app>/<id>.evalset_result.json``), saved under ``app_name`` (default: the cases' ``sessionInput.appName``)
       with ``labels`` (``KEY=VALUE``); ``keep_results=False`` reads case results back from where they were saved
       instead of keeping them; ``registry`` scores (default: one built from ``judge``).
+    - What it is compared with: ``gate`` (a baseline result, the gate rule and its significance level); the
+      comparisons come with the run (:attr:`~agentgauge.launch.PreparedRun.baseline`).
     - ``strict``: every input warning (an unknown key the file's own tool ignores) is an error.
     """
 
@@ -119,6 +121,7 @@ class EvalRequest:
     keep_results: bool = True
     registry: Registry | None = None
     callbacks: Callbacks | None = None
+    gate: GateOptions = field(default_factory=GateOptions)
     strict: bool = False
     surface: Surface = PYTHON
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..run import ResumeState
     from ..service import AgentResponseCache, EvaluatorSource, Executor
     from ..simulation import SimulationSettings
+    from ._baseline import Baseline
     from ._checks import CheckedRequest
 
 __all__ = ["Note", "PreparedRun", "RunProgress", "SetHeading", "SetRun", "Shared", "Warn"]
@@ -114,6 +115,8 @@ class PreparedRun:
         """The eval sets, in the order they run."""
         for set_run in self.sets:
             set_run.metric_store.put_all(shared.app, set_run.heading.eval_set_id, set_run.metrics)
+        self.baseline: Baseline | None = None
+        """The result each eval set's result is compared with once that set has run (``None``: none)."""
         self._note = on_note
         self._close = close
         self._current: AgentEvaluator | None = None
@@ -161,6 +164,8 @@ class PreparedRun:
                 self._current = None
                 progress.set_finished(outcome)
                 outcomes.append(outcome)
+                if self.baseline is not None:
+                    self.baseline.compare(outcome, several=len(self.sets) > 1, on_note=self._note)
                 if outcome.interrupted:
                     break
         finally:
@@ -190,7 +195,8 @@ class PreparedRun:
             case_ids=set_run.case_ids or None,
             progress=progress.advanced,
             on_start=lambda: progress.cases_under_way(heading),
-            max_results_in_memory=None if request.keep_results else 0,
+            # a comparison reads every case result of the set once it has run
+            max_results_in_memory=None if request.keep_results or self.baseline is not None else 0,
             executor=shared.executor,
             prices=shared.prices,
             simulation=shared.simulation,

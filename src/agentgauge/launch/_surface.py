@@ -45,6 +45,7 @@ COMMAND_LINE = Surface(
     "option",
     {
         "agent_cache": "--cache-agent",
+        "baseline_result": "--baseline RESULT_ID_OR_FILE",
         "case_id": "with EVAL_SET:case_id",
         "eval_set_argument": "--eval-set SET",
         "simulated_user": "pass --simulator-model MODEL (any OpenAI-compatible model; --simulator-base-url URL), "
@@ -72,6 +73,7 @@ HTTP_API = Surface(
 PYTHON = Surface(
     "keyword",
     {
+        "baseline_result": "a baseline",
         "eval_set_argument": "eval_set",
         "simulated_user": "give simulation=SimulationOptions(simulator_model=..., user_simulator=...) or a judge model",
         "usage": "",
