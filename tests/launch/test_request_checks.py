@@ -19,6 +19,7 @@ from agentgauge.launch import (
     EngineOptions,
     EvalRequest,
     EvalSetSpec,
+    GateOptions,
     JudgeOptions,
     MetricOptions,
     RemoteOptions,
@@ -47,6 +48,36 @@ CASES: dict[str, tuple[dict[str, Any], str, str]] = {
         "judge_parallelism must be at least 1",
     ),
     "empty only": ({"metrics": MetricOptions(only=" , ")}, "--only-metrics needs at least one metric name", "only"),
+    "case status": (
+        {"metrics": MetricOptions(case_status="most")},
+        "--case-status: unknown case status rule 'most': expected one of mean, all, majority, any",
+        "case_status: unknown case status rule 'most'",
+    ),
+    "gate without a baseline": (
+        {"gate": GateOptions(fail_on="significant")},
+        "--fail-on needs --baseline RESULT_ID_OR_FILE",
+        "fail_on needs a baseline",
+    ),
+    "old gate without a baseline": (
+        {"gate": GateOptions(fail_on_regression=True)},
+        "--fail-on-regression needs --baseline RESULT_ID_OR_FILE",
+        "fail_on_regression needs a baseline",
+    ),
+    "unknown gate": (
+        {"gate": GateOptions("latest", fail_on="worse")},
+        "--fail-on: unknown rule 'worse'; choose broken, significant, any-change, never",
+        "fail_on: unknown rule 'worse'",
+    ),
+    "two gates": (
+        {"gate": GateOptions("latest", fail_on="never", fail_on_regression=True)},
+        "--fail-on-regression is --fail-on broken: it cannot be given with --fail-on never",
+        "fail_on_regression is fail_on broken",
+    ),
+    "alpha": (
+        {"gate": GateOptions("latest", alpha=1.0)},
+        "--alpha must be between 0 and 1 (exclusive), got 1",
+        "alpha must be between 0 and 1",
+    ),
     "label": ({"labels": ("env",)}, "--label: ", "label: "),
     "executor": ({"engine": EngineOptions("dask")}, "--executor must be one of local, ray, got 'dask'", "executor"),
     "ray address": (

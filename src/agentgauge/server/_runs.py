@@ -63,6 +63,7 @@ class Run:
     cancel_requested: bool = False
     prepared: PreparedRun | None = None
     warnings: list[dict[str, Any]] = field(default_factory=list)  # what the input checks warned of (unknown keys)
+    notes: list[str] = field(default_factory=list)  # the run's notes for the person running it (launch's on_note)
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
     def snapshot(self) -> dict[str, Any]:
@@ -80,6 +81,7 @@ class Run:
             "started": self.started,
             "timeout": self.request.timeout,
             "warnings": self.warnings,
+            "notes": self.notes,
         }
 
     async def emit(self, kind: str, **data: Any) -> None:
@@ -190,7 +192,8 @@ class RunManager:
         )
         run = Run(id=uuid4().hex, app=app, eval_set_id=eval_set_id, request=request)
         run.warnings = [w.as_json() for w in warnings]
-        run.prepared = await asyncio.to_thread(prepare, dataclasses.replace(request, callbacks=self._callbacks(run)))
+        asked_run = dataclasses.replace(request, callbacks=self._callbacks(run))
+        run.prepared = await asyncio.to_thread(prepare, asked_run, on_note=run.notes.append)
         run.total = sum(len(s.selected) for s in run.prepared.sets) * request.num_runs
         run.cases = {case_id: "pending" for s in run.prepared.sets for case_id in s.selected}
         self.runs[run.id] = run
