@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..traces import DEFAULT_LIVE_MEMORY_BYTES
 from ..launch import JudgeOptions, SimulationOptions
+from ..traces import DEFAULT_LIVE_MEMORY_BYTES
 
 __all__ = [
     "DEFAULT_DATA_DIR",

@@ -40,11 +40,11 @@ from ._extract import (
     extract_conversation,
     is_genai_trace,
 )
+from ._index import ConversationIndex, PlannedCase, index_conversations, plan_cases
 from ._live_files import LineRef, ReceivedFiles
 from ._live_session import SESSION_ATTRIBUTES, LiveSession, LiveTrace
 from ._live_store import DEFAULT_LIVE_MEMORY_BYTES, LiveChanges, LiveStore, trace_conversation
 from ._live_summary import LiveSummary
-from ._index import ConversationIndex, PlannedCase, index_conversations, plan_cases
 from ._messages import ChatMessage, MessageToolCall, ToolResponse, input_messages, output_messages
 from ._otlp_payload import (
     OTLP_PROTO_HINT,
