@@ -18,6 +18,7 @@ from . import _formats_cmds as _formats_cmds
 from . import _generate_cmd as _generate_cmd
 from . import _metrics_cmds as _metrics_cmds
 from . import _plan_cmd as _plan_cmd
+from . import _replay_cmd as _replay_cmd
 from . import _serve_cmd as _serve_cmd
 from . import _show_cmd as _show_cmd
 from . import _store_cmds as _store_cmds

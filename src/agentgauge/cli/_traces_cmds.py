@@ -12,6 +12,7 @@ import typer
 from ._app import AgentgaugeTyper, app
 from ._common import echo_text, error_line, fail_input, input_errors_exit_2
 from ._options import BySessionOption, ToFormatOption
+from ._replay_cmd import checked_mode, write_replay_set
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model import Invocation
@@ -128,14 +129,25 @@ def to_evalset(
     ] = None,
     to: ToFormatOption = "native",
     by_session: BySessionOption = False,
+    mocks: Annotated[
+        str | None,
+        typer.Option(
+            "--mocks",
+            help="Write replay cases: each turn's recorded tool results become its toolMock rules, 'strict' "
+            "(arguments must match) or 'fifo' (in recorded order); run them with 'eval --replay'.",
+        ),
+    ] = None,
 ) -> None:
     """Turn recorded traces into an eval set: one case per trace, its conversation as the expected one.
 
     This is the "golden session" flow: record a run you are happy with, then evaluate the agent (or later traces)
     against it. Case ids are the 'agentgauge.eval_id' span attribute when present, else trace_<trace id prefix>.
+    With --mocks, the cases replay the recording: the agent runs for real and its tool calls are answered from
+    the trace.
     """
     if to not in ("native", "adk"):
         fail_input(f"--to must be 'native' or 'adk', not {to!r}")
+    mode = checked_mode(mocks) if mocks is not None else None
     with input_errors_exit_2():
         from ..formats import default_id_for, save_eval_set
         from ..storage import check_segment
@@ -144,6 +156,12 @@ def to_evalset(
         found = read_traces(path, by_session)
         set_id = check_segment(eval_set_id or default_id_for(str(target)), "eval set id")
         eval_set = golden_eval_set(found.conversations, set_id)
+        if mode is not None:
+            from ..mocks import replay_eval_set
+
+            replay = replay_eval_set(eval_set, mode)
+            write_replay_set(replay.eval_set, target, to, replay.warnings)
+            return
         save_eval_set(eval_set, target, fmt="adk" if to == "adk" else "native")
     typer.echo(f"wrote {target} (eval set {set_id!r}, {len(eval_set.eval_cases)} cases from traces)")
 

@@ -11,6 +11,7 @@ from ._assertions import TrajectoryAssertionEvaluator
 from ._base import EvaluateResult, Evaluator, EvaluatorError, PerInvocationResult
 from ._dialects import ScoringDialect, scoring_dialect
 from ._registry import MetricInfo, Registry
+from ._replay_fidelity import REPLAY_FIDELITY_METRIC, ReplayFidelityEvaluator, replay_summary
 from ._response_match import ResponseMatchEvaluator
 from ._tool_parameter_match import ToolParameterMatchEvaluator
 from ._trajectory import ToolTrajectoryEvaluator
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from ._final_response import FinalResponseEvaluator
 
 __all__ = [
+    "REPLAY_FIDELITY_METRIC",
     "AgentevalsCodeEvaluator",
     "EvaluateResult",
     "Evaluator",
@@ -28,11 +30,13 @@ __all__ = [
     "MetricInfo",
     "PerInvocationResult",
     "Registry",
+    "ReplayFidelityEvaluator",
     "ResponseMatchEvaluator",
     "ScoringDialect",
     "ToolParameterMatchEvaluator",
     "ToolTrajectoryEvaluator",
     "TrajectoryAssertionEvaluator",
+    "replay_summary",
     "scoring_dialect",
 ]
 

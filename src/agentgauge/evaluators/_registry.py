@@ -15,6 +15,7 @@ from ._assertions import assertion_evaluators
 from ._base import FINAL_RESPONSE_DESCRIPTION, FINAL_RESPONSE_METRIC, EvaluateResult, Evaluator, EvaluatorError
 from ._custom import CustomMetricEvaluator, custom_function_path, load_custom_function
 from ._efficiency import efficiency_evaluators
+from ._replay_fidelity import ReplayFidelityEvaluator
 from ._response_match import ResponseMatchEvaluator
 from ._tool_parameter_match import ToolParameterMatchEvaluator
 from ._trajectory import ToolTrajectoryEvaluator
@@ -98,6 +99,8 @@ class Registry:
         for efficiency in efficiency_evaluators():
             info = MetricInfo(efficiency.name, efficiency.description, False, False, 0.0, math.inf)
             self.register(efficiency, info=info)
+        replay = ReplayFidelityEvaluator()
+        self.register(replay, info=MetricInfo(replay.name, replay.description, False, False))
         # The judge metrics are registered on first need (a lookup of a name not registered yet, or a listing):
         # importing them costs more than a whole short run that uses none. A name registered before that keeps its
         # evaluator, as if it had replaced the built-in one.

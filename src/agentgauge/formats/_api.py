@@ -31,6 +31,7 @@ __all__ = [
     "load_eval_set",
     "load_metrics",
     "load_result",
+    "load_set_or_result",
     "parse_eval_set",
     "parse_metrics",
     "parse_result",
@@ -186,6 +187,25 @@ def load_result(path: str | os.PathLike[str]) -> EvalSetResult:
     """Load a result file (native, ADK, or ADK's legacy string-wrapped JSON)."""
     source = os.fspath(path)
     return result_from_document(parse_json(read_bytes(source), source), source)
+
+
+def load_set_or_result(path: str | os.PathLike[str]) -> tuple[EvalSet | EvalSetResult, Format]:
+    """Load a file that is either an eval set or a result (any supported format), with the format it is written
+    in (``adk`` for Google ADK's snake_case or camelCase forms, else ``native``)."""
+    from ._dialect import document_dialect
+
+    source = os.fspath(path)
+    doc = parse_json(read_bytes(source), source)
+    kind = detect_kind(doc)
+    if kind == "result":
+        snake = isinstance(doc, str) or (isinstance(doc, dict) and "eval_set_result_id" in doc)
+        return result_from_document(doc, source), "adk" if snake else "native"
+    if kind != "eval_set":
+        raise InputError(f"neither an eval set nor a result: {describe_document(doc)}", file=source)
+    dialect = document_dialect(doc)
+    return eval_set_from_document(doc, source, default_id=default_id_for(source), consume=True), (
+        "native" if dialect == "native" else "adk"
+    )
 
 
 def save_result(result: EvalSetResult, path: str | os.PathLike[str], *, fmt: Format = "native") -> None:

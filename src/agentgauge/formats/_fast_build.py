@@ -165,7 +165,7 @@ def _native_invocation(raw: Any) -> Invocation | None:
         return None
     # Durations and usage come from live runs; a file with them takes the validating path.
     return _INVOCATION(
-        invocation_id, context, user, final, tools, intermediate, timestamp, None, None, None, None, None
+        invocation_id, context, user, final, tools, intermediate, timestamp, None, None, None, None, None, None
     )
 
 
@@ -181,7 +181,19 @@ def _adk_invocation(raw: dict[str, Any]) -> Invocation | None:
     tools = [_TOOL(call_id, name, args, body) for call_id, name, args, body in calls]
     final_message = None if final is None else _MESSAGE("assistant", final)
     return _INVOCATION(
-        invocation_id, [], _MESSAGE("user", user), final_message, tools, [], timestamp, None, None, None, None, None
+        invocation_id,
+        [],
+        _MESSAGE("user", user),
+        final_message,
+        tools,
+        [],
+        timestamp,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
     )
 
 

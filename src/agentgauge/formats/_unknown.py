@@ -82,7 +82,7 @@ _kind(
 _kind(
     "invocation",
     "invocation_id creation_timestamp duration model_duration tool_duration app_details trace_id execution_trace "
-    "adk_intermediate_data adk_no_intermediate_data unpaired_tool_responses",
+    "adk_intermediate_data adk_no_intermediate_data unpaired_tool_responses replay",
     {
         "user_content": ("message", False),
         "final_response": ("message", False),
@@ -128,7 +128,7 @@ _kind(
     "input_tokens output_tokens total_tokens prompt_tokens cached_tokens tool_use_tokens candidates_tokens "
     "reasoning_tokens model_calls model cost",
 )
-_kind("tool_mock", "", {"actual": ("mock_rule", True), "expected": ("mock_rule", True)})
+_kind("tool_mock", "replay", {"actual": ("mock_rule", True), "expected": ("mock_rule", True)})
 _kind("mock_rule", "name result", {"arguments": ("mock_arguments", False), "llm_generator": ("llm_generator", False)})
 _kind("mock_arguments", "ignore expected only_tree ignore_tree number_tolerance")
 _kind("llm_generator", "prompt")

@@ -7,8 +7,21 @@
   rules run for real. :class:`~agentgauge.agents.FunctionTool` (and so :class:`~agentgauge.agents.OpenAIAgent`)
   and Google ADK agents apply them on their own.
 - :class:`MockResultGenerator` produces ``llmGenerator`` results with any OpenAI-compatible model.
+- Replay: :func:`replay_eval_set` / :func:`replay_case` / :func:`replay_invocations` turn recorded conversations
+  (traces, saved results, cases with intermediate data) into replay cases whose ``toolMock`` is the recording
+  (``fifo`` or ``strict``); while such a turn runs, a :class:`ReplayLedger` serves every tool call from it and
+  records what was answered, what drifted, what was never recorded and what was never consumed.
 """
 
+from ._recording import (
+    ReplaySet,
+    canonical_json,
+    recorded_tool_mock,
+    replay_case,
+    replay_eval_set,
+    replay_invocations,
+)
+from ._replay import ReplayLedger, argument_difference
 from ._runtime import (
     ActiveMocks,
     MockResultGenerator,
@@ -24,11 +37,19 @@ from ._runtime import (
 __all__ = [
     "ActiveMocks",
     "MockResultGenerator",
+    "ReplayLedger",
+    "ReplaySet",
     "ToolMockError",
     "active_mocks",
+    "argument_difference",
+    "canonical_json",
     "mockable",
     "mocked_call",
     "mocks_for",
     "parse_generated",
+    "recorded_tool_mock",
+    "replay_case",
+    "replay_eval_set",
+    "replay_invocations",
     "use_mocks",
 ]

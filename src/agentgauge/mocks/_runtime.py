@@ -14,6 +14,7 @@ from typing import Any, Literal, Protocol, TypeVar, cast
 
 from ..errors import AgentError
 from ..model import Invocation, ToolMockArguments, ToolMockRule
+from ._replay import ReplayLedger
 
 __all__ = [
     "ActiveMocks",
@@ -81,16 +82,18 @@ class ActiveMocks:
 
     ``fallthrough`` names tools whose unmatched calls still run for real (ADK's legacy ``mock_tool_output``);
     for every other mocked tool an unmatched call fails the turn. ``generator`` produces ``llmGenerator`` results.
+    With ``replay`` (a replayed turn, ``toolMock.replay``) the recording answers every tool call instead.
     """
 
     rules: dict[str, list[ToolMockRule]] = field(default_factory=dict)
     generator: MockResultGenerator | None = None
     fallthrough: frozenset[str] = frozenset()
     loop: asyncio.AbstractEventLoop | None = None
+    replay: ReplayLedger | None = None
 
     def mocks(self, name: str) -> bool:
-        """Whether ``name`` has rules."""
-        return name in self.rules
+        """Whether calls of ``name`` are answered here (during a replay, every tool's are)."""
+        return self.replay is not None or name in self.rules
 
     def _pick(self, name: str, arguments: Any) -> ToolMockRule | None:
         reasons: list[str] = []
@@ -110,6 +113,8 @@ class ActiveMocks:
 
         Raises :class:`ToolMockError` for a mocked tool without a matching rule or a failed generation.
         """
+        if self.replay is not None:
+            return True, self.replay.answer(name, arguments)
         if name not in self.rules:
             return False, None
         rule = self._pick(name, arguments)
@@ -136,6 +141,8 @@ class ActiveMocks:
 
     def resolve_sync(self, name: str, arguments: Any) -> tuple[bool, Any]:
         """:meth:`resolve` from synchronous tool code running in a worker thread (not on the event loop)."""
+        if self.replay is not None:
+            return True, self.replay.answer(name, arguments)
         if name not in self.rules:
             return False, None
         rule = self._pick(name, arguments)
@@ -215,11 +222,14 @@ def mocks_for(
     """The mocks of ``invocation`` for the ``actual`` or ``expected`` agent, or ``None`` when it has none.
 
     On the actual side, ADK's legacy ``mock_tool_output`` of the invocation's tools become static rules (equal
-    arguments), for tools without a ``toolMock`` rule; unmatched calls of those tools run for real, as in ADK.
+    arguments), for tools without a ``toolMock`` rule; unmatched calls of those tools run for real, as in ADK. A
+    replayed turn (``toolMock.replay``) gets a :class:`ReplayLedger` over its ``actual`` rules instead.
     """
     if invocation is None:
         return None
     configured = invocation.tool_mock
+    if configured is not None and configured.replay is not None and side == "actual":
+        return ActiveMocks(replay=ReplayLedger(configured.replay, list(configured.actual)))
     if configured is None and (side != "actual" or not any(tool.__pydantic_extra__ for tool in invocation.tools)):
         return None  # the common case, checked first: it is asked for every turn of a run
     rules: dict[str, list[ToolMockRule]] = {}

@@ -23,6 +23,7 @@ from ._evalset import (
 )
 from ._label import HumanLabel, LabelKey, LabelVerdict
 from ._metric import UNSAVED_KEY, Criterion, EvalMetric, redact_secrets
+from ._replay import REPLAY_MODES, ReplayCall, ReplayDrift, ReplayMode, ReplayRecord
 from ._result import (
     CaseMetricRunResult,
     CaseRunSummary,
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_CASE_STATUS",
     "LABEL_KEY_PATTERN",
+    "REPLAY_MODES",
     "UNSAVED_KEY",
     "CaseMetricRunResult",
     "CaseRubric",
@@ -87,6 +89,10 @@ __all__ = [
     "Message",
     "MetricSummary",
     "PriceTable",
+    "ReplayCall",
+    "ReplayDrift",
+    "ReplayMode",
+    "ReplayRecord",
     "RubricContent",
     "RubricScore",
     "RunMetadata",

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from .._util.uuids import uuid4
 from ._base import GaugeModel, empty_dict, empty_list, omit_empty
+from ._replay import ReplayRecord
 from ._toolmock import ToolMock
 
 __all__ = [
@@ -91,7 +92,8 @@ class Invocation(GaugeModel):
     ``tool_mock`` (trpc ``toolMock``) holds the rules that replace tool executions during this turn.
 
     ``duration`` (seconds, wall time of the turn), ``model_duration``/``tool_duration`` (time inside model and
-    tool calls) and ``usage`` are recorded by live runs when known; expected invocations leave them out.
+    tool calls) and ``usage`` are recorded by live runs when known; expected invocations leave them out. ``replay``
+    is how a replayed turn's tool calls were served from its recording (``toolMock.replay``).
     """
 
     invocation_id: str = omit_empty("")
@@ -106,6 +108,7 @@ class Invocation(GaugeModel):
     tool_duration: float | None = omit_empty()
     usage: TokenUsage | None = omit_empty()
     tool_mock: ToolMock | None = omit_empty()
+    replay: ReplayRecord | None = omit_empty()
 
 
 class SessionInput(GaugeModel):

@@ -7,6 +7,7 @@ from typing import Any, Self
 from pydantic import Field, model_validator
 
 from ._base import GaugeModel, omit_empty
+from ._replay import ReplayMode
 
 __all__ = ["LLMGenerator", "ToolMock", "ToolMockArguments", "ToolMockRule"]
 
@@ -77,7 +78,21 @@ class ToolMockRule(GaugeModel):
 
 
 class ToolMock(GaugeModel):
-    """The mock rules of one invocation: ``actual`` for the evaluated agent, ``expected`` for the expected agent."""
+    """The mock rules of one invocation: ``actual`` for the evaluated agent, ``expected`` for the expected agent.
+
+    With ``replay`` (``fifo`` or ``strict``, see :data:`~agentgauge.model.ReplayMode`) the ``actual`` rules are a
+    recording: each answers one call, in order, and every tool of the agent is served from them (a call they have
+    no result for gets an error the agent sees); what happened is saved as the actual invocation's ``replay``.
+    Readers that do not know the key still apply the rules as ordinary mocks (each rule names the recorded
+    arguments).
+    """
 
     actual: list[ToolMockRule] = omit_empty(factory=list)
     expected: list[ToolMockRule] = omit_empty(factory=list)
+    replay: ReplayMode | None = omit_empty()
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        if self.replay is not None and any(rule.llm_generator is not None for rule in self.actual):
+            raise ValueError("a replay's rules are recorded results: llmGenerator cannot be used with replay")
+        return self

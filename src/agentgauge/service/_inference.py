@@ -187,8 +187,9 @@ async def _converse(
         )
         # The budget marks code that runs on behalf of this case, where the watchdog may interrupt a blocked loop.
         token = active.set(budget)
+        mocks = turns.mocks(expected)
         try:
-            with use_mocks(turns.mocks(expected)), turn_clock() as clock:
+            with use_mocks(mocks), turn_clock() as clock:
                 started = time.monotonic()
                 output = await agent.run(request)
                 wall = time.monotonic() - started
@@ -204,7 +205,10 @@ async def _converse(
             raise CaseError(f"agent failed on {where}: {describe_exception(exc)}", format_traceback(exc)) from None
         finally:
             active.reset(token)
-        actuals.append(_record(expected, context, output, clock, wall, prices))
+        actual = _record(expected, context, output, clock, wall, prices)
+        if mocks is not None and mocks.replay is not None:
+            actual.replay = mocks.replay.record()  # what the turn did with its recording
+        actuals.append(actual)
         index += 1
     return actuals
 
