@@ -76,8 +76,8 @@ def write_replay_set(eval_set: EvalSet, target: Path, fmt: str, warnings: list[s
 
 @app.command(
     "replay-set",
-    epilog="Examples:  agentgauge replay-set examples/replay/recorded.evalset_result.json calculator_replay.evalset.json"
-    "\n\n           agentgauge replay-set recorded.evalset.json replay.evalset.json --mocks fifo --to adk",
+    epilog="Examples:  agentgauge replay-set RESULT.evalset_result.json calculator_replay.evalset.json\n\n"
+    "           agentgauge replay-set recorded.evalset.json replay.evalset.json --mocks fifo --to adk",
 )
 def replay_set(
     source: Annotated[

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..model import EvalSetResult, EvalStatus, is_measurement
+from ..divergence import case_run_divergence
+from ..model import EvalCaseResult, EvalSetResult, EvalStatus, is_measurement
 from ..stats import current_bootstrap
 from ..summary import CaseSummary, MetricTally, result_summary
 from ..summary._reasons import one_line
@@ -83,6 +84,21 @@ def _change(
         change.base_runs_state, change.new_runs_state = runs_state(base), runs_state(new)
         change.change = settle_flip(change)  # several runs: a flip the test cannot tell from chance is noise
     return change
+
+
+def _runs_by_case(result: EvalSetResult) -> dict[str, list[EvalCaseResult]]:
+    runs: dict[str, list[EvalCaseResult]] = {}
+    for run in result.eval_case_results:
+        runs.setdefault(run.eval_id, []).append(run)
+    return runs
+
+
+def _add_divergences(changes: Iterable[CaseChange], base: EvalSetResult, new: EvalSetResult) -> None:
+    """Each case on both sides gets where its new run first parts from its base run (``None``: the same steps)."""
+    before, after = _runs_by_case(base), _runs_by_case(new)
+    for change in changes:
+        if change.eval_id in before and change.eval_id in after:
+            change.first_divergence = case_run_divergence(before[change.eval_id], after[change.eval_id])
 
 
 def _metric_deltas(pairs: Sequence[tuple[CaseSummary, CaseSummary]]) -> list[MetricDelta]:
@@ -213,6 +229,7 @@ def compare_results(
     partial = (_partial(base), _partial(new))
     changes = [_change(eval_id, before.get(eval_id), after.get(eval_id), partial, alpha) for eval_id in order]
     pairs = [(before[e], after[e]) for e in order if e in before and e in after]
+    _add_divergences(changes, base, new)
     metrics = _metric_deltas(pairs)
     comparison = Comparison(
         base=_ref(base, base_source, before),

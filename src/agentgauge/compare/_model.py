@@ -6,6 +6,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
+from ..divergence import Divergence
 from ..model._base import GaugeModel, empty_dict, empty_list, omit_empty
 from ..model._status import EvalStatus
 
@@ -109,6 +110,9 @@ class CaseChange(GaugeModel):
     """With several runs, ``flaky (3/5 passed)`` (runs disagree) or ``broken (0/5 passed)`` (no run passed)."""
     new_runs_state: str | None = omit_empty()
     """The same for the new result: tells a flaky case from a broken one."""
+    first_divergence: Divergence | None = omit_empty()
+    """Where the new run first takes another step than the base run (tool, arguments, result, answer), and where
+    they meet again; absent when both take the same steps (see :mod:`agentgauge.divergence`)."""
 
 
 class MetricDelta(GaugeModel):

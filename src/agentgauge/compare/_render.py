@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 
+from ._divergence import divergence_lines
 from ._model import CaseChange, ChangeKind, Comparison, MetricDelta, ResultRef
 
 __all__ = [
@@ -236,6 +237,9 @@ def render_markdown(comparison: Comparison, *, title: str = "Comparison", level:
         )
     for line in not_run_lines(comparison):
         lines += ["", _md(line)]
+    divergences = divergence_lines(sorted_cases(comparison))
+    if divergences:
+        lines += ["", _md(divergences[0]), ""] + [f"- {_md(line.strip())}" for line in divergences[1:]]
     for title, metrics in metric_groups(comparison):
         lines += ["", f"*{title}*", "", "| Metric | Base | New | Delta |", "| --- | ---: | ---: | ---: |"]
         lines += [
@@ -326,6 +330,11 @@ def render_html_section(comparison: Comparison, *, title: str = "Comparison", le
         )
     out.append("</tbody></table>")
     out += [f'<p class="not_run">{_h(line)}</p>' for line in not_run_lines(comparison)]
+    divergences = divergence_lines(sorted_cases(comparison))
+    if divergences:
+        out.append(f'<{sub}>{_h(divergences[0].rstrip(":"))}</{sub}><ul class="divergences">')
+        out += [f'<li class="divergence">{_h(line.strip())}</li>' for line in divergences[1:]]
+        out.append("</ul>")
     for title, metrics in metric_groups(comparison):
         out.append(f"<{sub}>{_h(title)}</{sub}>")
         out.append("<table><thead><tr><th>Metric</th><th>Base</th><th>New</th><th>Delta</th></tr></thead><tbody>")

@@ -12,6 +12,7 @@ import textwrap
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ._divergence import divergence_lines
 from ._model import ChangeKind, Comparison, MetricDelta
 from ._render import (
     LABEL,
@@ -140,6 +141,8 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
     if narrow:
         _print_reasons(comparison, line)
     for text in not_run_lines(comparison):
+        line(text, markup=False)
+    for text in divergence_lines(sorted_cases(comparison)):
         line(text, markup=False)
     for title, deltas in metric_groups(comparison):
         console.print(_metric_table(title, deltas))

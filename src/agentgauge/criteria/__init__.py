@@ -20,6 +20,7 @@ from ._assertions import (
     TrajectoryAssertion,
 )
 from ._base import CriterionError, MatchResult
+from ._canonical import canonical_json, canonical_value, json_difference
 from ._compare import CompareRegistry, CompareResult, InvocationCompare, JSONCompare, RougeTokenizer, TextCompare
 from ._json import DEFAULT_NUMBER_TOLERANCE, JSONCriterion
 from ._model import UnknownCriterionKey
@@ -72,8 +73,11 @@ __all__ = [
     "adk_rouge1",
     "adk_ts_args_equal",
     "adk_ts_rouge1",
+    "canonical_json",
+    "canonical_value",
     "check_xml",
     "js_json_stringify",
+    "json_difference",
     "match_adk_ts_tools",
     "parse_match_type",
     "unicode_tokens",

@@ -41,9 +41,14 @@ def _listed(items: list[str]) -> str:
 
 
 def replay_summary(record: ReplayRecord, turn: int | None = None) -> str:
-    """One line saying what a replayed turn did with its recording (``turn``: named in each item)."""
+    """One line saying what a replayed turn did with its recording; with ``turn``, only what went wrong, each item
+    naming the turn (for a case's reason, after its overall count)."""
     where = f"turn {turn} " if turn is not None else ""
-    parts = [f"{record.faithful}/{record.recorded} recorded call(s) answered with identical arguments ({record.mode})"]
+    parts = []
+    if turn is None:
+        parts.append(
+            f"{record.faithful}/{record.recorded} recorded call(s) answered with identical arguments ({record.mode})"
+        )
     if record.drift:
         drift = [
             f"{where}call {d.call} {d.name}: {d.difference}{'' if d.served else ' (answered with an error)'}"
@@ -95,6 +100,7 @@ class ReplayFidelityEvaluator(NamedEvaluator):
         if not any(a.replay is not None for a in actuals):
             return EvaluateResult(None, EvalStatus.NOT_EVALUATED, per, _NOT_REPLAYED)
         overall = faithful / denominator if denominator else 1.0
-        head = f"{faithful}/{denominator} recorded call(s) reproduced with identical arguments"
-        reason = head if not reasons else f"{head}; " + " | ".join(reasons)
+        modes = "/".join(sorted({a.replay.mode for a in actuals if a.replay is not None}))
+        head = f"{faithful}/{denominator} recorded call(s) reproduced with identical arguments ({modes})"
+        reason = "; ".join([head, *reasons])
         return EvaluateResult(overall, status_for_score(overall, metric.threshold), per, reason)

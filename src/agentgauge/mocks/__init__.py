@@ -15,13 +15,12 @@
 
 from ._recording import (
     ReplaySet,
-    canonical_json,
     recorded_tool_mock,
     replay_case,
     replay_eval_set,
     replay_invocations,
 )
-from ._replay import ReplayLedger, argument_difference
+from ._replay import ReplayLedger
 from ._runtime import (
     ActiveMocks,
     MockResultGenerator,
@@ -41,8 +40,6 @@ __all__ = [
     "ReplaySet",
     "ToolMockError",
     "active_mocks",
-    "argument_difference",
-    "canonical_json",
     "mockable",
     "mocked_call",
     "mocks_for",

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-import orjson
-
+from ..criteria import canonical_value
 from ..model import (
     EvalCase,
     EvalCaseResult,
@@ -25,18 +23,10 @@ from ..model import (
     ToolMockRule,
 )
 
-__all__ = ["ReplaySet", "canonical_json", "recorded_tool_mock", "replay_case", "replay_eval_set", "replay_invocations"]
+__all__ = ["ReplaySet", "recorded_tool_mock", "replay_case", "replay_eval_set", "replay_invocations"]
 
 _DROPPED = frozenset({"duration", "model_duration", "tool_duration", "usage", "replay", "creation_timestamp"})
 """What a recorded turn had that its expectation does not: how long it took, what it cost, how it was replayed."""
-
-
-def canonical_json(value: Any) -> Any:
-    """``value`` with object keys sorted (how rules key their arguments; comparisons ignore key order anyway)."""
-    try:
-        return orjson.loads(orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS))
-    except (TypeError, orjson.JSONEncodeError):
-        return value
 
 
 def recorded_tool_mock(invocation: Invocation, mode: ReplayMode) -> tuple[ToolMock, list[str]]:
@@ -49,7 +39,7 @@ def recorded_tool_mock(invocation: Invocation, mode: ReplayMode) -> tuple[ToolMo
         if tool.result is None:
             warnings.append(f"call {number} ({tool.name}) has no recorded result")
             continue
-        arguments = canonical_json(tool.arguments if tool.arguments is not None else {})
+        arguments = canonical_value(tool.arguments if tool.arguments is not None else {})
         rules.append(ToolMockRule(name=tool.name, arguments=ToolMockArguments(expected=arguments), result=tool.result))
     kept = invocation.tool_mock.expected if invocation.tool_mock is not None else []
     return ToolMock(actual=rules, expected=list(kept), replay=mode), warnings

@@ -11,27 +11,12 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..criteria import json_difference
 from ..model import ReplayCall, ReplayDrift, ReplayMode, ReplayRecord, ToolMockRule
 
-if TYPE_CHECKING:
-    from ..criteria import JSONCriterion
-
-__all__ = ["ReplayLedger", "argument_difference", "refusal"]
-
-_CANONICAL: list[JSONCriterion] = []
-
-
-def argument_difference(now: Any, recorded: Any) -> str | None:
-    """Why a call's arguments differ from the recorded ones (``None``: they are the same), compared as the
-    trajectory criterion compares them by default: JSON structure, key order ignored, numbers within 1e-6."""
-    if not _CANONICAL:
-        from ..criteria import JSONCriterion
-
-        _CANONICAL.append(JSONCriterion())
-    result = _CANONICAL[0].match(now, recorded)
-    return None if result.ok else result.reason
+__all__ = ["ReplayLedger", "refusal"]
 
 
 def _recorded_arguments(rule: ToolMockRule) -> Any:
@@ -72,11 +57,11 @@ class ReplayLedger:
                 return refusal(name, arguments, reason)
             if self.mode == "strict":
                 for index in open_rules:
-                    if argument_difference(arguments, _recorded_arguments(self._rules[index])) is None:
+                    if json_difference(arguments, _recorded_arguments(self._rules[index])) is None:
                         return self._serve(index, call, name, arguments)
             index = open_rules[0]
             recorded = _recorded_arguments(self._rules[index])
-            difference = argument_difference(arguments, recorded) if recorded is not None else None
+            difference = json_difference(arguments, recorded) if recorded is not None else None
             if difference is None:
                 return self._serve(index, call, name, arguments)
             served = self.mode == "fifo"
