@@ -13,6 +13,7 @@ import typer.models
 
 # Each command module attaches its commands to ``app`` on import (keep these imports cheap).
 from . import _calibrate_cmd as _calibrate_cmd
+from . import _diff_cmd as _diff_cmd
 from . import _eval_cmd as _eval_cmd
 from . import _formats_cmds as _formats_cmds
 from . import _generate_cmd as _generate_cmd
@@ -24,6 +25,7 @@ from . import _show_cmd as _show_cmd
 from . import _store_cmds as _store_cmds
 from . import _traces_cmds as _traces_cmds
 from . import _traces_doctor as _traces_doctor
+from . import _triage_cmd as _triage_cmd
 from ._app import app
 from ._compare_cmd import compare as compare  # imported last: listed after the other commands
 from ._exit import leave_to_the_os, process_ends_after_command, skip_final_collection

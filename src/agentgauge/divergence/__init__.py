@@ -12,7 +12,16 @@ Arguments and results compare as the trajectory criterion compares them by defau
 (:func:`agentgauge.criteria.json_difference`). Pure: no I/O, below every package that shows a comparison.
 """
 
-from ._align import MAX_CELLS, first_divergence, invocation_steps, run_divergence
+from ._align import (
+    MAX_CELLS,
+    AlignedStep,
+    Alignment,
+    align_steps,
+    alignment_divergence,
+    first_divergence,
+    invocation_steps,
+    run_divergence,
+)
 from ._model import Divergence, DivergenceKind, Step, StepKind, StepRef
 from ._runs import case_run_divergence, golden_divergence, pick_run, run_invocations
 from ._text import KIND_LABELS, divergence_text, step_text
@@ -20,11 +29,15 @@ from ._text import KIND_LABELS, divergence_text, step_text
 __all__ = [
     "KIND_LABELS",
     "MAX_CELLS",
+    "AlignedStep",
+    "Alignment",
     "Divergence",
     "DivergenceKind",
     "Step",
     "StepKind",
     "StepRef",
+    "align_steps",
+    "alignment_divergence",
     "case_run_divergence",
     "divergence_text",
     "first_divergence",

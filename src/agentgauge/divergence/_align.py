@@ -17,7 +17,16 @@ from ..criteria import canonical_json, json_difference
 from ..model import Invocation
 from ._model import Divergence, DivergenceKind, Step, StepRef
 
-__all__ = ["MAX_CELLS", "first_divergence", "invocation_steps", "run_divergence"]
+__all__ = [
+    "MAX_CELLS",
+    "AlignedStep",
+    "Alignment",
+    "align_steps",
+    "alignment_divergence",
+    "first_divergence",
+    "invocation_steps",
+    "run_divergence",
+]
 
 MAX_CELLS = 1_000_000
 """The most cells (steps of one run × steps of the other, after the common prefix and suffix) aligned."""
@@ -128,84 +137,98 @@ def _kind_of(op: _Op, base: Step | None, new: Step | None) -> tuple[DivergenceKi
     return (DivergenceKind.EXTRA_TURN if new.kind == "answer" else DivergenceKind.EXTRA_CALL), ""
 
 
-def first_divergence(base: Sequence[Step], new: Sequence[Step]) -> Divergence | None:
-    """The first divergence of ``new`` from ``base`` (``None``: the runs take the same steps)."""
+@dataclass(frozen=True, slots=True)
+class AlignedStep:
+    """One place of an alignment: both runs take the same step (``match``), another step (``replace``), only the
+    base run takes one (``delete``: missing in the new run) or only the new run (``insert``: extra)."""
+
+    op: _Op
+    base: Step | None
+    new: Step | None
+
+
+@dataclass(frozen=True, slots=True)
+class Alignment:
+    """Two runs' steps side by side; ``aligned`` is false when they were too long to align (:data:`MAX_CELLS`):
+    past the first difference, steps are then paired by position."""
+
+    steps: list[AlignedStep]
+    aligned: bool = True
+
+
+def align_steps(base: Sequence[Step], new: Sequence[Step]) -> Alignment:
+    """The two runs' steps side by side (see the module docstring for the rules)."""
     a = [_Keyed(s, _key(s)) for s in base]
     b = [_Keyed(s, _key(s)) for s in new]
     prefix = 0
     while prefix < len(a) and prefix < len(b) and _same(a[prefix], b[prefix]):
         prefix += 1
-    if prefix == len(a) == len(b):
-        return None
     suffix = 0
     while suffix < min(len(a), len(b)) - prefix and _same(a[-1 - suffix], b[-1 - suffix]):
         suffix += 1
+    head = [AlignedStep("match", a[k].step, b[k].step) for k in range(prefix)]
+    tail = [AlignedStep("match", a[len(a) - suffix + k].step, b[len(b) - suffix + k].step) for k in range(suffix)]
     mid_a, mid_b = a[prefix : len(a) - suffix], b[prefix : len(b) - suffix]
     if len(mid_a) * len(mid_b) > MAX_CELLS:
-        return _unaligned(a, b, prefix)
+        return Alignment(head + _by_position(mid_a, mid_b) + tail, aligned=False)
     ops = _walk(mid_a, mid_b, _costs(mid_a, mid_b))
-    op, i, j = ops[0]
-    base_step = mid_a[i].step if op != "insert" else None
-    new_step = mid_b[j].step if op != "delete" else None
-    kind, detail = _kind_of(op, base_step, new_step)
-    where = base_step if base_step is not None else new_step
+    middle = [
+        AlignedStep(op, mid_a[i].step if op != "insert" else None, mid_b[j].step if op != "delete" else None)
+        for op, i, j in ops
+    ]
+    return Alignment(head + middle + tail)
+
+
+def _by_position(a: list[_Keyed], b: list[_Keyed]) -> list[AlignedStep]:
+    out = []
+    for k in range(max(len(a), len(b))):
+        x, y = (a[k] if k < len(a) else None), (b[k] if k < len(b) else None)
+        if x is not None and y is not None and x.step.kind == y.step.kind:
+            out.append(AlignedStep("match" if _same(x, y) else "replace", x.step, y.step))
+            continue
+        if x is not None:
+            out.append(AlignedStep("delete", x.step, None))
+        if y is not None:
+            out.append(AlignedStep("insert", None, y.step))
+    return out
+
+
+def first_divergence(base: Sequence[Step], new: Sequence[Step]) -> Divergence | None:
+    """The first divergence of ``new`` from ``base`` (``None``: the runs take the same steps)."""
+    return alignment_divergence(align_steps(base, new))
+
+
+def alignment_divergence(alignment: Alignment) -> Divergence | None:
+    """The first divergence an alignment shows (``None``: every place is a match)."""
+    steps = alignment.steps
+    first = next((k for k, s in enumerate(steps) if s.op != "match"), None)
+    if first is None:
+        return None
+    fork = steps[first]
+    kind, detail = _kind_of(fork.op, fork.base, fork.new)
+    where = fork.base if fork.base is not None else fork.new
     assert where is not None
-    stretches = sum(1 for k, (o, _, _) in enumerate(ops) if o != "match" and (k == 0 or ops[k - 1][0] == "match"))
+    again = next((s for s in steps[first:] if s.op == "match"), None)
+    changed = [s.op != "match" for s in steps]
     return Divergence(
         kind=kind,
-        index=prefix + 1,
+        index=sum(1 for s in steps[:first] if s.base is not None) + 1,
         turn=where.turn,
         step=where.step,
-        base=base_step,
-        new=new_step,
+        base=fork.base,
+        new=fork.new,
         detail=detail,
-        reconverges=_reconverges(ops, a, b, prefix, suffix),
-        distance=sum(1 for o, _, _ in ops if o != "match"),
-        stretches=stretches,
-        base_steps=len(a),
-        new_steps=len(b),
+        reconverges=_ref(again.base, again.new) if again is not None and again.base and again.new else None,
+        distance=sum(changed),
+        stretches=sum(1 for k, c in enumerate(changed) if c and (k == 0 or not changed[k - 1])),
+        base_steps=sum(1 for s in steps if s.base is not None),
+        new_steps=sum(1 for s in steps if s.new is not None),
+        aligned=alignment.aligned,
     )
-
-
-def _reconverges(
-    ops: list[tuple[_Op, int, int]], a: list[_Keyed], b: list[_Keyed], prefix: int, suffix: int
-) -> StepRef | None:
-    for op, i, j in ops:
-        if op == "match":
-            return _ref(a[prefix + i].step, b[prefix + j].step)
-    if suffix:
-        return _ref(a[len(a) - suffix].step, b[len(b) - suffix].step)
-    return None
 
 
 def _ref(base: Step, new: Step) -> StepRef:
     return StepRef(base_turn=base.turn, base_step=base.step, new_turn=new.turn, new_step=new.step)
-
-
-def _unaligned(a: list[_Keyed], b: list[_Keyed], prefix: int) -> Divergence:
-    """The first difference of two runs too long to align: its kind read from the two steps at that place."""
-    base_step = a[prefix].step if prefix < len(a) else None
-    new_step = b[prefix].step if prefix < len(b) else None
-    if base_step is not None and new_step is not None and base_step.kind == new_step.kind:
-        kind, detail = _replace_kind(base_step, new_step)
-    else:
-        op: _Op = "insert" if base_step is None else "delete"
-        kind, detail = _kind_of(op, base_step, new_step)
-    where = base_step if base_step is not None else new_step
-    assert where is not None
-    return Divergence(
-        kind=kind,
-        index=prefix + 1,
-        turn=where.turn,
-        step=where.step,
-        base=base_step,
-        new=new_step,
-        detail=detail,
-        distance=abs(len(a) - len(b)),
-        base_steps=len(a),
-        new_steps=len(b),
-        aligned=False,
-    )
 
 
 def run_divergence(base: Sequence[Invocation], new: Sequence[Invocation]) -> Divergence | None:

@@ -69,7 +69,7 @@ def _kind(name: str, keys: str, children: dict[str, tuple[str, bool]] | None = N
 _kind("set", "eval_set_id name description creation_timestamp adk_empty_fields", {"eval_cases": ("case", True)})
 _kind(
     "case",
-    f"eval_id eval_mode creation_timestamp expected_runner_enabled final_session_state {STASH_KEY}",
+    f"eval_id eval_mode creation_timestamp expected_runner_enabled final_session_state review {STASH_KEY}",
     {
         "conversation": ("invocation", True),
         "actual_conversation": ("invocation", True),
