@@ -27,8 +27,9 @@ class ClusterMember(GaugeModel):
 class Cluster(GaugeModel):
     """Failures with one signature (or, merged, near-identical ones): how many, what they cost, what they share.
 
-    ``weight`` ranks clusters: their size times their mean cost per run (the summed cost), or the size where no
-    run's cost is known. ``example`` is the most typical member (its exact reason is the commonest of the
+    ``weight`` ranks clusters: their size times their mean cost per run (runs without a known cost, such as runs
+    that failed before their first turn, count the mean cost of the result's failing runs); the size alone when
+    no run's cost is known. ``example`` is the most typical member (its exact reason is the commonest of the
     cluster's; ties: the shortest run, then the first id).
     """
 
@@ -87,10 +88,11 @@ def _typical(group: _Group) -> int:
     )
 
 
-def _cluster(group: _Group) -> Cluster:
+def _cluster(group: _Group, mean_cost: float | None) -> Cluster:
     members = group.members
     costs = [m.cost for m in members if m.cost is not None]
     cost = sum(costs) if costs else None
+    per_run = cost / len(costs) if cost is not None else mean_cost
     typical = _typical(group)
     sig = group.signature
     return Cluster(
@@ -101,7 +103,7 @@ def _cluster(group: _Group) -> Cluster:
         template=sig.template,
         size=len(members),
         cost=cost,
-        weight=(cost / len(costs) * len(members)) if cost is not None else float(len(members)),
+        weight=len(members) * (per_run if per_run is not None else 1.0),
         example=members[typical],
         example_divergence=group.divergences[typical],
         members=members,
@@ -134,7 +136,9 @@ def triage_result(result: EvalSetResult, *, source: str = "", merge: float | Non
     total, failing, groups = _groups(result.eval_case_results)
     if merge is not None:
         groups = merge_groups(groups, merge)
-    clusters = sorted((_cluster(g) for g in groups), key=lambda c: (-c.weight, -c.size, c.title))
+    known = [m.cost for g in groups for m in g.members if m.cost is not None]
+    mean_cost = sum(known) / len(known) if known else None
+    clusters = sorted((_cluster(g, mean_cost) for g in groups), key=lambda c: (-c.weight, -c.size, c.title))
     for rank, cluster in enumerate(clusters, start=1):
         cluster.rank = rank
     return Triage(
