@@ -1,0 +1,102 @@
+"""Failure triage: reason templates, signatures, clusters ranked by count x cost, merging, candidate cases that
+load with their format's own tool, and the ``triage`` command."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentgauge.cli import app
+from agentgauge.formats import load_eval_set, save_result
+from agentgauge.triage import candidate_cases, reason_template, triage_result
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from triage_bench import adjusted_rand_index, generate, measure  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("reason", "template"),
+    [
+        (
+            "arguments mismatch: actual 'Lyon' != expected 'Paris' at $.city",
+            "arguments mismatch: actual <q> != expected <q> at $.city",
+        ),
+        ('text mismatch: "The total is 42." vs "43"', "text mismatch: <q> vs <q>"),
+        (
+            "agent failed on invocation 2 of 3 (0b7c9e1e-5a0f-4c53-9f8a-0f5b1c2d3e4f): upstream 504 after 31.5 s",
+            "agent failed on invocation <n> of <n> (<id>): upstream <n> after <n> s",
+        ),
+        ("tool call_1_2 failed for trace 9e43e9f89a84de12 and req-42", "tool <id> failed for trace <id> and <id>"),
+        ("score -0.25 < threshold 1e-3\nsecond line ignored", "score <n> < threshold <n>"),
+        ("   spaced    out   ", "spaced out"),
+        ("", ""),
+    ],
+)
+def test_reason_templates(reason: str, template: str) -> None:
+    assert reason_template(reason) == template
+
+
+def test_planted_causes_are_recovered() -> None:
+    figures = measure(seed=5)
+    assert figures["failing"] == 300 and figures["runs"] == 500
+    assert figures["clusters"] == 6
+    assert figures["adjusted_rand_index"] >= 0.9 and figures["top6_coverage"] >= 0.95
+    assert adjusted_rand_index(["a", "a", "b"], ["x", "x", "y"]) == 1.0
+    assert adjusted_rand_index(["a", "a", "b", "b"], ["x", "y", "x", "y"]) < 0
+
+
+def test_clusters_rank_by_count_times_cost_and_merge_by_similarity() -> None:
+    result, _ = generate(seed=3)
+    found = triage_result(result)
+    weights = [c.weight for c in found.clusters]
+    assert weights == sorted(weights, reverse=True)
+    assert [c.rank for c in found.clusters] == list(range(1, 7))
+    biggest = found.clusters[0]
+    assert biggest.example.eval_id in {m.eval_id for m in biggest.members}
+    # The two "tool count mismatch" clusters (a call missing, a call added) differ by divergence and tool only:
+    # merged at a similarity both templates reach, they become one.
+    merged = triage_result(result, merge=0.95)
+    assert len(merged.clusters) < len(found.clusters)
+    assert any(c.merged for c in merged.clusters)
+    assert sum(c.size for c in merged.clusters) == merged.failing == 300
+
+
+def test_candidates_load_with_google_adk_and_the_command_appends_in_the_set_format(tmp_path: Path) -> None:
+    result, _ = generate(seed=5)
+    source = tmp_path / "planted.evalset_result.json"
+    save_result(result, source)
+    cases = candidate_cases(triage_result(result), result)
+    assert len(cases) == 5  # the upstream timeouts have no turn to make a case of
+    assert all(c.model_extra and c.model_extra["review"]["status"] == "candidate" for c in cases)
+
+    runner = CliRunner()
+    adk_target = tmp_path / "regressions.evalset.json"
+    done = runner.invoke(app, ["triage", str(source), "--to-evalset", str(adk_target), "--to", "adk"])
+    assert done.exit_code == 0, done.output
+    assert "#1  90 run(s) (30%)" in done.output and "wrote 5 candidate case(s)" in done.output
+    from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
+
+    adk = AdkEvalSet.model_validate(json.loads(adk_target.read_text()))
+    assert len(adk.eval_cases) == 5 and adk.eval_cases[0].eval_id.startswith("triage_1_")
+    again = runner.invoke(app, ["triage", str(source), "--to-evalset", str(adk_target), "--json"])
+    assert again.exit_code == 0 and json.loads(again.stdout)["failing"] == 300
+    assert "eval_cases" in json.loads(adk_target.read_text())  # still ADK's form, 5 cases more
+    ids = [c.eval_id for c in load_eval_set(adk_target).eval_cases]
+    assert len(ids) == 10 and len(set(ids)) == 10 and ids[5].endswith("_2")
+
+
+def test_bad_triage_input_exits_2(tmp_path: Path) -> None:
+    runner = CliRunner()
+    eval_set = ROOT / "examples" / "replay" / "calculator.evalset.json"
+    assert "an eval set, not a result" in runner.invoke(app, ["triage", str(eval_set)]).output
+    bad = runner.invoke(
+        app, ["triage", str(ROOT / "examples" / "replay" / "swapped.evalset_result.json"), "--merge", "2"]
+    )
+    assert bad.exit_code == 2 and "--merge must be between 0 and 1" in bad.output
+    missing = runner.invoke(app, ["triage", str(tmp_path / "none.json")])
+    assert missing.exit_code == 2
