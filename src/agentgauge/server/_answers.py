@@ -110,7 +110,9 @@ class ReplayExpected(Answer):
 
 class ReplayTurn(Answer):
     """One invocation: the user message, the agent's events, the final response (``diff``: marked against the
-    expected one), PASS/FAIL and every metric judging it, its timings and tokens."""
+    expected one), PASS/FAIL and every metric judging it, its timings and tokens; for a turn replayed from a
+    recording (``toolMock.replay``), how its tool calls were served (``replay``: answered, drift, calls not in
+    the recording, recorded results never consumed)."""
 
     index: int
     invocation_id: str = ""
@@ -126,6 +128,7 @@ class ReplayTurn(Answer):
     tool_duration: float | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
+    replay: dict[str, Any] | None = None
 
 
 class ReplayAnswer(Answer):

@@ -241,6 +241,7 @@ def _turn(index: int, per_inv: EvalMetricResultPerInvocation) -> ReplayTurn:
         tool_duration=actual.tool_duration,
         input_tokens=usage.input_tokens if usage is not None else None,
         output_tokens=usage.output_tokens if usage is not None else None,
+        replay=actual.replay.model_dump(mode="json") if actual.replay is not None else None,
     )
 
 

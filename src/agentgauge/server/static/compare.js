@@ -16,6 +16,7 @@ window.AgentgaugeCompare = (() => {
     if (!base || !head) return;
     const data = await api("GET", `/api/apps/${enc(ui.app)}/compare?base=${enc(base)}&new=${enc(head)}`);
     renderComparison(data);
+    document.dispatchEvent(new CustomEvent("agentgauge:compared", { detail: { base, head, data } }));  // diagnose.js
     showTab("panel-compare");
   }
 

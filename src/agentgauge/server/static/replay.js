@@ -105,6 +105,8 @@ window.AgentgaugeReview = (() => {
       const [data, timeline] = await Promise.all([api("GET", `${base}/replay${query}`), api("GET", `${base}/timeline${query}`)]);
       if (token !== view.token) return;  // another case was picked meanwhile
       renderReplay(data);
+      document.dispatchEvent(new CustomEvent("agentgauge:replay-shown", { detail: { app: view.app, resultId,
+        evalId, runId: data.runId, turns: data.turns } }));  // diagnose.js: the steps against the expected turns
       window.AgentgaugeTimeline.render(timeline);
       document.body.dataset.replayCase = evalId;
     } catch (error) {
