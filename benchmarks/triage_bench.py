@@ -109,13 +109,16 @@ def _weather(rng: random.Random, wrong: bool) -> tuple[list[tuple[Invocation, In
     return turns, reason
 
 
-def generate(seed: int = 5, passing: int = 200) -> tuple[EvalSetResult, list[str]]:
-    """The planted result and, per failing run (in result order), its cause."""
+def generate(seed: int = 5, passing: int = 200, scale: float = 1.0) -> tuple[EvalSetResult, list[str]]:
+    """The planted result and, per failing run (in result order), its cause; ``scale`` multiplies every count (the
+    example in examples/replay is the result at scale 0.1)."""
     rng = random.Random(seed)
     random.seed(seed)
     cases: list[EvalCaseResult] = []
     labels: list[str] = []
-    plan = [cause for cause, size in zip(CAUSES, SIZES, strict=True) for _ in range(size)] + ["pass"] * passing
+    sizes = [max(1, round(size * scale)) for size in SIZES]
+    plan = [cause for cause, size in zip(CAUSES, sizes, strict=True) for _ in range(size)]
+    plan += ["pass"] * round(passing * scale)
     rng.shuffle(plan)
     for index, cause in enumerate(plan):
         eval_id = f"case_{index:04d}"
@@ -215,12 +218,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--merge", type=float, default=None, help="also merge clusters at this similarity")
     parser.add_argument("--write", type=Path, default=None, help="write the planted result to this file")
+    parser.add_argument("--scale", type=float, default=1.0, help="with --write: multiply every count (1.0)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.write is not None:
         from agentgauge.formats import save_result
 
-        save_result(generate(args.seed)[0], args.write)
+        save_result(generate(args.seed, scale=args.scale)[0], args.write)
     figures = measure(args.seed, args.merge)
     if args.json:
         print(json.dumps(figures, indent=2))

@@ -51,8 +51,9 @@ def answer(request: AgentRequest, *, swap_operands: bool = False, check_prime: b
 
     def call(name: str, tool: Any, **arguments: Any) -> Any:
         result = tool(**arguments)
-        calls.append(Tool(id=f"call_{len(request.history) + 1}_{len(calls) + 1}", name=name,
-                          arguments=arguments, result=result))
+        calls.append(
+            Tool(id=f"call_{len(request.history) + 1}_{len(calls) + 1}", name=name, arguments=arguments, result=result)
+        )
         return result
 
     times = re.search(r"(\d+) times (\d+)", text)
@@ -61,7 +62,9 @@ def answer(request: AgentRequest, *, swap_operands: bool = False, check_prime: b
         result = call("calculator", calculator, operation="mul", a=int(times[1]), b=int(times[2]))
     elif add and _previous(request) is not None:
         a, b = _previous(request), int(add[1])
-        result = call("calculator", calculator, operation="add", **({"a": b, "b": a} if swap_operands else {"a": a, "b": b}))
+        result = call(
+            "calculator", calculator, operation="add", **({"a": b, "b": a} if swap_operands else {"a": a, "b": b})
+        )
     else:
         return AgentOutput(final_response="I can multiply two numbers, or add a number to the last result.")
     if "error" in result:

@@ -116,7 +116,7 @@ def _side_by_side(alignment: Alignment, divergence: Divergence | None) -> list[s
     fork = next((k for k, s in enumerate(alignment.steps) if s.op != "match"), None) if divergence else None
     lines = [f"   {'step':<5} {'RUN_A':<{width}}   RUN_B"]
     for k, (where, left, mark, right) in enumerate(rows):
-        lines.append(f"{'>> ' if k == fork else '   '}{where:<5} {left:<{width}} {mark} {right}")
+        lines.append(f"{'>> ' if k == fork else '   '}{where:<5} {left:<{width}} {mark} {right}".rstrip())
     return lines
 
 
