@@ -12,7 +12,8 @@ order ids, turn counts, request ids, quoted claims — and with its own tool and
 3. the agent failed: an upstream timeout naming a request id and seconds (an error before any metric);
 4. a wrong total in the answer (``final_response_avg_score``);
 5. ``search`` called once too often (a call added);
-6. an unsupported claim in the answer (``hallucinations_v1``, a judge's reason quoting the claim).
+6. an unsupported claim in the answer (``hallucinations_v1``, a judge's reason quoting the claim, worded in one of
+   two ways: what ``--merge`` joins).
 
 Reported: the adjusted Rand index between the planted causes and the clusters (computed here, Hubert & Arabie
 1985), the share of failures in the 6 heaviest clusters, and the number of clusters.
@@ -180,7 +181,11 @@ def _planted(rng: random.Random, eval_id: str, cause: str) -> EvalCaseResult:
     claim = f"{rng.choice(CITIES)} has {rng.randint(2, 90)} museums"
     expected = _inv("Tell me about the city", "It is a lovely city.", [])
     actual = _inv("Tell me about the city", f"It is a lovely city. {claim}.", [], rng.uniform(0.001, 0.002))
-    reason = f"1 of {rng.randint(2, 5)} sentences unsupported: '{claim}' is not grounded in the context"
+    sentences = rng.randint(2, 5)
+    if rng.random() < 0.5:  # a judge words the same verdict in more than one way
+        reason = f"1 of {sentences} sentences unsupported: '{claim}' is not grounded in the context"
+    else:
+        reason = f"'{claim}' is not grounded in the context (1 of {sentences} sentences unsupported)"
     return _case(eval_id, [(actual, expected)], [_metric("hallucinations_v1", rng.uniform(0.2, 0.7), reason, 0.8)])
 
 

@@ -46,8 +46,8 @@ def triage(
         typer.Option(
             "--merge",
             metavar="SIMILARITY",
-            help="Also join clusters of the same first failing metric whose reasons are at least this similar "
-            "(0..1; rapidfuzz when installed: pip install 'agentgauge[triage]').",
+            help="Also join clusters of the same first failing metric, divergence and tool whose reasons are at least "
+            "this similar (0..1; rapidfuzz when installed: pip install 'agentgauge[triage]').",
         ),
     ] = None,
     json_out: JsonOption = False,

@@ -129,8 +129,8 @@ def _groups(runs: Iterable[EvalCaseResult]) -> tuple[int, int, list[_Group]]:
 
 def triage_result(result: EvalSetResult, *, source: str = "", merge: float | None = None) -> Triage:
     """The failing case runs of ``result`` (every run that did not pass) in clusters of equal signature,
-    heaviest first. ``merge`` (0..1) also joins clusters of the same first failing metric whose reason templates
-    are at least that similar (see :func:`agentgauge.triage.merge_groups`)."""
+    heaviest first. ``merge`` (0..1) also joins clusters of the same first failing metric, divergence and tool whose
+    reason templates are at least that similar (see :func:`agentgauge.triage.merge_groups`)."""
     from ._merge import merge_groups
 
     total, failing, groups = _groups(result.eval_case_results)

@@ -1,4 +1,5 @@
-"""Joining near-identical clusters: the same first failing metric and reason templates at least this similar.
+"""Joining near-identical clusters: the same first failing metric, divergence and tool, and reason templates at
+least this similar (the wording of free-text reasons, such as a judge's, varies where the cause does not).
 
 The similarity is rapidfuzz's token-set ratio when rapidfuzz is installed (``pip install 'agentgauge[triage]'``),
 else the standard library's :class:`difflib.SequenceMatcher` ratio; both in 0..1. Groups are visited heaviest
@@ -31,15 +32,21 @@ def similarity_function() -> tuple[Callable[[str, str], float], str]:
 
 
 def merge_groups(groups: list[_Group], threshold: float) -> list[_Group]:
-    """``groups`` with each joined into the first heavier group of the same metric whose template is at least
-    ``threshold`` similar (0..1)."""
+    """``groups`` with each joined into the first heavier group of the same metric, divergence and tool whose
+    template is at least ``threshold`` similar (0..1)."""
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"merge similarity must be between 0 and 1, got {threshold:g}")
     similar, _ = similarity_function()
     ordered = sorted(groups, key=lambda g: (-len(g.members), g.signature.text()))
     kept: list[_Group] = []
     for group in ordered:
-        candidates = [k for k in kept if k.signature.metric == group.signature.metric][:MAX_COMPARED]
+        sig = group.signature
+        same = [
+            k
+            for k in kept
+            if (k.signature.metric, k.signature.divergence, k.signature.tool) == (sig.metric, sig.divergence, sig.tool)
+        ]
+        candidates = same[:MAX_COMPARED]
         template = group.signature.template
         target = next((k for k in candidates if similar(k.signature.template, template) >= threshold), None)
         if target is None:
