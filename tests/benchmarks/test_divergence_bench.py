@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from divergence_bench import false_positives, localisation  # noqa: E402
+from divergence_bench import false_positives, localisation
 
 
 def test_every_perturbation_is_localised_at_its_step() -> None:

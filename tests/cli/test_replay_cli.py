@@ -104,6 +104,7 @@ def test_fifo_serves_the_drifted_call_from_the_recording(replay_dir: Path) -> No
     )
     assert made.exit_code == 0, made.output
     result, case = _eval(replay_dir, "agent_swapped.py")
+    assert result.exit_code == 1  # replay_fidelity 2/3 is still below its threshold of 1
     metrics = _metrics(case)
     assert metrics["final_response_avg_score"]["score"] == 1.0  # the recorded 50 answered add(8, 42) as well
     assert metrics["replay_fidelity"]["score"] == pytest.approx(2 / 3)
