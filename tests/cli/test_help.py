@@ -13,7 +13,8 @@ from agentgauge.cli._help import PANELS, panel_of
 
 COMMANDS = [
     ["eval"], ["serve"], ["generate"], ["show"], ["compare"], ["results"], ["validate"], ["convert"], ["plan"],
-    ["calibrate"], ["list-metrics"], ["traces", "export"], ["traces", "doctor"], [],
+    ["calibrate"], ["list-metrics"], ["traces", "export"], ["traces", "doctor"], ["traces", "to-evalset"],
+    ["replay-set"], ["diff"], ["triage"], [],
 ]  # fmt: skip
 
 

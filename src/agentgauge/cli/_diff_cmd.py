@@ -121,7 +121,11 @@ def _side_by_side(alignment: Alignment, divergence: Divergence | None) -> list[s
 
 
 _RunOption = Annotated[
-    int | None, typer.Option(help="The run of a result to read (default: RUN_A's first run, RUN_B's first failing).")
+    int | None,
+    typer.Option(
+        help="The run of a result to read (default: RUN_A's first run, RUN_B's first failing).",
+        rich_help_panel="Input",
+    ),
 ]
 
 

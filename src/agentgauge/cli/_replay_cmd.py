@@ -23,6 +23,7 @@ MocksOption = Annotated[
         "--mocks",
         help="How recorded tool results answer the replayed calls: 'strict' (arguments must be the recorded ones, "
         "else the call gets an error) or 'fifo' (the calls of a tool take the recorded results in order).",
+        rich_help_panel="Input",
     ),
 ]
 
@@ -92,11 +93,17 @@ def replay_set(
     mocks: MocksOption = "strict",
     eval_set_id: Annotated[
         str | None,
-        typer.Option("--eval-set-id", help="Eval set id (default: the source's, with _replay for a result)."),
+        typer.Option(
+            "--eval-set-id",
+            help="Eval set id (default: the source's, with _replay for a result).",
+            rich_help_panel="Input",
+        ),
     ] = None,
     to: Annotated[
         str | None,
-        typer.Option("--to", help="Output format: 'native' or 'adk' (default: the source file's own)."),
+        typer.Option(
+            "--to", help="Output format: 'native' or 'adk' (default: the source file's own).", rich_help_panel="Output"
+        ),
     ] = None,
 ) -> None:
     """Turn a recorded run into replay cases: the user turns are replayed to the agent, which runs for real, and

@@ -135,6 +135,7 @@ def to_evalset(
             "--mocks",
             help="Write replay cases: each turn's recorded tool results become its toolMock rules, 'strict' "
             "(arguments must match) or 'fifo' (in recorded order); run them with 'eval --replay'.",
+            rich_help_panel="Input",
         ),
     ] = None,
 ) -> None:

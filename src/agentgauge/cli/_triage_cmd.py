@@ -36,6 +36,7 @@ def triage(
             readable=False,
             help="Write one candidate golden case per cluster (marked for review) to this eval set: appended to it "
             "in its own format when it exists, else a new set in the result's format (or --to).",
+            rich_help_panel="Output",
         ),
     ] = None,
     to: Annotated[
@@ -48,6 +49,7 @@ def triage(
             metavar="SIMILARITY",
             help="Also join clusters of the same first failing metric, divergence and tool whose reasons are at least "
             "this similar (0..1; rapidfuzz when installed: pip install 'agentgauge[triage]').",
+            rich_help_panel="Metrics",
         ),
     ] = None,
     json_out: JsonOption = False,
