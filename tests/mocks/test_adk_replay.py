@@ -4,49 +4,33 @@ one whose prompt changed the tool's arguments."""
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from typing import Any
 
 import pytest
 
 pytest.importorskip("google.adk")
 
 from google.adk.agents import LlmAgent
-from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
-from google.genai import types
+from test_adk_tool_mocks import CALLS, ScriptedLlm, get_weather
 
 from agentgauge import AgentEvaluator
 from agentgauge.mocks import replay_eval_set
 from agentgauge.model import EvalCaseResult, EvalMetric, EvalSet, EvalSetResult, EvalStatus
 from agentgauge.storage import InMemoryEvalResultManager, InMemoryEvalSetManager, InMemoryMetricManager
 
-CALLS: list[str] = []
 
-
-def get_weather(city: str) -> dict[str, Any]:
-    """The weather in a city."""
-    CALLS.append(city)
-    return {"city": city, "forecast": "sunny"}
-
-
-class ScriptedLlm(BaseLlm):
-    """Asks get_weather for the city of the user message (``upper``: spelled in capitals), then reports it."""
-
-    upper: bool = False
+class ChangedPromptLlm(ScriptedLlm):
+    """The same model after a prompt change: it now spells the city in capitals when it calls the tool."""
 
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
-        last = llm_request.contents[-1]
-        response = next((p.function_response for p in last.parts or [] if p.function_response), None)
-        if response is not None:
-            text = f"weather: {response.response}"
-            yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]))
-            return
-        city = (last.parts or [types.Part(text="")])[0].text or ""
-        call = types.FunctionCall(id="fc-1", name="get_weather", args={"city": city.upper() if self.upper else city})
-        yield LlmResponse(content=types.Content(role="model", parts=[types.Part(function_call=call)]))
+        async for response in super().generate_content_async(llm_request, stream):
+            for part in response.content.parts if response.content and response.content.parts else []:
+                if part.function_call is not None and part.function_call.args:
+                    part.function_call.args = {"city": str(part.function_call.args["city"]).upper()}
+            yield response
 
 
 SET = {
@@ -59,7 +43,8 @@ METRICS = [EvalMetric(metric_name="replay_fidelity", threshold=1.0)]
 
 
 async def _run(eval_set: EvalSet, upper: bool, metrics: list[EvalMetric]) -> EvalCaseResult:
-    agent = LlmAgent(name="weather", model=ScriptedLlm(model="scripted", upper=upper), tools=[get_weather])
+    model = ChangedPromptLlm(model="scripted") if upper else ScriptedLlm(model="scripted")
+    agent = LlmAgent(name="weather", model=model, tools=[get_weather])
     sets, metric_store = InMemoryEvalSetManager(), InMemoryMetricManager()
     sets.put("app", eval_set)
     metric_store.put_all("app", eval_set.eval_set_id, metrics)
@@ -99,7 +84,8 @@ async def test_adk_agent_replays_its_recording_and_a_changed_prompt_drifts() -> 
     [drift] = record.drift
     assert (drift.name, drift.recorded, drift.arguments) == ("get_weather", {"city": "Paris"}, {"city": "PARIS"})
     assert drift.difference.startswith("actual 'PARIS' != expected 'Paris' at $.city")
-    assert "replay: no recorded result for get_weather" in (first.actual_invocation.final_response.content or "")  # type: ignore[union-attr]
+    answer = first.actual_invocation.final_response
+    assert answer is not None and "replay: no recorded result for get_weather" in answer.content
     [fidelity] = changed.overall_eval_metric_results
     assert fidelity.score == 0.0
     assert "argument drift: turn 1 call 1 get_weather" in (fidelity.details.reason if fidelity.details else "")
