@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from agentgauge.cli import app
@@ -103,3 +105,11 @@ def test_bad_triage_input_exits_2(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "--merge must be between 0 and 1" in bad.output
     missing = runner.invoke(app, ["triage", str(tmp_path / "none.json")])
     assert missing.exit_code == 2
+
+
+@given(st.text(max_size=300))
+def test_templates_are_stable_and_keep_no_particulars(text: str) -> None:
+    once = reason_template(text)
+    assert reason_template(once) == once  # a template is its own template: signatures do not drift
+    assert not any(c in "0123456789" for c in once)  # numbers are <n>, ids <id> (a lone quote stays a quote)
+    assert "\n" not in once and len(once) <= 240
