@@ -20,7 +20,7 @@ from ._options import BySessionOption, JsonOption
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..divergence import Alignment, Divergence
-    from ..model import Invocation
+    from ..model import EvalCaseResult, Invocation
 
 __all__ = ["diff"]
 
@@ -37,13 +37,13 @@ def _from_result(path: Path, run_id: int | None, failing: bool) -> dict[str, _Ru
     from ..divergence import pick_run, run_invocations
     from ..formats import load_result
 
-    runs: dict[str, list[object]] = {}
+    runs: dict[str, list[EvalCaseResult]] = {}
     for case in load_result(path).eval_case_results:
         runs.setdefault(case.eval_id, []).append(case)
     out = {}
     for eval_id, case_runs in runs.items():
         try:
-            chosen = pick_run(case_runs, failing=failing, run_id=run_id)  # type: ignore[arg-type]
+            chosen = pick_run(case_runs, failing=failing, run_id=run_id)
         except ValueError as exc:
             if run_id is None:
                 raise
@@ -167,7 +167,7 @@ def diff(
                 "base": a.what,
                 "new": b.what,
                 "firstDivergence": found.model_dump(mode="json") if found is not None else None,
-                **({"steps": [_step_json(s) for s in alignment.steps]} if len(pairs) == 1 else {}),
+                **({"steps": alignment.steps_json()} if len(pairs) == 1 else {}),
             }
         )
         lines.append(f"{eval_id} ({a.what} -> {b.what}): {divergence_text(found, sides=('RUN_A', 'RUN_B'))}")
@@ -179,14 +179,3 @@ def diff(
         echo_text("\n".join(lines))
         echo_text(f"{diverged} of {len(pairs)} case(s) diverged")
     raise typer.Exit(EXIT_FAILED if diverged else EXIT_OK)
-
-
-def _step_json(step: object) -> dict[str, object]:
-    from ..divergence import AlignedStep
-
-    assert isinstance(step, AlignedStep)
-    return {
-        "op": step.op,
-        "base": step.base.model_dump(mode="json") if step.base else None,
-        "new": step.new.model_dump(mode="json") if step.new else None,
-    }

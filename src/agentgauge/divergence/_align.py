@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from ..criteria import canonical_json, json_difference
 from ..model import Invocation
@@ -154,6 +154,17 @@ class Alignment:
 
     steps: list[AlignedStep]
     aligned: bool = True
+
+    def steps_json(self) -> list[dict[str, Any]]:
+        """The places as JSON: ``[{"op", "base", "new"}]`` (``diff --json``, the web UI's side-by-side view)."""
+        return [
+            {
+                "op": s.op,
+                "base": s.base.model_dump(mode="json") if s.base else None,
+                "new": s.new.model_dump(mode="json") if s.new else None,
+            }
+            for s in self.steps
+        ]
 
 
 def align_steps(base: Sequence[Step], new: Sequence[Step]) -> Alignment:

@@ -3,7 +3,7 @@ run and its expected turns), the two runs' steps side by side, and a result's fa
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
@@ -28,17 +28,6 @@ def _run(runs: list[EvalCaseResult], case_id: str, run_id: int | None, *, failin
         return pick_run(runs, failing=failing, run_id=run_id)
     except ValueError as exc:
         raise InputError(f"{side}Run: case {case_id!r} has {exc}") from None
-
-
-def _steps(alignment: Any) -> list[dict[str, Any]]:
-    return [
-        {
-            "op": s.op,
-            "base": s.base.model_dump(mode="json") if s.base else None,
-            "new": s.new.model_dump(mode="json") if s.new else None,
-        }
-        for s in alignment.steps
-    ]
 
 
 @router.get("/apps/{app}/diff")
@@ -76,7 +65,7 @@ def diff(
             "new": f"run {new_case.run_id}",
             "firstDivergence": found.model_dump(mode="json") if found is not None else None,
             "aligned": alignment.aligned,
-            "steps": _steps(alignment),
+            "steps": alignment.steps_json(),
         }
     )
 
