@@ -113,3 +113,32 @@ def test_templates_are_stable_and_keep_no_particulars(text: str) -> None:
     assert reason_template(once) == once  # a template is its own template: signatures do not drift
     assert not any(c in "0123456789" for c in once)  # numbers are <n>, ids <id> (a lone quote stays a quote)
     assert "\n" not in once and len(once) <= 240
+
+
+def test_recorded_traces_are_scored_then_triaged() -> None:
+    traces = ROOT / "examples" / "traces"
+    runner = CliRunner()
+    scored = runner.invoke(
+        app,
+        [
+            "triage",
+            str(traces / "openai_weather.otlp.jsonl"),
+            "--eval-set",
+            f"{traces / 'weather.evalset.json'}:weather_two_cities",
+            "--json",
+        ],
+    )
+    assert scored.exit_code == 0, scored.output
+    found = json.loads(scored.stdout)
+    assert (found["runs"], found["failing"]) == (1, 1)
+    [cluster] = found["clusters"]
+    assert (cluster["metric"], cluster["divergence"], cluster["tool"]) == (
+        "tool_trajectory_avg_score",
+        "different_arguments",
+        "get_weather",
+    )
+    clean = runner.invoke(app, ["triage", str(traces), "--eval-set", str(traces / "weather.evalset.json")])
+    assert clean.exit_code == 0 and "0 failing of 2 case run(s) in 0 cluster(s)" in clean.output
+    result = ROOT / "examples" / "replay" / "swapped.evalset_result.json"
+    mixed = runner.invoke(app, ["triage", str(result), "--eval-set", str(traces / "weather.evalset.json")])
+    assert mixed.exit_code == 2 and "score recorded traces, not a saved result" in mixed.output

@@ -78,7 +78,7 @@ def _load(path: Path, run_id: int | None, failing: bool, by_session: bool) -> di
 
 def _from_traces(path: Path, by_session: bool) -> dict[str, _Run]:
     from ..traces import golden_eval_set
-    from ._eval_traces import read_traces
+    from ._traces_cmds import read_traces
 
     found = read_traces(path, by_session)
     eval_set = golden_eval_set(found.conversations, "traces")

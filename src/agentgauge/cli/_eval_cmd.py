@@ -206,6 +206,16 @@ _Dialect = Annotated[
         show_default=False,
     ),
 ]
+_Replay = Annotated[
+    bool,
+    typer.Option(
+        "--replay",
+        help="Run replay cases (made by 'replay-set' or 'traces to-evalset --mocks'): every tool call is answered "
+        "from the recording, and replay_fidelity (threshold 1 unless the metrics file sets it) reports argument "
+        "drift, calls the recording lacks and recorded results never consumed. See docs/replay.md.",
+        rich_help_panel="Metrics",
+    ),
+]
 _Reducer = Annotated[
     str | None,
     typer.Option(
@@ -286,6 +296,7 @@ def eval_command(
     dialect: _Dialect = None,
     reducer: _Reducer = None,
     case_status: _CaseStatus = None,
+    replay: _Replay = False,
     agent_header: AgentHeaderOption = None,
     agent_config: AgentConfigOption = None,
     agent_timeout: AgentTimeoutOption = None,
@@ -314,7 +325,9 @@ def eval_command(
         # An option named as a field of the request is that field (num_runs, parallelism, timeout, traces, ...).
         **{field.name: given[field.name] for field in dataclasses.fields(EvalRequest) if field.name in given},
         sets=tuple(targets or ()),  # with the agent first, unless the traces are scored: see run_eval
-        metrics=MetricOptions(only_metrics, skip_metrics, no_judges, judge_parallelism, dialect, reducer, case_status),
+        metrics=MetricOptions(
+            only_metrics, skip_metrics, no_judges, judge_parallelism, dialect, reducer, case_status, replay
+        ),
         judge=JudgeOptions(judge_model, judge_base_url, judge_timeout, no_cache, tuple(plugin or ())),
         simulation=SimulationOptions(user_simulator, simulator_model, simulator_base_url, expected_agent, max_turns),
         remote=RemoteOptions(headers, agent_config, agent_timeout, agent_max_response_mb, agent_follow_redirects),

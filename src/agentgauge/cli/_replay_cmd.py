@@ -12,10 +12,9 @@ from ._app import app
 from ._common import echo_text, fail_input, input_errors_exit_2
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..model import EvalCase, EvalSet, ReplayMode
-    from ._targets import Target
+    from ..model import EvalSet, ReplayMode
 
-__all__ = ["MocksOption", "check_replay_targets", "checked_mode", "replay_cases", "replay_set", "write_replay_set"]
+__all__ = ["MocksOption", "checked_mode", "replay_set", "write_replay_set"]
 
 MocksOption = Annotated[
     str,
@@ -35,32 +34,6 @@ def checked_mode(mode: str) -> ReplayMode:
     if mode == "strict":
         return "strict"
     fail_input(f"--mocks must be 'fifo' or 'strict', not {mode!r}")
-
-
-def _is_replay(case: EvalCase) -> bool:
-    return any(inv.tool_mock is not None and inv.tool_mock.replay for inv in case.conversation or [])
-
-
-def replay_cases(targets: list[Target]) -> int:
-    """How many selected cases of ``targets`` are replay cases."""
-    from ._targets import selected_case_ids
-
-    count = 0
-    for target in targets:
-        if target.eval_set is not None:
-            selected = set(selected_case_ids(target))
-            count += sum(1 for c in target.eval_set.eval_cases if c.eval_id in selected and _is_replay(c))
-    return count
-
-
-def check_replay_targets(targets: list[Target]) -> None:
-    """``eval --replay`` needs at least one selected replay case (exit 2 naming the sets otherwise)."""
-    if not replay_cases(targets):
-        names = ", ".join(str(t.path) for t in targets)
-        fail_input(
-            f"--replay: no selected case of {names} is a replay case (make one with 'agentgauge replay-set' or "
-            "'agentgauge traces to-evalset --mocks')"
-        )
 
 
 def write_replay_set(eval_set: EvalSet, target: Path, fmt: str, warnings: list[str]) -> None:

@@ -1,5 +1,6 @@
-"""``agentgauge triage RESULT [--to-evalset FILE]``: a result's failures in clusters, heaviest first, and one
-candidate golden case per cluster (see docs/replay.md)."""
+"""``agentgauge triage RESULT_OR_TRACES [--to-evalset FILE]``: a result's failures (or recorded sessions', scored
+as ``eval --traces`` scores them) in clusters, heaviest first, and one candidate golden case per cluster (see
+docs/replay.md)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ import typer
 
 from ._app import app
 from ._common import echo_text, fail_input, input_errors_exit_2
-from ._options import JsonOption
+from ._options import BySessionOption, JsonOption
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..model import EvalSetResult
+    from ..model import EvalSet, EvalSetResult
     from ..triage import Triage
 
 __all__ = ["triage"]
@@ -23,11 +24,18 @@ __all__ = ["triage"]
 @app.command(
     "triage",
     epilog="Examples:  agentgauge triage examples/replay/planted.evalset_result.json\n\n"
-    "           agentgauge triage RESULT.evalset_result.json --to-evalset regressions.evalset.json --merge 0.9",
+    "           agentgauge triage RESULT.evalset_result.json --to-evalset regressions.evalset.json --merge 0.9\n\n"
+    "           agentgauge triage examples/traces/ --eval-set examples/traces/weather.evalset.json",
 )
 def triage(
     result_file: Annotated[
-        Path, typer.Argument(readable=False, metavar="RESULT", help="A saved result (any supported result format).")
+        Path,
+        typer.Argument(
+            readable=False,
+            metavar="RESULT_OR_TRACES",
+            help="A saved result (any supported result format), or recorded traces (a file or directory) to score "
+            "first as 'eval --traces' does.",
+        ),
     ],
     to_evalset: Annotated[
         Path | None,
@@ -52,6 +60,20 @@ def triage(
             rich_help_panel="Metrics",
         ),
     ] = None,
+    eval_set: Annotated[
+        str | None,
+        typer.Option("--eval-set", help="With traces: the eval set to compare them with.", rich_help_panel="Input"),
+    ] = None,
+    metrics: Annotated[
+        Path | None,
+        typer.Option(
+            "--metrics",
+            readable=False,
+            help="With traces: the metrics file (default: the eval set's, as 'eval --traces' finds it).",
+            rich_help_panel="Metrics",
+        ),
+    ] = None,
+    by_session: BySessionOption = False,
     json_out: JsonOption = False,
 ) -> None:
     """Group a result's failing case runs by signature (first failing metric, first divergence from the expected
@@ -65,11 +87,10 @@ def triage(
     if merge is not None and not 0.0 <= merge <= 1.0:
         fail_input(f"--merge must be between 0 and 1, got {merge:g}")
     with input_errors_exit_2():
-        from ..formats import load_set_or_result
         from ..model import EvalSet
         from ..triage import triage_lines, triage_result
 
-        loaded, fmt = load_set_or_result(result_file)
+        loaded, fmt = _result_of(result_file, eval_set, metrics, by_session)
         if isinstance(loaded, EvalSet):
             fail_input(f"{result_file}: an eval set, not a result (run it first: agentgauge eval AGENT SET)")
         found = triage_result(loaded, source=str(result_file), merge=merge)
@@ -84,6 +105,48 @@ def triage(
             f"wrote {len(written)} candidate case(s) to {to_evalset} (marked for review): {', '.join(written)}",
             err=json_out,
         )
+
+
+def _result_of(
+    path: Path, eval_set: str | None, metrics: Path | None, by_session: bool
+) -> tuple[EvalSet | EvalSetResult, str]:
+    """The result to triage: the file at ``path``, or its recorded traces scored in memory (nothing saved)."""
+    from ..errors import InputError
+    from ..formats import load_set_or_result
+
+    traces = path.is_dir() or path.suffix == ".jsonl"
+    if not traces:
+        try:
+            loaded, fmt = load_set_or_result(path)
+        except InputError as exc:
+            if "neither an eval set nor a result" not in exc.message:
+                raise
+            traces = True
+    if not traces:
+        if eval_set is not None or metrics is not None or by_session:
+            fail_input("--eval-set, --metrics and --by-session score recorded traces, not a saved result")
+        return loaded, fmt
+    return _scored_traces(path, eval_set, metrics, by_session), "native"
+
+
+def _scored_traces(path: Path, eval_set: str | None, metrics: Path | None, by_session: bool) -> EvalSetResult:
+    """The traces at ``path`` scored exactly as ``eval --traces`` scores them, the result kept in memory."""
+    import asyncio
+
+    from ..launch import COMMAND_LINE, EvalRequest, JudgeOptions, evaluate
+    from ..storage import InMemoryEvalResultManager
+
+    request = EvalRequest(
+        traces=path,
+        eval_set=eval_set,
+        by_session=by_session,
+        config=metrics,
+        judge=JudgeOptions(no_cache=True),
+        results=InMemoryEvalResultManager(),
+        surface=COMMAND_LINE,
+    )
+    [outcome] = asyncio.run(evaluate(request, on_note=lambda line: echo_text(line, err=True)))
+    return outcome.eval_set_result
 
 
 def _write_candidates(found: Triage, result: EvalSetResult, target: Path, fmt: str) -> list[str]:

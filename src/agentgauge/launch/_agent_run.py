@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..agents import load_agent
 from ..agents.remote import is_remote_agent_spec
+from ..errors import InputError
+from ..mocks import is_replay_case
 from ..model import prices_for_run
 from ._resume import make_agent_cache, resume_state
 from ._run import Note, PreparedRun, SetHeading, SetRun, Shared, Warn
@@ -31,6 +33,12 @@ def prepare_agents(checked: CheckedRequest, on_note: Note, on_warning: Warn) -> 
     prices = prices_for_run(request.prices) if request.agent is not None else None
     sets = [load_set(s, checked, registry, needs_agent=request.agent is None) for s in checked.sets]
     checked.settle_inputs(on_warning)
+    if request.metrics.replay and not _replay_cases(sets):
+        names = ", ".join(s.spec.source for s in sets)
+        raise InputError(
+            f"{checked.surface.name('replay')}: no selected case of {names} is a replay case (make one with "
+            "'agentgauge replay-set' or 'agentgauge traces to-evalset --mocks')"
+        )
     app = app_name_for(request.app_name, sets, checked.surface.name("app_name"))
     check_result_places(sets, app, request.results, request.output_dir)
     resumed = None
@@ -74,7 +82,18 @@ def _note_tool_mocks(sets: list[LoadedSet], on_note: Note) -> None:
             if case.eval_id in selected and any(inv.tool_mock is not None for inv in case.conversation or [])
         )
     if mocked:
-        on_note(f"note: tool mocks of {mocked} case(s) do not apply: the remote agent runs its tools on its server")
+        replays = _replay_cases(sets)
+        what = f"{replays} replay case(s) cannot be served from their recording" if replays else "do not apply"
+        on_note(f"note: tool mocks of {mocked} case(s) {what}: the remote agent runs its tools on its server")
+
+
+def _replay_cases(sets: list[LoadedSet]) -> int:
+    """How many selected cases of ``sets`` are replay cases."""
+    count = 0
+    for loaded in sets:
+        selected = set(loaded.selected)
+        count += sum(1 for case in loaded.eval_set.eval_cases if case.eval_id in selected and is_replay_case(case))
+    return count
 
 
 def _simulation_plan(checked: CheckedRequest, sets: list[LoadedSet]) -> SimulationPlan | None:

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from ..agents.remote import is_remote_agent_spec
 from ..errors import InputError
-from ..evaluators import Registry
+from ..evaluators import REPLAY_FIDELITY_METRIC, Registry
 from ..formats import SCORING_DIALECTS, InputReport, with_scoring_dialect
 from ..judges import JudgeSettings, RetryPolicy
-from ..model import parse_case_status_rule, parse_labels
+from ..model import EvalMetric, parse_case_status_rule, parse_labels
 from ..service import MetricSelection
 from ..stats import check_reducer
 from ._engine import EngineChoice, engine_choice
@@ -26,7 +26,7 @@ from ._request import EvalRequest, EvalSetSpec
 if TYPE_CHECKING:  # pragma: no cover
     from ..agents.remote import RemoteAgentSettings
     from ..formats import InputProblem, ScoringDialectName
-    from ..model import CaseStatusRule, EvalMetric
+    from ..model import CaseStatusRule
     from ..service import EvaluatorSource
     from ._options import JudgeOptions, MetricOptions
     from ._surface import Surface
@@ -83,7 +83,11 @@ class CheckedRequest:
 
     def scored(self, metrics: list[EvalMetric], source: str) -> list[EvalMetric]:
         """``metrics`` reduced over runs by the request's reducer where they name none, and scored in its dialect
-        (unchanged without either); :class:`InputError` for a metric the dialect cannot apply to."""
+        (unchanged without either), with ``replay_fidelity`` first in a replay run where they lack it (a case's
+        first failure reason is then what its replay found); :class:`InputError` for a metric the dialect cannot
+        apply to."""
+        if self.request.metrics.replay and not any(m.evaluator_key == REPLAY_FIDELITY_METRIC for m in metrics):
+            metrics = [EvalMetric(metric_name=REPLAY_FIDELITY_METRIC, threshold=1.0), *metrics]
         reducer = self.request.metrics.reducer
         if reducer is not None:
             metrics = [m if m.reducer else m.model_copy(update={"reducer": reducer}) for m in metrics]
@@ -241,6 +245,10 @@ def _check_modes(request: EvalRequest, engine: EngineChoice) -> None:
         return
     if engine.kind != "local":
         raise InputError(f"{name('executor')} ray is not available with {name('traces')}")
+    if request.metrics.replay:
+        raise InputError(
+            f"{name('replay')} runs an agent on replay cases; recorded traces ({name('traces')}) are scored as they are"
+        )
     if request.simulation.given:
         simulation = ", ".join(name(key) for key in ("user_simulator", "simulator_model", "expected_agent"))
         raise InputError(f"{simulation} and {name('max_turns')} cannot be used with {name('traces')}")

@@ -92,7 +92,8 @@ class MetricOptions:
     (``dialect``: ``adk`` or ``adk-ts``; ``None``: as the metrics file says), how a case's runs combine for the
     metrics that name no ``reducer`` (``mean``, ``median``, ``at_least_K``, ...) and how a case's status follows
     from its runs (``case_status``: ``mean``, ``all``, ``majority`` or ``any``; ``None``: ``mean``, see
-    :class:`~agentgauge.model.CaseStatusRule`)."""
+    :class:`~agentgauge.model.CaseStatusRule`). ``replay``: the sets hold replay cases (docs/replay.md), scored with
+    ``replay_fidelity`` (added first, at threshold 1, where the metrics lack it)."""
 
     only: str | None = None
     skip: str | None = None
@@ -101,6 +102,7 @@ class MetricOptions:
     dialect: str | None = None
     reducer: str | None = None
     case_status: str | None = None
+    replay: bool = False
 
 
 @dataclass(frozen=True)

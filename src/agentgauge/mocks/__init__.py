@@ -15,6 +15,7 @@
 
 from ._recording import (
     ReplaySet,
+    is_replay_case,
     recorded_tool_mock,
     replay_case,
     replay_eval_set,
@@ -40,6 +41,7 @@ __all__ = [
     "ReplaySet",
     "ToolMockError",
     "active_mocks",
+    "is_replay_case",
     "mockable",
     "mocked_call",
     "mocks_for",

@@ -23,10 +23,22 @@ from ..model import (
     ToolMockRule,
 )
 
-__all__ = ["ReplaySet", "recorded_tool_mock", "replay_case", "replay_eval_set", "replay_invocations"]
+__all__ = [
+    "ReplaySet",
+    "is_replay_case",
+    "recorded_tool_mock",
+    "replay_case",
+    "replay_eval_set",
+    "replay_invocations",
+]
 
 _DROPPED = frozenset({"duration", "model_duration", "tool_duration", "usage", "replay", "creation_timestamp"})
 """What a recorded turn had that its expectation does not: how long it took, what it cost, how it was replayed."""
+
+
+def is_replay_case(case: EvalCase) -> bool:
+    """Whether a turn of ``case`` is replayed from a recording (its ``toolMock`` has a replay mode)."""
+    return any(inv.tool_mock is not None and inv.tool_mock.replay for inv in case.conversation or [])
 
 
 def recorded_tool_mock(invocation: Invocation, mode: ReplayMode) -> tuple[ToolMock, list[str]]:
