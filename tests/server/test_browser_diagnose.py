@@ -36,17 +36,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]
         yield driver, url
 
 
-def _open_set(page: Page, url: str) -> None:
-    """The app's eval set chosen (each click looked up again should the lists re-render meanwhile)."""
-    page.driver.get(url + "/")
-    page.wait.until(lambda d: d.find_element("tag name", "body").get_attribute("data-ready") == "true")
-    page.click('.app-item[data-app="replay"]')
-    page.click('.set-item[data-set="calculator_replay"]')
-    page.css('.set-item.active[data-set="calculator_replay"]')
-
-
 def _open_results(page: Page, url: str) -> None:
-    _open_set(page, url)
+    page.open_set(url, "replay", "calculator_replay")
     page.click("#tab-runs")
     page.wait.until(lambda d: len(page.all(".result-row")) == 2)
 
@@ -85,7 +76,7 @@ def test_compare_marks_where_base_and_new_fork(served: tuple[Any, str]) -> None:
 def test_replay_view_shows_the_replay_record_and_the_fork_against_the_expected_turns(served: tuple[Any, str]) -> None:
     driver, url = served
     page = Page(driver)
-    _open_set(page, url)
+    page.open_set(url, "replay", "calculator_replay")
     page.click("#tab-review")
     page.click('.case-item[data-case="product_then_sum"]')
     record = page.css("#turn-2 .ev.replay")

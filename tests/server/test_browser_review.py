@@ -86,9 +86,9 @@ class Page:
     def open_set(self, url: str, app: str, set_id: str) -> None:
         self.driver.get(url + "/")
         self.wait.until(lambda d: d.find_element("tag name", "body").get_attribute("data-ready") == "true")
-        self.css(f'.app-item[data-app="{app}"]').click()
+        self.click(f'.app-item[data-app="{app}"]')  # a click the re-rendered list made stale is tried again
         self.wait.until(lambda d: d.find_elements("css selector", f'.set-item[data-set="{set_id}"]'))
-        self.css(f'.set-item[data-set="{set_id}"]').click()
+        self.click(f'.set-item[data-set="{set_id}"]')
         self.css(f'.set-item.active[data-set="{set_id}"]')
 
     def click(self, selector: str, index: int = 0) -> None:
