@@ -18,6 +18,9 @@ from ._sets import LoadedSet, app_name_for, check_result_places, load_set
 from ._simulation import simulation_plan
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+
+    from ..model import EvalCase
     from ._checks import CheckedRequest
     from ._simulation import SimulationPlan
 
@@ -33,7 +36,7 @@ def prepare_agents(checked: CheckedRequest, on_note: Note, on_warning: Warn) -> 
     prices = prices_for_run(request.prices) if request.agent is not None else None
     sets = [load_set(s, checked, registry, needs_agent=request.agent is None) for s in checked.sets]
     checked.settle_inputs(on_warning)
-    if request.metrics.replay and not _replay_cases(sets):
+    if request.metrics.replay and not _selected_cases(sets, is_replay_case):
         names = ", ".join(s.spec.source for s in sets)
         raise InputError(
             f"{checked.surface.name('replay')}: no selected case of {names} is a replay case (make one with "
@@ -73,26 +76,21 @@ def _heading(loaded: LoadedSet) -> SetHeading:
 
 def _note_tool_mocks(sets: list[LoadedSet], on_note: Note) -> None:
     """One line before the run when selected cases have tool mocks a remote agent cannot honour."""
-    mocked = 0
-    for loaded in sets:
-        selected = set(loaded.selected)
-        mocked += sum(
-            1
-            for case in loaded.eval_set.eval_cases
-            if case.eval_id in selected and any(inv.tool_mock is not None for inv in case.conversation or [])
-        )
+    mocked = _selected_cases(sets, lambda case: any(inv.tool_mock is not None for inv in case.conversation or []))
     if mocked:
-        replays = _replay_cases(sets)
-        what = f"{replays} replay case(s) cannot be served from their recording" if replays else "do not apply"
-        on_note(f"note: tool mocks of {mocked} case(s) {what}: the remote agent runs its tools on its server")
+        replays = _selected_cases(sets, is_replay_case)
+        which = f" ({replays} replay case(s) cannot be served from their recording)" if replays else ""
+        on_note(
+            f"note: tool mocks of {mocked} case(s) do not apply{which}: the remote agent runs its tools on its server"
+        )
 
 
-def _replay_cases(sets: list[LoadedSet]) -> int:
-    """How many selected cases of ``sets`` are replay cases."""
+def _selected_cases(sets: list[LoadedSet], predicate: Callable[[EvalCase], bool]) -> int:
+    """How many selected cases of ``sets`` ``predicate`` holds for."""
     count = 0
     for loaded in sets:
         selected = set(loaded.selected)
-        count += sum(1 for case in loaded.eval_set.eval_cases if case.eval_id in selected and is_replay_case(case))
+        count += sum(1 for case in loaded.eval_set.eval_cases if case.eval_id in selected and predicate(case))
     return count
 
 

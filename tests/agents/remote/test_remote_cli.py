@@ -40,12 +40,14 @@ def test_eval_over_adks_http_api(adk_server: str, tmp_path: Path) -> None:
     assert len(cases) == 6 and not any("errorMessage" in case for case in cases)
 
 
-def _fault_set(folder: Path, texts: list[str], *, mock: bool = False) -> Path:
+def _fault_set(folder: Path, texts: list[str], *, mock: bool = False, replay: bool = False) -> Path:
     cases = []
     for text in texts:
         invocation: dict[str, Any] = {"userContent": {"role": "user", "content": text}}
         if mock:
             invocation["toolMock"] = {"actual": [{"name": "calculator", "result": {"result": 0}}]}
+            if replay and text == "ok":
+                invocation["toolMock"]["replay"] = "strict"
         cases.append({"evalId": text.replace(" ", "_"), "conversation": [invocation]})
     path = folder / "faults.evalset.json"
     path.write_text(json.dumps({"evalSetId": "faults", "evalCases": cases}))
@@ -97,11 +99,23 @@ def test_a_missing_header_variable_is_bad_input(plain_server: str, tmp_path: Pat
     assert not _result_files(tmp_path)
 
 
-def test_tool_mocks_get_one_note_before_the_run(fault_server: str, tmp_path: Path) -> None:
-    eval_set = _fault_set(tmp_path, ["ok"], mock=True)
-    done = run_cli("eval", f"adk+http://{fault_server}/adk/apps/faulty", eval_set, cwd=tmp_path)
+@pytest.mark.parametrize(
+    ("replay", "note"),
+    [
+        (False, "note: tool mocks of 1 case(s) do not apply: the remote agent runs its tools on its server"),
+        (
+            True,
+            "note: tool mocks of 2 case(s) do not apply (1 replay case(s) cannot be served from their recording): "
+            "the remote agent runs its tools on its server",
+        ),
+    ],
+)
+def test_tool_mocks_get_one_note_before_the_run(fault_server: str, tmp_path: Path, replay: bool, note: str) -> None:
+    eval_set = _fault_set(tmp_path, ["ok", "ok too"] if replay else ["ok"], mock=True, replay=replay)
+    more = ["--replay"] if replay else []
+    done = run_cli("eval", f"adk+http://{fault_server}/adk/apps/faulty", eval_set, *more, cwd=tmp_path)
     lines = [line for line in (done.stdout + done.stderr).splitlines() if "tool mocks" in line]
-    assert lines == ["note: tool mocks of 1 case(s) do not apply: the remote agent runs its tools on its server"]
+    assert lines == [note]
 
 
 @pytest.mark.parametrize(
