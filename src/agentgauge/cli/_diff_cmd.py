@@ -20,7 +20,7 @@ from ._options import BySessionOption, JsonOption
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..divergence import Alignment, Divergence
-    from ..model import EvalCaseResult, Invocation
+    from ..model import EvalCaseResult, EvalSetResult, Invocation
 
 __all__ = ["diff"]
 
@@ -33,12 +33,11 @@ class _Run:
     what: str
 
 
-def _from_result(path: Path, run_id: int | None, failing: bool) -> dict[str, _Run]:
+def _from_result(result: EvalSetResult, run_id: int | None, failing: bool) -> dict[str, _Run]:
     from ..divergence import pick_run, run_invocations
-    from ..formats import load_result
 
     runs: dict[str, list[EvalCaseResult]] = {}
-    for case in load_result(path).eval_case_results:
+    for case in result.eval_case_results:
         runs.setdefault(case.eval_id, []).append(case)
     out = {}
     for eval_id, case_runs in runs.items():
@@ -55,25 +54,20 @@ def _from_result(path: Path, run_id: int | None, failing: bool) -> dict[str, _Ru
 
 def _load(path: Path, run_id: int | None, failing: bool, by_session: bool) -> dict[str, _Run]:
     """The runs of every case at ``path`` (a result, an eval set or traces), by case id."""
-    from ..errors import InputError
-    from ..formats import load_set_or_result
     from ..model import EvalSet
+    from ._traces_cmds import set_or_result_else_traces
 
-    if path.is_dir() or path.suffix == ".jsonl":
+    found = set_or_result_else_traces(path)
+    if found is None:
         return _from_traces(path, by_session)
-    try:
-        loaded, _ = load_set_or_result(path)
-    except InputError as exc:
-        if "neither an eval set nor a result" not in exc.message:
-            raise
-        return _from_traces(path, by_session)
+    loaded, _ = found
     if isinstance(loaded, EvalSet):
         out = {}
         for case in loaded.eval_cases:
             golden = case.conversation or case.actual_conversation or []
             out[case.eval_id] = _Run(list(golden), "golden conversation" if case.conversation else "recording")
         return out
-    return _from_result(path, run_id, failing)
+    return _from_result(loaded, run_id, failing)
 
 
 def _from_traces(path: Path, by_session: bool) -> dict[str, _Run]:

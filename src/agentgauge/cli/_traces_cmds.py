@@ -15,10 +15,11 @@ from ._options import BySessionOption, ToFormatOption
 from ._replay_cmd import checked_mode, write_replay_set
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..model import Invocation
+    from ..formats import Format
+    from ..model import EvalSet, EvalSetResult, Invocation
     from ..traces import Conversations, TraceConversation
 
-__all__ = ["export", "show", "to_evalset", "traces_app"]
+__all__ = ["export", "read_traces", "set_or_result_else_traces", "show", "to_evalset", "traces_app"]
 
 traces_app = AgentgaugeTyper(
     name="traces",
@@ -41,6 +42,19 @@ def read_traces(path: Path, by_session: bool = False) -> Conversations:
     for note in found.skipped:
         echo_text(f"note: skipped {note}", err=True)
     return found
+
+
+def set_or_result_else_traces(path: Path) -> tuple[EvalSet | EvalSetResult, Format] | None:
+    """The eval set or result at ``path`` with its format, or ``None`` when ``path`` holds recorded traces: a
+    directory, a ``.jsonl`` file or a JSON document that is neither (read it with :func:`read_traces`)."""
+    from ..formats import NeitherSetNorResultError, load_set_or_result
+
+    if path.is_dir() or path.suffix == ".jsonl":
+        return None
+    try:
+        return load_set_or_result(path)
+    except NeitherSetNorResultError:
+        return None
 
 
 def _clip(value: Any, limit: int = _PREVIEW) -> str:

@@ -111,22 +111,14 @@ def _result_of(
     path: Path, eval_set: str | None, metrics: Path | None, by_session: bool
 ) -> tuple[EvalSet | EvalSetResult, str]:
     """The result to triage: the file at ``path``, or its recorded traces scored in memory (nothing saved)."""
-    from ..errors import InputError
-    from ..formats import load_set_or_result
+    from ._traces_cmds import set_or_result_else_traces
 
-    traces = path.is_dir() or path.suffix == ".jsonl"
-    if not traces:
-        try:
-            loaded, fmt = load_set_or_result(path)
-        except InputError as exc:
-            if "neither an eval set nor a result" not in exc.message:
-                raise
-            traces = True
-    if not traces:
-        if eval_set is not None or metrics is not None or by_session:
-            fail_input("--eval-set, --metrics and --by-session score recorded traces, not a saved result")
-        return loaded, fmt
-    return _scored_traces(path, eval_set, metrics, by_session), "native"
+    found = set_or_result_else_traces(path)
+    if found is None:
+        return _scored_traces(path, eval_set, metrics, by_session), "native"
+    if eval_set is not None or metrics is not None or by_session:
+        fail_input("--eval-set, --metrics and --by-session score recorded traces, not a saved result")
+    return found
 
 
 def _scored_traces(path: Path, eval_set: str | None, metrics: Path | None, by_session: bool) -> EvalSetResult:

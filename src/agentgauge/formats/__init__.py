@@ -15,6 +15,7 @@ from ._agentevals_config import AgentevalsConfig, CodeEvaluatorSpec, load_agente
 from ._api import (
     DocumentKind,
     Format,
+    NeitherSetNorResultError,
     default_id_for,
     describe,
     detect_kind,
@@ -60,6 +61,7 @@ __all__ = [
     "KeyRules",
     "MetricPaths",
     "MetricsLayout",
+    "NeitherSetNorResultError",
     "ScoringDialectName",
     "Severity",
     "case_key_rules",

@@ -24,6 +24,7 @@ from ._unknown import EvalSetKeys
 __all__ = [
     "DocumentKind",
     "Format",
+    "NeitherSetNorResultError",
     "default_id_for",
     "detect_kind",
     "dump_metrics",
@@ -189,9 +190,15 @@ def load_result(path: str | os.PathLike[str]) -> EvalSetResult:
     return result_from_document(parse_json(read_bytes(source), source), source)
 
 
+class NeitherSetNorResultError(InputError):
+    """A JSON document that is neither an eval set nor a result (recorded traces, say, to a caller that reads
+    those too)."""
+
+
 def load_set_or_result(path: str | os.PathLike[str]) -> tuple[EvalSet | EvalSetResult, Format]:
     """Load a file that is either an eval set or a result (any supported format), with the format it is written
-    in (``adk`` for Google ADK's snake_case or camelCase forms, else ``native``)."""
+    in (``adk`` for Google ADK's snake_case or camelCase forms, else ``native``); :class:`NeitherSetNorResultError`
+    for a JSON document that is neither."""
     from ._dialect import document_dialect
 
     source = os.fspath(path)
@@ -201,7 +208,7 @@ def load_set_or_result(path: str | os.PathLike[str]) -> tuple[EvalSet | EvalSetR
         snake = isinstance(doc, str) or (isinstance(doc, dict) and "eval_set_result_id" in doc)
         return result_from_document(doc, source), "adk" if snake else "native"
     if kind != "eval_set":
-        raise InputError(f"neither an eval set nor a result: {describe_document(doc)}", file=source)
+        raise NeitherSetNorResultError(f"neither an eval set nor a result: {describe_document(doc)}", file=source)
     dialect = document_dialect(doc)
     return eval_set_from_document(doc, source, default_id=default_id_for(source), consume=True), (
         "native" if dialect == "native" else "adk"
