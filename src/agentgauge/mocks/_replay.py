@@ -41,6 +41,11 @@ class ReplayLedger:
         self.mode = mode
         self._rules = rules
         self._consumed = [False] * len(rules)
+        # The unconsumed rules of each tool, in recorded order: a call looks only at its own tool's open rules,
+        # not at the whole recording again.
+        self._open: dict[str, list[int]] = {}
+        for index, rule in enumerate(rules):
+            self._open.setdefault(rule.name, []).append(index)
         self._lock = threading.Lock()
         self._record = ReplayRecord(mode=mode, recorded=len(rules))
 
@@ -49,9 +54,9 @@ class ReplayLedger:
         with self._lock:
             record = self._record
             call = len(record.answered) + len(record.drift) + len(record.unrecorded) + 1
-            open_rules = [i for i, rule in enumerate(self._rules) if rule.name == name and not self._consumed[i]]
+            open_rules = self._open.get(name, [])
             if not open_rules:
-                seen = any(rule.name == name for rule in self._rules)
+                seen = name in self._open
                 reason = "more calls of this tool than the recording has" if seen else "the recording never called it"
                 record.unrecorded.append(ReplayCall(call=call, name=name, arguments=arguments, reason=reason))
                 return refusal(name, arguments, reason)
@@ -78,11 +83,15 @@ class ReplayLedger:
             )
             if not served:
                 return refusal(name, arguments, f"arguments differ from the recorded call ({difference})")
-            self._consumed[index] = True
+            self._consume(name, index)
             return self._rules[index].result
 
-    def _serve(self, index: int, call: int, name: str, arguments: Any) -> Any:
+    def _consume(self, name: str, index: int) -> None:
         self._consumed[index] = True
+        self._open[name].remove(index)
+
+    def _serve(self, index: int, call: int, name: str, arguments: Any) -> Any:
+        self._consume(name, index)
         self._record.answered.append(ReplayCall(call=call, name=name, arguments=arguments))
         return self._rules[index].result
 
