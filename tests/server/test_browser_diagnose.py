@@ -98,7 +98,7 @@ def test_triage_tab_lists_a_results_clusters(served: tuple[Any, str]) -> None:
     cluster = page.css('#triage-table tr.cluster[data-rank="1"]')
     assert "replay_fidelity · different arguments at calculator" in cluster.text
     assert "product_then_sum (run 1)" in cluster.text
-    assert page.css("#triage-summary").text == "1 failing of 1 case run(s) in 1 cluster(s)"
+    assert page.css("#triage-summary").text == "1 failing case(s) of 1 in 1 cluster(s)"
     _shot(driver, "triage")
     cluster.find_element("css selector", "a").click()  # the typical member opens in the replay view
     page.wait.until(

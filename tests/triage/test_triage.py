@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from agentgauge.cli import app
-from agentgauge.formats import load_eval_set, save_result
+from agentgauge.formats import load_eval_set, load_result, save_result
+from agentgauge.model import CaseStatusRule, EvalSetResult, EvalSetResultSummary, EvalStatus
 from agentgauge.triage import candidate_cases, reason_template, triage_result
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,7 +139,28 @@ def test_recorded_traces_are_scored_then_triaged() -> None:
         "get_weather",
     )
     clean = runner.invoke(app, ["triage", str(traces), "--eval-set", str(traces / "weather.evalset.json")])
-    assert clean.exit_code == 0 and "0 failing of 2 case run(s) in 0 cluster(s)" in clean.output
+    assert clean.exit_code == 0 and "0 failing case(s) of 2 in 0 cluster(s)" in clean.output
     result = ROOT / "examples" / "replay" / "swapped.evalset_result.json"
     mixed = runner.invoke(app, ["triage", str(result), "--eval-set", str(traces / "weather.evalset.json")])
     assert mixed.exit_code == 2 and "score recorded traces, not a saved result" in mixed.output
+
+
+def test_failing_cases_follow_the_runs_case_status_rule() -> None:
+    planted = load_result(ROOT / "examples" / "replay" / "planted.evalset_result.json")
+    failed = next(r for r in planted.eval_case_results if r.final_eval_status is EvalStatus.FAILED)
+    passed = next(r for r in planted.eval_case_results if r.final_eval_status is EvalStatus.PASSED)
+    runs = {"flaky_pass": (failed, passed, passed), "flaky_fail": (failed, failed, passed), "steady": (passed,) * 3}
+    result = EvalSetResult(
+        eval_set_result_id="r",
+        eval_set_id="s",
+        eval_case_results=[
+            run.model_copy(update={"eval_id": case, "run_id": number})
+            for case, case_runs in runs.items()
+            for number, run in enumerate(case_runs, start=1)
+        ],
+        summary=EvalSetResultSummary(num_runs=3, case_status_rule=CaseStatusRule.MAJORITY),
+    )
+    found = triage_result(result)
+    assert (found.cases, found.failing_cases, found.runs, found.failing) == (3, 1, 9, 2)
+    assert {m.eval_id for c in found.clusters for m in c.members} == {"flaky_fail"}  # flaky_pass passed by majority
+    assert found.headline == "1 failing case(s) of 3 (2 failing run(s) of 9) in 1 cluster(s)"

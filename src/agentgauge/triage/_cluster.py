@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from pydantic import Field
+from pydantic import Field, computed_field
 
 from ..divergence import DivergenceKind, divergence_text
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus, GaugeModel, omit_empty
+from ..summary import result_summary
 from ._signature import Signature, case_signature
 
 __all__ = ["Cluster", "ClusterMember", "Triage", "triage_result"]
@@ -50,14 +50,29 @@ class Cluster(GaugeModel):
 
 
 class Triage(GaugeModel):
-    """A result's failing case runs in clusters, heaviest first (``agentgauge triage --json``)."""
+    """A result's failing case runs in clusters, heaviest first (``agentgauge triage --json``).
+
+    A failing case is one whose status, as the result's run decided it (its case status rule; see
+    :func:`agentgauge.summary.result_summary`), is not ``passed``; its runs that did not pass are the failing case
+    runs, which the clusters hold. ``cases`` / ``runs`` count every case and case run of the result.
+    """
 
     source: str = ""
     eval_set_id: str = ""
     eval_set_result_id: str = ""
+    cases: int = 0
+    failing_cases: int = 0
     runs: int = 0
     failing: int = 0
     clusters: list[Cluster] = Field(default_factory=list)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def headline(self) -> str:
+        """``3 failing case(s) of 5 (7 failing run(s) of 15) in 2 cluster(s)``, as every surface heads a triage
+        (the runs in parentheses only when some case ran more than once)."""
+        runs = f" ({self.failing} failing run(s) of {self.runs})" if self.runs != self.cases else ""
+        return f"{self.failing_cases} failing case(s) of {self.cases}{runs} in {len(self.clusters)} cluster(s)"
 
     def coverage(self, top: int) -> float:
         """The share of failing runs in the ``top`` heaviest clusters."""
@@ -111,12 +126,13 @@ def _cluster(group: _Group, mean_cost: float | None) -> Cluster:
     )
 
 
-def _groups(runs: Iterable[EvalCaseResult]) -> tuple[int, int, list[_Group]]:
-    total = failing = 0
+def _groups(result: EvalSetResult) -> tuple[int, int, list[_Group]]:
+    """(cases, failing case runs, groups): a run fails when it did not pass and its case did not pass either."""
+    statuses = result_summary(result).case_status
+    failing = 0
     groups: dict[Signature, _Group] = {}
-    for run in runs:
-        total += 1
-        if run.final_eval_status is EvalStatus.PASSED:
+    for run in result.eval_case_results:
+        if run.final_eval_status is EvalStatus.PASSED or statuses.get(run.eval_id) is EvalStatus.PASSED:
             continue
         failing += 1
         signature, reason, divergence = case_signature(run)
@@ -124,16 +140,17 @@ def _groups(runs: Iterable[EvalCaseResult]) -> tuple[int, int, list[_Group]]:
         group.members.append(ClusterMember(eval_id=run.eval_id, run_id=run.run_id, reason=reason, cost=_run_cost(run)))
         group.steps.append(sum(len(e.actual_invocation.tools) + 1 for e in run.eval_metric_result_per_invocation))
         group.divergences.append(divergence_text(divergence, sides=("expected", "actual")) if divergence else "")
-    return total, failing, list(groups.values())
+    return len(statuses), failing, list(groups.values())
 
 
 def triage_result(result: EvalSetResult, *, source: str = "", merge: float | None = None) -> Triage:
-    """The failing case runs of ``result`` (every run that did not pass) in clusters of equal signature,
-    heaviest first. ``merge`` (0..1) also joins clusters of the same first failing metric, divergence and tool whose
-    reason templates are at least that similar (see :func:`agentgauge.triage.merge_groups`)."""
+    """The failing case runs of ``result`` (the runs that did not pass of the cases that did not pass, see
+    :class:`Triage`) in clusters of equal signature, heaviest first. ``merge`` (0..1) also joins clusters of the
+    same first failing metric, divergence and tool whose reason templates are at least that similar (see
+    :func:`agentgauge.triage.merge_groups`)."""
     from ._merge import merge_groups
 
-    total, failing, groups = _groups(result.eval_case_results)
+    cases, failing, groups = _groups(result)
     if merge is not None:
         groups = merge_groups(groups, merge)
     known = [m.cost for g in groups for m in g.members if m.cost is not None]
@@ -145,7 +162,9 @@ def triage_result(result: EvalSetResult, *, source: str = "", merge: float | Non
         source=source,
         eval_set_id=result.eval_set_id,
         eval_set_result_id=result.eval_set_result_id,
-        runs=total,
+        cases=cases,
+        failing_cases=len({m.eval_id for g in groups for m in g.members}),
+        runs=len(result.eval_case_results),
         failing=failing,
         clusters=clusters,
     )

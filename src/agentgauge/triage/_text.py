@@ -16,8 +16,7 @@ def _money(value: float) -> str:
 
 def triage_lines(triage: Triage) -> list[str]:
     """The clusters, heaviest first: rank, size, share, cost, the shared reason and the typical member."""
-    head = f"{triage.failing} failing of {triage.runs} case run(s) in {len(triage.clusters)} cluster(s)"
-    lines = [head + (f" ({triage.eval_set_id})" if triage.eval_set_id else "")]
+    lines = [triage.headline + (f" ({triage.eval_set_id})" if triage.eval_set_id else "")]
     for cluster in triage.clusters[:CLUSTERS_SHOWN]:
         share = cluster.size / triage.failing if triage.failing else 0.0
         cost = f", cost {_money(cluster.cost)}" if cluster.cost is not None else ""

@@ -108,7 +108,7 @@ window.AgentgaugeDiagnose = (() => {
     const merge = $("triage-merge").checked ? "?merge=0.9" : "";
     try {
       const data = await api("GET", `/api/apps/${enc(app)}/results/${enc(resultId)}/triage${merge}`);
-      const head = el("p", { id: "triage-summary" }, `${data.failing} failing of ${data.runs} case run(s) in ${data.clusters.length} cluster(s)`);
+      const head = el("p", { id: "triage-summary" }, data.headline);
       const rows = data.clusters.map((c) => el("tr", { class: "cluster", dataset: { rank: String(c.rank) } },
         el("td", {}, `#${c.rank}`), el("td", { class: "num" }, String(c.size)),
         el("td", { class: "num" }, `${Math.round((100 * c.size) / data.failing)}%`),
