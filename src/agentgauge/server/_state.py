@@ -13,6 +13,7 @@ from ._cache import ServerEvalSets
 from ._config import ServerConfig
 from ._history import ResultHistory
 from ._sessions import SESSION_DIR, SessionStore
+from ._watch import ResultWatch
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..agents import Agent
@@ -55,6 +56,8 @@ class ServerState:
         self.metrics = LocalMetricManager(root, lock_dir=data / LOCK_DIR)
         self.results = ResultHistory.for_config(config, agent_dirs(config.agents))
         self.sessions = SessionStore(data / SESSION_DIR)
+        self.watch = ResultWatch(self.results, self.app_names)
+        """Versions of each app's results, raised when a result is added anywhere (pushed by ``/api/live/events``)."""
         self._agents: dict[str, Agent] = {}
         self._agent_locks: dict[str, asyncio.Lock] = {}
         self._registry: Registry | None = None

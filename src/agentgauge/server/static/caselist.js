@@ -70,10 +70,15 @@ window.AgentgaugeCaseList = (() => {
       return item;
     }
 
-    pick(evalId) {
+    // Mark the case as the one shown and scroll it into view (without opening it).
+    select(evalId) {
       this.selected = evalId;
       this.rowWindow.reveal(this.rows.findIndex((r) => r.evalId === evalId));
       this.rowWindow.reset(this.rows.length);  // the selected row's mark moves
+    }
+
+    pick(evalId) {
+      this.select(evalId);
       const row = this.all.find((r) => r.evalId === evalId);
       if (row) this.onPick(row);
     }

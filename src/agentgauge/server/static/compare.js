@@ -14,9 +14,22 @@ window.AgentgaugeCompare = (() => {
     const base = $("compare-base").value;
     const head = $("compare-head").value;
     if (!base || !head) return;
+    window.AgentgaugeNav.set({ tab: "compare", base, new: head, case: null });
+    await show(base, head);
+    showTab("panel-compare");
+  }
+
+  async function show(base, head) {
     const data = await api("GET", `/api/apps/${enc(ui.app)}/compare?base=${enc(base)}&new=${enc(head)}`);
     renderComparison(data);
-    showTab("panel-compare");
+  }
+
+  // The pair the address names (nav.js), once the results are listed.
+  async function restore(s) {
+    if (!s.base || !s.new) return;
+    $("compare-base").value = s.base;
+    $("compare-head").value = s.new;
+    await show(s.base, s.new);
   }
 
   // The labels and order of `agentgauge compare`: what a reader must act on comes first. Cases one side did not
@@ -135,5 +148,5 @@ window.AgentgaugeCompare = (() => {
     for (const note of data.notes || []) notes.append(el("li", { class: "note" }, `Note: ${note}`));
   }
 
-  return { compare, renderComparison };
+  return { compare, renderComparison, restore };
 })();

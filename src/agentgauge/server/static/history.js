@@ -177,8 +177,8 @@ window.AgentgaugeHistory = (() => {
 
   function start() {
     const failed = (error) => { $("history-scope").textContent = String(error.message || error); };
-    $("tab-history").addEventListener("click", () => load().catch(failed));
     document.addEventListener("agentgauge:set-shown", () => { if (!$("panel-history").hidden) load().catch(failed); });
+    document.addEventListener("agentgauge:results-refreshed", () => { if (!$("panel-history").hidden) load().catch(failed); });
     $("history-open").addEventListener("click", () => { if (state.picked.length === 1) openResult(state.picked[0]); });
     $("history-compare").addEventListener("click", async () => {
       if (state.picked.length !== 2) return;

@@ -1,0 +1,104 @@
+"""The web UI as a page one keeps open, in a real headless Chromium: every view has an address that survives a reload
+and Back, a result written by a CLI run while the page is open appears without a reload, and the layouts hold at
+1280 and 420 pixels wide.
+
+Set ``AGENTGAUGE_SCREENSHOT_DIR`` to keep the screenshots docs/web.md shows (docs/images is made this way).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _browser import Page, chromium_driver, csp_violations, running_server, shot
+from typer.testing import CliRunner
+
+from agentgauge.cli import app as cli
+from agentgauge.server import ServerConfig, create_app
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _eval(evalset: Path, out: Path, *extra: str) -> None:
+    done = CliRunner().invoke(cli, ["eval", str(evalset), "--output-dir", str(out), "--app-name", "trace_mode", *extra])
+    assert done.exit_code in (0, 1), done.output
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str, Path]]:
+    """Chromium and a server over the trace-mode examples with one run of ``weather_usage`` (``oslo_fahrenheit``
+    fails); yields (driver, base URL, the folder the server reads results from)."""
+    root = tmp_path_factory.mktemp("ui-state")
+    evals = root / "evals"
+    shutil.copytree(EXAMPLES / "trace_mode", evals / "trace_mode")
+    results = root / "data" / "results"
+    _eval(evals / "trace_mode" / "weather_usage.evalset.json", results)
+    config = ServerConfig(data_dir=root / "data", evals_dir=evals)
+    with chromium_driver() as driver, running_server(create_app(config)) as url:
+        yield driver, url, results
+
+
+def _ready(page: Page) -> None:
+    page.wait.until(lambda d: d.find_element("tag name", "body").get_attribute("data-ready") == "true")
+
+
+def _replayed(page: Page, case: str) -> None:
+    page.wait.until(lambda d: d.find_element("tag name", "body").get_attribute("data-replay-case") == case)
+    page.wait.until(lambda d: d.find_element("id", "replay-title").text == case)
+
+
+def test_a_deep_link_to_a_failed_case_survives_a_reload_and_back(served: tuple[Any, str, Path]) -> None:
+    driver, url, _ = served
+    page = Page(driver)
+    csp_violations(driver)
+    driver.get(f"{url}/#app=trace_mode&set=weather_usage&tab=replay&case=oslo_fahrenheit")
+    _ready(page)
+    _replayed(page, "oslo_fahrenheit")
+    assert page.css('.set-item.active[data-set="weather_usage"]')
+    assert not page.css("#panel-review").get_attribute("hidden")
+    driver.refresh()
+    _ready(page)
+    _replayed(page, "oslo_fahrenheit")
+    shot(driver, "replay-by-url")
+
+    page.click('.case-item[data-case="paris_today"]')
+    _replayed(page, "paris_today")
+    assert "case=paris_today" in driver.current_url
+    driver.back()
+    _replayed(page, "oslo_fahrenheit")
+    assert "case=oslo_fahrenheit" in driver.current_url
+    driver.forward()
+    _replayed(page, "paris_today")
+
+    # Another tab is another address; Back returns to the replay.
+    page.css("#tab-history").click()
+    page.wait.until(lambda d: "tab=history" in d.current_url)
+    driver.back()
+    _replayed(page, "paris_today")
+    assert not page.css("#panel-review").get_attribute("hidden")
+
+    # The status filter and search are part of the address.
+    driver.get(f"{url}/#app=trace_mode&set=weather_usage&tab=replay&status=passed")
+    _ready(page)
+    page.wait.until(lambda d: [n.get_attribute("data-case") for n in page.all(".case-item")] == ["paris_today"])
+    assert page.css("#case-filter").get_attribute("value") == "passed"
+    assert csp_violations(driver) == []
+
+
+def test_a_result_written_by_a_cli_run_appears_without_a_reload(served: tuple[Any, str, Path]) -> None:
+    driver, url, results = served
+    page = Page(driver)
+    driver.get(f"{url}/#app=trace_mode&set=weather_usage&tab=results")
+    _ready(page)
+    page.wait.until(lambda d: len(page.all("#result-list .result-row")) >= 1)
+    before = len(page.all("#result-list .result-row"))
+    _eval(results.parent.parent / "evals" / "trace_mode" / "weather_usage.evalset.json", results)
+    page.wait.until(lambda d: len(page.all("#result-list .result-row")) == before + 1)
+    # The page was not loaded again: the address and the tab are those of before.
+    assert "tab=results" in driver.current_url
+    assert driver.execute_script("return performance.getEntriesByType('navigation').length") == 1
