@@ -13,6 +13,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from . import (
+    _compare_answers,
     _labels,
     _native_results,
     _native_runs,
@@ -79,6 +80,7 @@ def native_router() -> APIRouter:
         _native_results.router,
         _labels.router,
         _replay.router,
+        _compare_answers.router,
         _timeline.router,
         _trends.router,
         _picker.router,
