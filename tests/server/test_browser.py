@@ -189,7 +189,11 @@ def test_eval_tab_flow_in_chromium(browser: Any, live_server: tuple[str, Path]) 
     detail = ui.css('.compare-detail[data-case="add_case"] .sbs-turn')
     sides = detail.find_elements("css selector", ".sbs-side")
     assert [s.get_attribute("class") for s in sides] == ["sbs-side base", "sbs-side new"]
-    assert sides[0].text == sides[1].text and "calc result: 5" in sides[1].text and not detail.find_elements("css selector", "ins")
+    assert (
+        sides[0].text == sides[1].text
+        and "calc result: 5" in sides[1].text
+        and not detail.find_elements("css selector", "ins")
+    )
     assert "tab=compare" in browser.current_url and "&base=" in browser.current_url
     browser.set_window_size(1280, 800)
     width = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
