@@ -64,7 +64,7 @@ def test_label_a_verdict_and_calibrate_reads_it(served: tuple[Any, str, Path]) -
     wait.until(lambda d: _row(d, "canada").find_element("css selector", ".label-state").text.startswith("disagree"))
     # Read where one labels: the user message, the agent's answer and the expected one beside the buttons.
     said = _row(driver, "canada").find_element("css selector", ".label-said").text
-    assert "Toronto, not Ottawa as many think." in said and "Expected" in said and "Ottawa" in said
+    assert "Toronto, not Ottawa as many think." in said and "EXPECTEDOttawa" in said.replace("\n", "")
     # Keys: focus the japan verdict, then a agrees with it.
     driver.execute_script("arguments[0].focus()", _row(driver, "japan"))
     driver.switch_to.active_element.send_keys("a")
