@@ -102,3 +102,61 @@ def test_a_result_written_by_a_cli_run_appears_without_a_reload(served: tuple[An
     # The page was not loaded again: the address and the tab are those of before.
     assert "tab=results" in driver.current_url
     assert driver.execute_script("return performance.getEntriesByType('navigation').length") == 1
+
+
+OFF_SCREEN = """
+const width = window.innerWidth, out = [];
+for (const node of document.querySelectorAll("button, input, select, textarea, a, [tabindex]")) {
+  const box = node.getBoundingClientRect();
+  if (!box.width || !box.height || getComputedStyle(node).visibility === "hidden") continue;
+  if (box.left < -1 || box.right > width + 1) out.push(`${node.tagName}#${node.id}.${node.className} ${Math.round(box.left)}..${Math.round(box.right)}`);
+}
+return [document.documentElement.scrollWidth, width, out];
+"""
+
+TABS = ["cases", "chat", "results", "compare", "live", "replay", "history", "metrics"]
+
+
+def _in_view(driver: Any, where: str) -> None:
+    scroll_width, width, off = driver.execute_script(OFF_SCREEN)
+    assert off == [] and scroll_width <= width, (where, scroll_width, width, off)
+
+
+def test_every_control_is_in_view_at_420_pixels(served: tuple[Any, str, Path]) -> None:
+    driver, url, _ = served
+    page = Page(driver)
+    driver.set_window_size(420, 800)
+    try:
+        driver.get(f"{url}/#app=trace_mode&set=weather_usage")
+        _ready(page)
+        assert not page.css("#sidebar").is_displayed()  # folded away: the tab's content is the first screen
+        page.css("#sidebar-toggle").click()
+        page.wait.until(lambda d: d.find_element("id", "sidebar").is_displayed())
+        _in_view(driver, "sidebar")
+        page.css('.set-item[data-set="weather_usage"]').click()
+        page.wait.until(lambda d: not d.find_element("id", "sidebar").is_displayed())
+        for tab in TABS:
+            page.css(f'#tabs .tab[data-panel="{_panel(tab)}"]').click()
+            page.wait.until(lambda d, tab=tab: f"tab={tab}" in d.current_url)
+            if tab == "results":
+                page.click(".result-row .open-result")
+                page.wait.until(lambda d: d.find_element("id", "result-frame").is_displayed())
+            if tab == "replay":
+                page.click('.case-item[data-case="oslo_fahrenheit"]')
+                _replayed(page, "oslo_fahrenheit")
+                shot(driver, "narrow")
+            if tab == "compare":
+                page.click("#compare-btn")
+                page.css(".compare-detail .sbs-turn")
+            if tab == "metrics":
+                page.css("#picker-list tr")
+            _in_view(driver, tab)
+            if tab in ("results", "metrics", "compare"):
+                shot(driver, f"narrow-{tab}")
+    finally:
+        driver.set_window_size(1280, 900)
+
+
+def _panel(tab: str) -> str:
+    """The panel of a tab named in the address (static/nav.js)."""
+    return {"results": "panel-runs", "replay": "panel-review"}.get(tab, f"panel-{tab}")

@@ -338,6 +338,11 @@ async function start() {
     });
   }
   $("new-set-form").addEventListener("submit", createSet);
+  // A narrow window folds the sidebar away (views.css); its toggle opens it, and choosing a set closes it.
+  const toggle = $("sidebar-toggle");
+  const fold = (open) => { document.body.classList.toggle("sidebar-open", open); toggle.setAttribute("aria-expanded", String(open)); };
+  toggle.addEventListener("click", () => fold(!document.body.classList.contains("sidebar-open")));
+  $("sidebar").addEventListener("click", (e) => { if (e.target.closest(".set-item")) fold(false); });
   $("case-save").addEventListener("click", saveCase);
   $("case-close").addEventListener("click", closeEditor);
   $("case-delete").addEventListener("click", deleteCase);
