@@ -160,3 +160,24 @@ def test_every_control_is_in_view_at_420_pixels(served: tuple[Any, str, Path]) -
 def _panel(tab: str) -> str:
     """The panel of a tab named in the address (static/nav.js)."""
     return {"results": "panel-runs", "replay": "panel-review"}.get(tab, f"panel-{tab}")
+
+
+def test_a_ui_run_ends_with_each_failing_case_its_reason_and_a_working_link(served: tuple[Any, str, Path]) -> None:
+    driver, url, _ = served
+    page = Page(driver)
+    driver.get(f"{url}/#app=trace_mode&set=weather_usage&tab=cases")
+    _ready(page)
+    page.click("#run-selected")
+    page.wait.until(lambda d: d.find_element("id", "run-done").text == "Run finished: failed.")
+    failure = page.css('.run-failure[data-case="oslo_fahrenheit"]')
+    assert "tool_trajectory_avg_score (invocation 1)" in failure.text and "arguments mismatch" in failure.text
+    assert page.css("#run-summary").text == "1 of 2 cases did not pass:"
+    assert not page.all('.run-failure[data-case="paris_today"]')
+    shot(driver, "run-finished", "#run-box")
+    result = page.css("#run-open-result").get_attribute("href").split("result=")[1]
+    failure.find_element("css selector", "a.run-replay").click()
+    _replayed(page, "oslo_fahrenheit")
+    assert f"result={result}" in driver.current_url
+    assert page.css("#review-scope").text.startswith(f"Cases of result {result}")
+    driver.back()  # back to the run's tab
+    page.wait.until(lambda d: not d.find_element("id", "panel-cases").get_attribute("hidden"))

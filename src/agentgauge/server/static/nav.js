@@ -68,6 +68,10 @@ window.AgentgaugeNav = (() => {
     });
   }
 
-  window.addEventListener("popstate", () => { apply().catch((error) => showError("sidebar-error", error)); });
-  return { read, set, apply, format, TABS, PANELS, DROP_FOR_APP, DROP_FOR_SET, following };
+  // Back, Forward and a followed link change the fragment (the page's own changes use pushState, which does not).
+  window.addEventListener("hashchange", () => { apply().catch((error) => showError("sidebar-error", error)); });
+  // The address of a case's replay in a result (a link a view can show).
+  const replayLink = (app, set, result, evalId, run) => format({ app, set, tab: "replay", result, case: evalId, run });
+
+  return { read, set, apply, format, replayLink, TABS, PANELS, DROP_FOR_APP, DROP_FOR_SET, following };
 })();
