@@ -63,7 +63,8 @@ window.AgentgaugeCaseList = (() => {
         onclick: () => this.pick(row.evalId),
       },
       el("div", { class: "case-line" }, status(row.status || "not run"),
-        el("span", { class: "case-id" }, row.evalId),
+        el("span", { class: "case-id", title: row.evalId }, row.evalId),
+        row.runs > 1 && row.runsPassed > 0 && row.runsPassed < row.runs ? el("span", { class: "flaky", title: "its runs disagree" }, "flaky") : "",
         el("span", { class: "case-meta muted" }, `${row.turns} turn${row.turns === 1 ? "" : "s"}` +
           (row.runs > 1 ? ` · ${row.runsPassed}/${row.runs} runs passed` : ""))),
       el("div", { class: "case-reason" }, row.reason || (row.status ? "" : row.text || "")));

@@ -72,7 +72,8 @@ async function openLiveSession(key) {
     $("live-turns").replaceChildren(...data.turns.map((t, i) => liveTurn(t, i + 1)));
     $("live-warnings").textContent = data.warnings.join("\n");
     $("live-warnings").hidden = data.warnings.length === 0;
-    if (!$("live-case-id").value && data.evalId) $("live-case-id").value = data.evalId;
+    // The case it was matched to exists by construction: the id field is left for a new id, the default said.
+    $("live-case-id").placeholder = `new case id (default: ${data.evalId ? `${data.evalId}, if free` : "trace_<id>"})`;
     showError("live-error", null);
   } catch (error) {
     showError("live-error", error);
@@ -122,7 +123,7 @@ async function saveLiveSession(event) {
     showError("live-error", null);
     if (ui.app === data.appName && ui.set === data.evalSetId && typeof showSet === "function") await showSet();
   } catch (error) {
-    showError("live-error", error);
+    $("live-saved").replaceChildren(el("span", { class: "error", id: "live-save-error" }, String(error.message || error)));
   }
 }
 

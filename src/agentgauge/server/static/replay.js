@@ -77,13 +77,16 @@ window.AgentgaugeReview = (() => {
 
   function renderReplay(data) {
     const box = $("replay");
+    // A reason is printed once: beside the turn it judged, not again among the case's overall verdicts.
+    const shownInTurns = new Set(data.turns.flatMap((t) => t.metrics.map((m) => m.reason)).filter(Boolean));
     const runs = data.runIds.length > 1 ? el("select", { id: "replay-run", onchange: (e) => pickCase(data.evalId, Number(e.target.value)) },
-      ...data.runIds.map((r) => el("option", { value: String(r), selected: r === data.runId }, `run ${r}`))) : "";
+      ...data.runIds.map((r, i) => el("option", { value: String(r), selected: r === data.runId },
+        `run ${r}: ${(data.runStatuses[i] || "").replace("_", " ")}`))) : "";
     const head = el("div", { class: "replay-head" },
       el("div", { class: "row" }, el("h3", { id: "replay-title" }, data.evalId), status(data.status), runs,
         el("span", { class: "spacer" }), el("span", { class: "muted" }, `result ${data.resultId}`)),
       data.reason ? el("div", { class: "error", id: "replay-reason" }, data.reason) : "",
-      el("ul", { class: "verdicts overall" }, ...data.metrics.map(verdictNode)));
+      el("ul", { class: "verdicts overall" }, ...data.metrics.map((m) => verdictNode(shownInTurns.has(m.reason) ? { ...m, reason: null } : m))));
     box.replaceChildren(head, ...data.turns.map(turnNode));
     if (!data.turns.length) box.append(el("p", { class: "muted" }, "No turn was recorded."));
   }
@@ -122,7 +125,8 @@ window.AgentgaugeReview = (() => {
 
   function showCounts() {
     const c = view.list.counts();
-    $("case-count").textContent = `${c.shown} of ${c.total} cases · ${c.failing} failing`;
+    $("case-count").textContent = `${c.shown} of ${c.total} cases · ${c.failing} failing` +
+      (c.total && !c.shown ? " — no case matches the filter and search: clear them to see every case" : "");
   }
 
   async function load(app, set, resultId) {
