@@ -148,7 +148,7 @@ def test_trend_chart_and_matrix_over_three_runs(served: tuple[Any, str, Path]) -
     page.wait.until(lambda d: d.find_element("tag name", "body").get_attribute("data-history-loaded") == "3")
     hits = page.all(".trend-hit")
     assert len(hits) == 3
-    labels = [h.find_element("css selector", "title").get_attribute("textContent") for h in hits]
+    labels = [h.get_attribute("data-tip") for h in hits]  # the styled tooltip's text
     assert [line.split("\n")[1] for line in labels] == [
         "pass rate 0.500 (1/2 case runs)",
         "pass rate 1.000 (2/2 case runs)",
@@ -168,6 +168,17 @@ def test_trend_chart_and_matrix_over_three_runs(served: tuple[Any, str, Path]) -
         ("paris_today", "cell passed"),
         ("paris_today", "cell passed"),
     ]
+    # The x-axis names each run; a hover shows the styled tooltip.
+    assert [t.get_attribute("textContent").split(" ")[0] for t in page.all(".run-tick tspan:first-child")] == [
+        "#1",
+        "#2",
+        "#3",
+    ]
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).move_to_element(hits[1]).perform()
+    page.wait.until(lambda d: d.find_element("id", "tip").is_displayed())
+    assert "pass rate 1.000 (2/2 case runs)" in page.css("#tip").text
     shot(driver, "history")
 
     # Pick the first two runs and compare them: the failing case is fixed.
