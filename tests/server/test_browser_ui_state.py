@@ -109,7 +109,8 @@ const width = window.innerWidth, out = [];
 for (const node of document.querySelectorAll("button, input, select, textarea, a, [tabindex]")) {
   const box = node.getBoundingClientRect();
   if (!box.width || !box.height || getComputedStyle(node).visibility === "hidden") continue;
-  if (box.left < -1 || box.right > width + 1) out.push(`${node.tagName}#${node.id}.${node.className} ${Math.round(box.left)}..${Math.round(box.right)}`);
+  const name = `${node.tagName}#${node.id}.${node.className}`;
+  if (box.left < -1 || box.right > width + 1) out.push(`${name} ${Math.round(box.left)}..${Math.round(box.right)}`);
 }
 return [document.documentElement.scrollWidth, width, out];
 """

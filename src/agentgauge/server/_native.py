@@ -64,6 +64,13 @@ def metrics(state: StateDep) -> JSONResponse:
     )
 
 
+@_service.get("/evals-folder")
+def evals_folder(state: StateDep) -> JSONResponse:
+    """Where the eval sets and metrics files the UI edits are (``path``), and whether git tracks files there
+    (``tracked``: edits from the UI change files of a checkout, which the page says before it changes one)."""
+    return JSONResponse({"path": str(state.config.eval_root), "tracked": state.evals_tracked()})
+
+
 @_service.get("/health")
 async def health() -> dict[str, str]:
     """``{"status": "ok"}``."""

@@ -63,6 +63,7 @@ class ServerState:
         self._registry: Registry | None = None
         self._registry_lock = threading.Lock()
         self._runs: RunManager | None = None
+        self._tracked: bool | None = None
 
     @property
     def registry(self) -> Registry:
@@ -104,6 +105,26 @@ class ServerState:
             except (InputError, OSError):
                 continue  # a folder whose name is no valid app name holds no app
         return sorted(names)
+
+    def evals_tracked(self) -> bool:
+        """Whether git tracks files under the eval set folder (asked once: ``git ls-files``; no git, no)."""
+        if self._tracked is None:
+            import subprocess
+
+            root = self.config.eval_root
+            try:
+                listed = subprocess.run(
+                    ["git", "ls-files", "-z", "--", "."],
+                    cwd=root,
+                    capture_output=True,
+                    timeout=5,
+                    check=False,
+                    stdin=subprocess.DEVNULL,
+                )
+                self._tracked = listed.returncode == 0 and bool(listed.stdout.strip(b"\0"))
+            except (OSError, subprocess.SubprocessError):
+                self._tracked = False
+        return self._tracked
 
     def check_app(self, app: str) -> str:
         """``app`` when it is a valid path segment (any name: a new app gets its folder on first write)."""

@@ -325,6 +325,16 @@ function showTab(panel) {
   for (const section of document.querySelectorAll(".panel")) section.hidden = section.id !== panel;
 }
 
+// Eval sets in a git checkout (the repository's examples/, say) are the user's tracked files: say so before an edit.
+async function noticeTracked() {
+  const folder = await api("GET", "/api/evals-folder");
+  const note = $("tracked-note");
+  note.hidden = !folder.tracked;
+  note.textContent = folder.tracked ? `The eval sets here are files tracked by git (${folder.path}): creating, ` +
+    "saving or deleting a case or an eval set and saving metrics change your checkout. To try things without that, " +
+    "serve a copy: agentgauge serve AGENT --evals-dir COPY_OF_THE_FOLDER." : "";
+}
+
 async function start() {
   for (const tab of document.querySelectorAll(".tab")) {
     tab.addEventListener("click", () => {
@@ -363,7 +373,7 @@ async function start() {
   $("compare-selected").addEventListener("click", compare);
   // The registry's metrics are read while the apps are listed (the first reading loads the evaluators).
   ui.metricsRead = api("GET", "/api/metrics").then((metrics) => { ui.metrics = metrics; });
-  const [, apps] = await Promise.all([ui.metricsRead, loadApps()]);
+  const [, apps] = await Promise.all([ui.metricsRead, loadApps(), noticeTracked()]);
   const nav = window.AgentgaugeNav;
   if (!nav.read().app && apps.length) nav.set({ app: apps[0].name }, { replace: true });  // the first app by default
   await nav.apply();  // the view the address names (a reload, a pasted link)
