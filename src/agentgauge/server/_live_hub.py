@@ -129,7 +129,7 @@ def live_hub(request: Request) -> LiveHub:
     hub = optional_live_hub(request)
     if hub is None:
         raise NotFoundError("live sessions need the OTLP receiver: start the server with 'agentgauge serve --otlp'")
-    return hub  # type: ignore[no-any-return]
+    return hub
 
 
 LiveDep = Annotated[LiveHub, Depends(live_hub)]
