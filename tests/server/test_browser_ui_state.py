@@ -177,8 +177,8 @@ def test_a_ui_run_ends_with_each_failing_case_its_reason_and_a_working_link(serv
     shot(driver, "run-finished", "#run-box")
     result = page.css("#run-open-result").get_attribute("href").split("result=")[1]
     failure.find_element("css selector", "a.run-replay").click()
+    page.wait.until(lambda d: d.find_element("id", "review-scope").text.startswith(f"Cases of result {result}"))
     _replayed(page, "oslo_fahrenheit")
     assert f"result={result}" in driver.current_url
-    assert page.css("#review-scope").text.startswith(f"Cases of result {result}")
     driver.back()  # back to the run's tab
     page.wait.until(lambda d: not d.find_element("id", "panel-cases").get_attribute("hidden"))

@@ -125,8 +125,8 @@ window.AgentgaugeReview = (() => {
 
   function showCounts() {
     const c = view.list.counts();
-    $("case-count").textContent = `${c.shown} of ${c.total} cases · ${c.failing} failing` +
-      (c.total && !c.shown ? " — no case matches the filter and search: clear them to see every case" : "");
+    $("case-count").textContent = `${c.shown} of ${c.total} cases · ${c.failing} failing`;
+    $("case-none").hidden = !(c.total && !c.shown);  // a blank box would look like a broken page
   }
 
   async function load(app, set, resultId) {
@@ -229,9 +229,11 @@ window.AgentgaugeReview = (() => {
     view.list.setQuery(s.status || "", s.q || "");
     showCounts();
     const runId = Number(s.run) || undefined;
-    if (s.case && (s.case !== view.caseId || runId !== view.runId || stale)) {
-      view.list.select(s.case);
-      await openCase(s.case, runId);
+    // No case named: the first failing one is shown rather than an empty pane beside the list.
+    const shown = s.case || (stale || !view.caseId ? (view.list.rows.find((r) => r.status === "failed" || r.status === "error") || {}).evalId : null);
+    if (shown && (shown !== view.caseId || runId !== view.runId || stale)) {
+      view.list.select(shown);
+      await openCase(shown, runId);
     }
     if (s.turn) {
       const turn = document.getElementById(`turn-${s.turn}`);
