@@ -41,7 +41,14 @@ window.AgentgaugeNav = (() => {
 
   // Each tab's view as the address names it (the views read what they need of `s`).
   const RESTORE = {
-    "panel-runs": (s) => (s.result ? openResult(s.result) : closeResult()),
+    "panel-runs": (s) => {
+      const filter = $("result-label-filter");
+      if (filter.value !== (s.labels || "")) {
+        filter.value = s.labels || "";
+        filter.dispatchEvent(new Event("input"));  // runmeta.js filters the list (the address is already this one)
+      }
+      return s.result ? openResult(s.result) : closeResult();
+    },
     "panel-review": (s) => window.AgentgaugeReview.restore(s),
     "panel-compare": (s) => window.AgentgaugeCompare.restore(s),
     "panel-history": () => window.AgentgaugeHistory.load(),
