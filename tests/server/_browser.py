@@ -169,3 +169,21 @@ class Page:
 
     def ids(self) -> list[str]:
         return [node.get_attribute("data-case") for node in self.all(".case-item")]
+
+
+def side_by_side(driver: Any, wait: Any, case: str, at_1280: Any) -> list[str]:
+    """On the Compare tab: ``case``'s two answers are shown side by side (base, then new), the address names the
+    pair, and at 1280×800 nothing scrolls sideways (``at_1280`` runs then: a screenshot); the two sides' texts."""
+    detail = wait.until(lambda d: d.find_element("css selector", f'.compare-detail[data-case="{case}"] .sbs-turn'))
+    sides = detail.find_elements("css selector", ".sbs-side")
+    assert [s.get_attribute("class") for s in sides] == ["sbs-side base", "sbs-side new"]
+    assert "tab=compare" in driver.current_url and "&base=" in driver.current_url
+    size = driver.get_window_size()
+    driver.set_window_size(1280, 800)
+    try:
+        width = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+        assert width[0] <= width[1], width  # no sideways scroll at 1280 px
+        at_1280()
+    finally:
+        driver.set_window_size(size["width"], size["height"])
+    return [str(s.text) for s in sides]

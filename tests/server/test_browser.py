@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _browser import chromium_driver, csp_violations
+from _browser import chromium_driver, csp_violations, side_by_side
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -186,20 +186,8 @@ def test_eval_tab_flow_in_chromium(browser: Any, live_server: tuple[str, Path]) 
     assert "exact McNemar test" in ui.css(".significance").text
     assert ui.css('.estimate[data-estimate="pass rate (runs)"]').text.startswith("pass rate (runs): 1.000 → 0.000")
     # The broken case opens with both answers side by side (the same agent: nothing differs but the verdict).
-    detail = ui.css('.compare-detail[data-case="add_case"] .sbs-turn')
-    sides = detail.find_elements("css selector", ".sbs-side")
-    assert [s.get_attribute("class") for s in sides] == ["sbs-side base", "sbs-side new"]
-    assert (
-        sides[0].text == sides[1].text
-        and "calc result: 5" in sides[1].text
-        and not detail.find_elements("css selector", "ins")
-    )
-    assert "tab=compare" in browser.current_url and "&base=" in browser.current_url
-    browser.set_window_size(1280, 800)
-    width = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
-    assert width[0] <= width[1], width  # no sideways scroll at 1280 px
-    _shot(browser, "compare")
-    browser.set_window_size(1280, 900)
+    sides = side_by_side(browser, ui.wait, "add_case", lambda: _shot(browser, "compare"))
+    assert sides[0] == sides[1] and "calc result: 5" in sides[1]
 
     # Delete the eval set (after confirming).
     ui.click("#tab-cases")
