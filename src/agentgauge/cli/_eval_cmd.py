@@ -42,8 +42,8 @@ from ._options import (
     SimulatorModelOption,
     StoreOption,
     StrictOption,
-    UserSimulatorOption,
     UiUrlOption,
+    UserSimulatorOption,
 )
 
 __all__ = ["eval_command"]

@@ -100,7 +100,9 @@ def _run(
     its comparisons and the store's result manager (``None``: result files)."""
     check_output_targets(report.junit, report.html, report.markdown)  # refused before anything runs
     if report.ui_url is not None and not _HTTP_URL.fullmatch(report.ui_url):
-        raise InputError(f"--ui-url must be the http:// or https:// address of 'agentgauge serve', got {report.ui_url!r}")
+        raise InputError(
+            f"--ui-url must be the http:// or https:// address of 'agentgauge serve', got {report.ui_url!r}"
+        )
     result_store = open_store(store)  # unreachable or too new: refused before anything runs
     # The summary comes from each case's compact row; the case results stay in memory only for what reads them all
     # afterwards (a result file is read back otherwise). Not holding them saves the garbage collector's walks over
