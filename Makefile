@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 # ADK-TS (@iqai/adk, run under Node) for the differential tests of the adk-ts scoring dialect; `make demo` needs no Node
 NODE_STAMP := tests/node/node_modules/.installed
 
-.PHONY: demo test lint layers typecheck unit bench clean
+.PHONY: demo test lint layers typecheck unit bench screenshots clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -50,6 +50,10 @@ unit: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python -m pytest -q -n 2
 
 test: lint layers typecheck unit
+
+screenshots: $(STAMP)
+	@# the browser tests save what they check as docs/images/*.png (the pictures docs/web.md shows)
+	AGENTGAUGE_SCREENSHOT_DIR=docs/images $(BIN)/python -m pytest -q tests/server/test_browser*.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -112,3 +113,77 @@ def running_server(app: Any) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def shot(driver: Any, name: str, element: str | None = None) -> None:
+    """Save a screenshot as ``<name>.png`` in ``$AGENTGAUGE_SCREENSHOT_DIR`` (docs/images is made this way), after
+    scrolling ``element`` into view; nothing without the variable."""
+    folder = os.environ.get("AGENTGAUGE_SCREENSHOT_DIR")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        if element:
+            driver.execute_script(f"document.querySelector('{element}').scrollIntoView()")
+        driver.save_screenshot(str(Path(folder) / f"{name}.png"))
+
+
+class Page:
+    """Small helpers over the page."""
+
+    def __init__(self, driver: Any, wait: float = 15) -> None:
+        from selenium.common.exceptions import StaleElementReferenceException
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        self.driver = driver
+        # Lists are re-rendered as they change: an element read while it is replaced is looked up again.
+        self.wait = WebDriverWait(driver, wait, ignored_exceptions=(StaleElementReferenceException,))
+
+    def css(self, selector: str) -> Any:
+        return self.wait.until(lambda d: d.find_element("css selector", selector))
+
+    def all(self, selector: str) -> list[Any]:
+        return list(self.driver.find_elements("css selector", selector))
+
+    def open_set(self, url: str, app: str, set_id: str) -> None:
+        self.driver.get(url + "/")
+        self.wait.until(lambda d: d.find_element("tag name", "body").get_attribute("data-ready") == "true")
+        self.css(f'.app-item[data-app="{app}"]').click()
+        self.wait.until(lambda d: d.find_elements("css selector", f'.set-item[data-set="{set_id}"]'))
+        self.css(f'.set-item[data-set="{set_id}"]').click()
+        self.css(f'.set-item.active[data-set="{set_id}"]')
+
+    def click(self, selector: str, index: int = 0) -> None:
+        """Click the ``index``-th match, looked up again when the page re-renders the list meanwhile."""
+        from selenium.common.exceptions import StaleElementReferenceException
+
+        def attempt(_: Any) -> bool:
+            try:
+                found = self.all(selector)
+                if len(found) <= index:
+                    return False
+                found[index].click()
+            except StaleElementReferenceException:
+                return False
+            return True
+
+        self.wait.until(attempt)
+
+    def ids(self) -> list[str]:
+        return [node.get_attribute("data-case") for node in self.all(".case-item")]
+
+
+def side_by_side(driver: Any, wait: Any, case: str, at_1280: Any) -> list[str]:
+    """On the Compare tab: ``case``'s two answers are shown side by side (base, then new), the address names the
+    pair, and at 1280×800 nothing scrolls sideways (``at_1280`` runs then: a screenshot); the two sides' texts."""
+    detail = wait.until(lambda d: d.find_element("css selector", f'.compare-detail[data-case="{case}"] .sbs-turn'))
+    sides = detail.find_elements("css selector", ".sbs-side")
+    assert [s.get_attribute("class") for s in sides] == ["sbs-side base", "sbs-side new"]
+    assert "tab=compare" in driver.current_url and "&base=" in driver.current_url
+    size = driver.get_window_size()
+    driver.set_window_size(1280, 800)
+    try:
+        width = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+        assert width[0] <= width[1], width  # no sideways scroll at 1280 px
+        at_1280()
+    finally:
+        driver.set_window_size(size["width"], size["height"])
+    return [str(s.text) for s in sides]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _browser import chromium_driver, csp_violations
+from _browser import chromium_driver, csp_violations, side_by_side
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -185,7 +185,9 @@ def test_eval_tab_flow_in_chromium(browser: Any, live_server: tuple[str, Path]) 
     assert ui.css(".pass-at-k").text.split() == ["1", "1.000", "→", "0.000", "1.000", "→", "0.000"]
     assert "exact McNemar test" in ui.css(".significance").text
     assert ui.css('.estimate[data-estimate="pass rate (runs)"]').text.startswith("pass rate (runs): 1.000 → 0.000")
-    _shot(browser, "compare")
+    # The broken case opens with both answers side by side (the same agent: nothing differs but the verdict).
+    sides = side_by_side(browser, ui.wait, "add_case", lambda: _shot(browser, "compare"))
+    assert sides[0] == sides[1] and "calc result: 5" in sides[1]
 
     # Delete the eval set (after confirming).
     ui.click("#tab-cases")

@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _browser import chromium_driver, csp_violations, running_server
-from test_browser_review import Page, _shot
+from _browser import Page, chromium_driver, csp_violations, running_server, shot
 
 from agentgauge.server import ServerConfig, create_app
 
@@ -69,7 +68,7 @@ def test_compare_marks_where_base_and_new_fork(served: tuple[Any, str]) -> None:
         "delete",
         "replace",
     ]
-    _shot(driver, "compare-fork", "#compare-fork")
+    shot(driver, "compare-fork", "#compare-fork")
     assert csp_violations(driver) == []
 
 
@@ -86,7 +85,7 @@ def test_replay_view_shows_the_replay_record_and_the_fork_against_the_expected_t
     fork = page.css("#replay-fork tr.step.fork")
     assert fork.get_attribute("data-op") == "replace"
     assert page.css("#replay-fork").get_attribute("open") is not None
-    _shot(driver, "replay-fork", "#replay-fork")
+    shot(driver, "replay-fork", "#replay-fork")
 
 
 def test_triage_tab_lists_a_results_clusters(served: tuple[Any, str]) -> None:
@@ -99,7 +98,7 @@ def test_triage_tab_lists_a_results_clusters(served: tuple[Any, str]) -> None:
     assert "replay_fidelity · different arguments at calculator" in cluster.text
     assert "product_then_sum (run 1)" in cluster.text
     assert page.css("#triage-summary").text == "1 failing case(s) of 1 in 1 cluster(s)"
-    _shot(driver, "triage")
+    shot(driver, "triage")
     cluster.find_element("css selector", "a").click()  # the typical member opens in the replay view
     page.wait.until(
         lambda d: d.find_element("tag name", "body").get_attribute("data-replay-case") == "product_then_sum"

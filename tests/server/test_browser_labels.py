@@ -62,7 +62,12 @@ def test_label_a_verdict_and_calibrate_reads_it(served: tuple[Any, str, Path]) -
     _row(driver, "canada").find_element("css selector", ".label-note").send_keys("Toronto is not the capital")
     _row(driver, "canada").find_element("css selector", ".label-disagree").click()
     wait.until(lambda d: _row(d, "canada").find_element("css selector", ".label-state").text.startswith("disagree"))
-    _row(driver, "japan").find_element("css selector", ".label-agree").click()
+    # Read where one labels: the user message, the agent's answer and the expected one beside the buttons.
+    said = _row(driver, "canada").find_element("css selector", ".label-said").text
+    assert "Toronto, not Ottawa as many think." in said and "EXPECTEDOttawa" in said.replace("\n", "")
+    # Keys: focus the japan verdict, then a agrees with it.
+    driver.execute_script("arguments[0].focus()", _row(driver, "japan"))
+    driver.switch_to.active_element.send_keys("a")
     wait.until(lambda d: _row(d, "japan").get_attribute("data-label") == "agree")
     assert "disagree by tester" in _row(driver, "canada").find_element("css selector", ".label-state").text
     folder = os.environ.get("AGENTGAUGE_SCREENSHOT_DIR")  # docs/images/labels.png is made this way

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _browser import chromium_driver, csp_violations, running_server
+from _browser import Page, chromium_driver, csp_violations, running_server, shot
 from typer.testing import CliRunner
 
 from agentgauge.cli import app as cli
@@ -23,17 +23,7 @@ from agentgauge.server import ServerConfig, create_app
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-WAIT = 15
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-def _shot(driver: Any, name: str, element: str | None = None) -> None:
-    folder = os.environ.get("AGENTGAUGE_SCREENSHOT_DIR")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        if element:
-            driver.execute_script(f"document.querySelector('{element}').scrollIntoView()")
-        driver.save_screenshot(str(Path(folder) / f"{name}.png"))
 
 
 def _three_runs(evals: Path, results: Path, scratch: Path) -> None:
@@ -64,51 +54,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str,
     config = ServerConfig(data_dir=root / "data", evals_dir=evals)
     with chromium_driver() as driver, running_server(create_app(config)) as url:
         yield driver, url, root
-
-
-class Page:
-    """Small helpers over the page."""
-
-    def __init__(self, driver: Any) -> None:
-        from selenium.common.exceptions import StaleElementReferenceException
-        from selenium.webdriver.support.ui import WebDriverWait
-
-        self.driver = driver
-        # Lists are re-rendered as they change: an element read while it is replaced is looked up again.
-        self.wait = WebDriverWait(driver, WAIT, ignored_exceptions=(StaleElementReferenceException,))
-
-    def css(self, selector: str) -> Any:
-        return self.wait.until(lambda d: d.find_element("css selector", selector))
-
-    def all(self, selector: str) -> list[Any]:
-        return list(self.driver.find_elements("css selector", selector))
-
-    def open_set(self, url: str, app: str, set_id: str) -> None:
-        self.driver.get(url + "/")
-        self.wait.until(lambda d: d.find_element("tag name", "body").get_attribute("data-ready") == "true")
-        self.click(f'.app-item[data-app="{app}"]')  # a click the re-rendered list made stale is tried again
-        self.wait.until(lambda d: d.find_elements("css selector", f'.set-item[data-set="{set_id}"]'))
-        self.click(f'.set-item[data-set="{set_id}"]')
-        self.css(f'.set-item.active[data-set="{set_id}"]')
-
-    def click(self, selector: str, index: int = 0) -> None:
-        """Click the ``index``-th match, looked up again when the page re-renders the list meanwhile."""
-        from selenium.common.exceptions import StaleElementReferenceException
-
-        def attempt(_: Any) -> bool:
-            try:
-                found = self.all(selector)
-                if len(found) <= index:
-                    return False
-                found[index].click()
-            except StaleElementReferenceException:
-                return False
-            return True
-
-        self.wait.until(attempt)
-
-    def ids(self) -> list[str]:
-        return [node.get_attribute("data-case") for node in self.all(".case-item")]
 
 
 def test_replay_of_a_failed_case_and_its_timeline(served: tuple[Any, str, Path]) -> None:
@@ -144,7 +89,7 @@ def test_replay_of_a_failed_case_and_its_timeline(served: tuple[Any, str, Path])
     expected = turn.find_element("css selector", "details.expected .expected-side")
     assert [n.text for n in expected.find_elements("css selector", "del")] == ["11", "51.8"]
     assert "must contain:" in expected.text
-    _shot(driver, "replay")
+    shot(driver, "replay")
 
     # The timeline: trace-mode results keep per-invocation timings, not spans, and say so.
     timeline = page.css("#timeline")
@@ -163,7 +108,7 @@ def test_replay_of_a_failed_case_and_its_timeline(served: tuple[Any, str, Path])
         bars[0].find_element("css selector", "rect"),
     )
     page.wait.until(lambda d: "highlight" in d.find_element("css selector", "#turn-1").get_attribute("class"))
-    _shot(driver, "timeline", "#timeline-note")
+    shot(driver, "timeline", "#timeline-note")
     assert csp_violations(driver) == []
 
 
@@ -192,6 +137,7 @@ def test_case_list_filter_and_search(served: tuple[Any, str, Path]) -> None:
     search.send_keys("nothing like this")
     page.wait.until(lambda d: page.ids() == [])
     assert page.css("#case-count").text == "0 of 2 cases · 1 failing"
+    assert page.css("#case-none").text == "No case matches the filter and search: clear them to see every case."
 
 
 def test_trend_chart_and_matrix_over_three_runs(served: tuple[Any, str, Path]) -> None:
@@ -203,7 +149,7 @@ def test_trend_chart_and_matrix_over_three_runs(served: tuple[Any, str, Path]) -
     page.wait.until(lambda d: d.find_element("tag name", "body").get_attribute("data-history-loaded") == "3")
     hits = page.all(".trend-hit")
     assert len(hits) == 3
-    labels = [h.find_element("css selector", "title").get_attribute("textContent") for h in hits]
+    labels = [h.get_attribute("data-tip") for h in hits]  # the styled tooltip's text
     assert [line.split("\n")[1] for line in labels] == [
         "pass rate 0.500 (1/2 case runs)",
         "pass rate 1.000 (2/2 case runs)",
@@ -223,7 +169,18 @@ def test_trend_chart_and_matrix_over_three_runs(served: tuple[Any, str, Path]) -
         ("paris_today", "cell passed"),
         ("paris_today", "cell passed"),
     ]
-    _shot(driver, "history")
+    # The x-axis names each run; a hover shows the styled tooltip.
+    assert [t.get_attribute("textContent").split(" ")[0] for t in page.all(".run-tick tspan:first-child")] == [
+        "#1",
+        "#2",
+        "#3",
+    ]
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).move_to_element(hits[1]).perform()
+    page.wait.until(lambda d: d.find_element("id", "tip").is_displayed())
+    assert "pass rate 1.000 (2/2 case runs)" in page.css("#tip").text
+    shot(driver, "history")
 
     # Pick the first two runs and compare them: the failing case is fixed.
     for hit in page.all(".trend-hit")[:2]:
@@ -266,7 +223,7 @@ def test_metric_picker_saves_an_adk_file_that_google_adk_loads(served: tuple[Any
     judge.find_element("css selector", ".picker-check").click()
     judge.find_element("css selector", ".picker-judge").send_keys("gemini-2.5-flash")
     page.css('.picker-row[data-metric="tool_trajectory_avg_score"] .picker-check').click()  # untick
-    _shot(driver, "metrics", "#panel-metrics")
+    shot(driver, "metrics", "#panel-metrics")
     page.css("#picker-save").click()
     page.wait.until(lambda d: d.find_element("css selector", "#picker-note").text.startswith("Saved 2 metrics"))
 
@@ -311,9 +268,8 @@ def test_report_grows_to_its_height_and_narrow_window(served: tuple[Any, str, Pa
         page.wait.until(lambda d: d.find_elements("css selector", "#turn-1"))
         overflow = driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 1, overflow  # nothing wider than the window: no sideways scroll
-        sidebar, main = page.css("#sidebar").rect, page.css("main").rect
-        assert main["y"] >= sidebar["y"] + sidebar["height"] - 1  # one column: the sidebar above the content
-        _shot(driver, "narrow")
+        # The sidebar is folded behind its toggle: the content is the first screen.
+        assert not page.css("#sidebar").is_displayed() and page.css("#sidebar-toggle").is_displayed()
     finally:
         driver.set_window_size(1280, 900)
     assert csp_violations(driver) == []

@@ -174,3 +174,24 @@ def test_a_result_in_two_places_is_listed_once(tmp_path: Path) -> None:
     _serve(ServerConfig(data_dir=data, evals_dir=evals), listed_from("data dir"))  # the first place wins
     saved.unlink()
     _serve(ServerConfig(data_dir=data, evals_dir=evals), listed_from("eval sets folder"))
+
+
+def test_results_in_folders_beside_the_eval_sets_are_listed_and_opened(tmp_path: Path) -> None:
+    """``serve examples`` lists the shipped judge results of ``examples/calibration/results/capitals/``."""
+    evals = tmp_path / "evals"
+    shutil.copytree(ROOT / "examples" / "calibration", evals / "calibration")
+    shipped = sorted(
+        p.name.removesuffix(".evalset_result.json")
+        for p in (evals / "calibration" / "results").rglob("*.evalset_result.json")
+    )
+
+    async def check(client: httpx.AsyncClient) -> None:
+        rows = (await client.get("/api/apps/calibration/results")).json()
+        assert sorted(r["evalSetResultId"] for r in rows) == shipped and len(shipped) == 2
+        assert {r["source"] for r in rows} == {"results beside the eval sets"}
+        for row in rows:
+            await _opens(client, "calibration", row["evalSetResultId"])
+        labels = await client.get(f"/api/apps/calibration/results/{shipped[0]}/labels")
+        assert labels.status_code == 200
+
+    _serve(ServerConfig(data_dir=tmp_path / "data", evals_dir=evals), check)

@@ -136,6 +136,9 @@ async def test_saving_into_a_native_set_and_a_new_set(live: httpx.AsyncClient, t
     data = json.loads((tmp_path / "evals" / "weather" / "weather.evalset.json").read_text())
     assert "evalCases" in data and data["evalCases"][-1]["evalId"] == native.json()["evalId"]
     assert native.json()["evalId"].startswith("trace_")
+    # Saved again without an id: the default is taken now, so the next free one is used (never a failing click).
+    twice = await live.post(f"/api/live/sessions/{key}/save", json={"appName": "weather", "evalSetId": "weather"})
+    assert twice.status_code == 200 and twice.json()["evalId"] == f"{native.json()['evalId']}_2"
     fresh = await live.post(f"/api/live/sessions/{key}/save", json={"appName": "weather", "evalSetId": "recorded"})
     assert fresh.status_code == 200
     listed = (await live.get("/apps/weather/eval_sets")).json()

@@ -42,6 +42,7 @@ from ._options import (
     SimulatorModelOption,
     StoreOption,
     StrictOption,
+    UiUrlOption,
     UserSimulatorOption,
 )
 
@@ -263,6 +264,7 @@ def eval_command(
     junit: JunitOption = None,
     junit_runs: JunitRunsOption = False,
     html: HtmlOption = None,
+    ui_url: UiUrlOption = None,
     markdown: MarkdownOption = None,
     no_cache: NoCacheOption = False,
     traces: _Traces = None,
@@ -337,6 +339,6 @@ def eval_command(
         labels=tuple(label or ()),
     )
     report = ReportOptions(
-        junit, html, markdown, json_out=json_out, detailed=print_detailed_results, junit_runs=junit_runs
+        junit, html, markdown, json_out=json_out, detailed=print_detailed_results, junit_runs=junit_runs, ui_url=ui_url
     )
     run_eval(request, report, store, (bootstrap_resamples, seed))

@@ -59,42 +59,57 @@ def report_outcomes(
 ) -> None:
     """Report each outcome: summary, report files (one per eval set when there are several), comparison with
     ``baseline``, where the result was saved; paths are shown relative to ``start``, the starting directory."""
+    from ..reporting import ui_links
+
+    for outcome in outcomes:
+        with ui_links(report.ui_url, outcome.app_name):  # the cases' replay links (--ui-url)
+            _report_outcome(outcome, console, report, start, result_store, sources, baseline, len(outcomes) > 1)
+
+
+def _report_outcome(
+    outcome: EvaluationResult,
+    console: Console,
+    report: ReportOptions,
+    start: Path,
+    result_store: Any,
+    sources: list[str],
+    baseline: Baseline | None,
+    several: bool,
+) -> None:
     from ..reporting import print_summary, write_report
     from ._github import full_report, github_actions, publish_outcome, source_files
 
-    several = len(outcomes) > 1
-    for outcome in outcomes:
-        reports = [(_report_path(path, outcome.eval_set_id, several), fmt) for path, fmt in report.files()]
-        if outcome.results_in_memory:
-            result = outcome.eval_set_result
-            print_summary(result, console=console, detailed=report.detailed, duration=outcome.execution_time)
-            for target, fmt in reports:
-                write_report(result, target, fmt, junit_runs=report.junit_runs)  # type: ignore[arg-type]
-        else:
-            cases = None
-            if result_store is not None:  # read back from the store, one page of case results at a time
-                cases = result_store.iter_case_results(outcome.app_name, _result_id(outcome))
-            report_streamed(outcome, console, report, reports=reports, cases=cases)
-        compared = baseline.compared(outcome) if baseline is not None else None
-        if compared is not None:  # the comparison block follows the summary; its section goes into the reports
-            from ._eval_baseline import show_comparison
-
-            show_comparison(compared, reports, console)
+    reports = [(_report_path(path, outcome.eval_set_id, several), fmt) for path, fmt in report.files()]
+    if outcome.results_in_memory:
+        result = outcome.eval_set_result
+        print_summary(result, console=console, detailed=report.detailed, duration=outcome.execution_time)
         for target, fmt in reports:
-            print_line(console, f"{fmt} report written to {_shown(target, start)}")
-        saved = _shown(outcome.result_path, start)
-        if result_store is not None:
-            saved = f"store {result_store.store.shown_url} as {_result_id(outcome)}"
-        if outcome.interrupted:
-            print_line(console, f"Interrupted: the cases finished before the stop were saved to {saved}")
-        else:
-            print_line(console, f"Results saved to {saved}")
-        if github_actions():  # job summary and annotations; the exit code stays the same
-            full = _shown(full_report(reports), start) if reports else saved
-            cases = None
-            if result_store is not None and not outcome.results_in_memory:
-                cases = result_store.iter_case_results(outcome.app_name, _result_id(outcome))
-            publish_outcome(outcome, console, sources=source_files(sources), full_report=full, cases=cases)
+            write_report(result, target, fmt, junit_runs=report.junit_runs)  # type: ignore[arg-type]
+    else:
+        cases = None
+        if result_store is not None:  # read back from the store, one page of case results at a time
+            cases = result_store.iter_case_results(outcome.app_name, _result_id(outcome))
+        report_streamed(outcome, console, report, reports=reports, cases=cases)
+    compared = baseline.compared(outcome) if baseline is not None else None
+    if compared is not None:  # the comparison block follows the summary; its section goes into the reports
+        from ._eval_baseline import show_comparison
+
+        show_comparison(compared, reports, console)
+    for target, fmt in reports:
+        print_line(console, f"{fmt} report written to {_shown(target, start)}")
+    saved = _shown(outcome.result_path, start)
+    if result_store is not None:
+        saved = f"store {result_store.store.shown_url} as {_result_id(outcome)}"
+    if outcome.interrupted:
+        print_line(console, f"Interrupted: the cases finished before the stop were saved to {saved}")
+    else:
+        print_line(console, f"Results saved to {saved}")
+    if github_actions():  # job summary and annotations; the exit code stays the same
+        full = _shown(full_report(reports), start) if reports else saved
+        cases = None
+        if result_store is not None and not outcome.results_in_memory:
+            cases = result_store.iter_case_results(outcome.app_name, _result_id(outcome))
+        publish_outcome(outcome, console, sources=source_files(sources), full_report=full, cases=cases)
 
 
 def _shown(path: Path | None, start: Path) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import dataclasses
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +20,7 @@ import typer
 
 from .._util.fileio import check_output_targets
 from .._util.redact import mask_standard_streams, redact
+from ..errors import InputError
 from ..launch import COMMAND_LINE, prepare
 from ..model import EvalStatus
 from ..stats import BootstrapSettings, use_bootstrap
@@ -45,6 +47,9 @@ __all__ = ["EXIT_INTERRUPTED", "print_json", "run_eval", "stopped_by_ctrl_c", "w
 
 
 EXIT_INTERRUPTED = _interrupt.EXIT_INTERRUPTED  # the shell's code for a command stopped by SIGINT (128 + 2)
+
+_HTTP_URL = re.compile(r"https?://[^\s/?#]+(/[^\s?#]*)?")
+"""What ``--ui-url`` may be: an http(s) address without a query or fragment (the links add the fragment)."""
 
 
 def with_agent(request: EvalRequest) -> EvalRequest:
@@ -94,6 +99,10 @@ def _run(
     """Check where results and reports go, then prepare and run (see the module); the outcomes, the baseline with
     its comparisons and the store's result manager (``None``: result files)."""
     check_output_targets(report.junit, report.html, report.markdown)  # refused before anything runs
+    if report.ui_url is not None and not _HTTP_URL.fullmatch(report.ui_url):
+        raise InputError(
+            f"--ui-url must be the http:// or https:// address of 'agentgauge serve', got {report.ui_url!r}"
+        )
     result_store = open_store(store)  # unreachable or too new: refused before anything runs
     # The summary comes from each case's compact row; the case results stay in memory only for what reads them all
     # afterwards (a result file is read back otherwise). Not holding them saves the garbage collector's walks over

@@ -43,6 +43,7 @@ __all__ = [
     "StoreOption",
     "TextOrJsonOption",
     "ToFormatOption",
+    "UiUrlOption",
     "UserSimulatorOption",
 ]
 
@@ -98,6 +99,16 @@ JunitRunsOption = Annotated[
     typer.Option(
         "--junit-runs",
         help="With --junit: one testcase per case run (case_id [run 2]) instead of per case.",
+        rich_help_panel="Output",
+    ),
+]
+UiUrlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ui-url",
+        envvar="AGENTGAUGE_UI_URL",
+        help="The address of 'agentgauge serve' (http://127.0.0.1:8000): the cases that did not pass link to their "
+        "replay there, in the terminal, JUnit, Markdown, HTML and GitHub summary.",
         rich_help_panel="Output",
     ),
 ]
@@ -273,6 +284,8 @@ class ReportOptions:
     detailed: bool = False
     junit_runs: bool = False
     """``--junit-runs``: one JUnit testcase per case run instead of per eval case."""
+    ui_url: str | None = None
+    """``--ui-url``: the web UI whose replay of a case the reports link to (``None``: no links)."""
 
     def files(self, *order: str) -> list[tuple[Path, str]]:
         """The report files asked for, as ``(path, format)``, in ``order`` (default: junit, html, markdown)."""

@@ -12,6 +12,7 @@ from ..summary._reasons import (
     group_mismatches,
     mismatch_text,
 )
+from ._links import case_link, replay_link, ui_links
 from ._render import FORMATS, ReportFormat, render, write_report
 from ._terminal import print_summary
 from ._view import ResultView, build_view, view_from_rows
@@ -23,12 +24,15 @@ __all__ = [
     "ResultView",
     "build_view",
     "case_failure_text",
+    "case_link",
     "case_mismatches",
     "format_tool_call",
     "group_mismatches",
     "mismatch_text",
     "print_summary",
     "render",
+    "replay_link",
+    "ui_links",
     "view_from_rows",
     "write_report",
 ]

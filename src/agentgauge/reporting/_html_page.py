@@ -12,6 +12,7 @@ from ..summary._usage import format_cost, format_duration, format_tokens
 from ._html import RANK, html_case, html_status, sort_key
 from ._html_assets import CSS, JS
 from ._intervals import intervals_html
+from ._links import case_link
 from ._transcript import TRANSCRIPT_CSS
 from ._view import ResultView, build_view, latency_cards
 
@@ -40,7 +41,11 @@ def _cases_table(view: ResultView) -> str:
     head += "".join(f"<th class=num>{name}</th>" for name, _ in usage_cols) + "<th>First reason</th></tr>"
     rows = []
     for case in view.cases:
-        cells = f'<td><a href="#c{case.index}r{case.reason_run or case.first_run}">{escape(case.eval_id)}</a></td>'
+        cells = f'<td><a href="#c{case.index}r{case.reason_run or case.first_run}">{escape(case.eval_id)}</a>'
+        link = None if case.passed else case_link(view.result, case.eval_id, case.reason_run)
+        if link:  # the case's replay in the web UI (eval --ui-url; the server's own report links into its page)
+            cells += f' <a class="replay-link" href="{escape(link)}" target="_top">replay</a>'
+        cells += "</td>"
         rule = case.status_text.removeprefix(case.status.value)  # with several runs: runs passed and the rule
         rule_html = f' <span class="muted rule">{escape(rule.strip())}</span>' if rule else ""
         cells += f'<td data-sort="{RANK[case.status]}">{html_status(case.status)}{rule_html}</td>'

@@ -16,6 +16,7 @@ from ..model import EvalCaseResult, EvalSetResult, EvalStatus, UsageTotals
 from ..summary import CaseSummary
 from ..summary._reasons import case_label, case_mismatches, format_score, group_mismatches, mismatch_text
 from ..summary._usage import case_usage, format_cost
+from ._links import case_link
 from ._transcript import junit_simulation_properties
 from ._view import ResultView, build_view
 
@@ -115,7 +116,7 @@ def _run_testcase(
     return element
 
 
-def _case_testcase(classname: str, case: CaseSummary, runs: list[dict[str, Any]]) -> ET.Element:
+def _case_testcase(classname: str, case: CaseSummary, runs: list[dict[str, Any]], link: str | None) -> ET.Element:
     """The ``<testcase>`` of an eval case over several runs: the case's status decides the element, its message
     names the rule; each run's status is a property and its details are in the element's text and
     ``<system-out>``."""
@@ -131,6 +132,8 @@ def _case_testcase(classname: str, case: CaseSummary, runs: list[dict[str, Any]]
     if case.flaky:
         pairs.append(("flaky", "true"))
     pairs += [(f"run.{run['run']}.status", run["status"]) for run in runs]
+    if link and not case.passed:  # the case's replay in the web UI (eval --ui-url)
+        pairs.append(("replay", link))
     _properties(element, pairs)
     failing = [run for run in runs if run["element"] != "passed"]
     lines = [f"run {run['run']}: {run['status']}" + (f": {run['message']}" if run["message"] else "") for run in runs]
@@ -183,6 +186,9 @@ class JUnitWriter:
         extra = []
         if summary is not None and summary.flaky:  # its runs disagree
             extra = [("flaky", "true"), ("runs_passed", f"{summary.runs_passed}/{summary.runs}")]
+        link = case_link(self.result, case.eval_id, case.run_id) if run["element"] != "passed" else None
+        if link:  # the case run's replay in the web UI (eval --ui-url)
+            extra.append(("replay", link))
         self._write(_run_testcase(self.result.eval_set_id, name, usage, run, extra), run["element"], usage.duration)
 
     def _write(self, element: ET.Element, kind: str, duration: float | None) -> None:
@@ -208,7 +214,8 @@ class JUnitWriter:
                 position += 1
             if runs:
                 kind = _OUTCOME.get(case.status, "passed")
-                self._write(_case_testcase(self.result.eval_set_id, case, runs), kind, case.usage.duration)
+                link = case_link(self.result, case.eval_id, case.reason_run)
+                self._write(_case_testcase(self.result.eval_set_id, case, runs, link), kind, case.usage.duration)
 
     def chunks(self) -> Iterator[str]:
         """The document (once every case was added)."""

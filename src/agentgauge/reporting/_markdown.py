@@ -9,6 +9,7 @@ from ..summary._latency import latency_text
 from ..summary._reasons import case_label, case_mismatches, format_score, group_mismatches, mismatch_text, one_line
 from ..summary._usage import case_usage, format_cost, format_duration, format_tokens, usage_text
 from ._intervals import estimate_text, view_intervals
+from ._links import case_link
 from ._transcript import markdown_transcript
 from ._view import ResultView, build_view, view_latency
 
@@ -155,6 +156,9 @@ def _not_passing_table(view: ResultView) -> list[str]:
         rule = case.status_text.removeprefix(case.status.value).strip()  # with several runs: runs passed, rule
         status = f"{_ICON[case.status]} {_text(rule)}" if rule else _ICON[case.status]
         cells = [_code(case.eval_id).replace("|", "\\|"), status]  # GFM: a pipe ends a cell even in code
+        link = case_link(view.result, case.eval_id, case.reason_run)
+        if link:
+            cells[0] = f"[{cells[0]}]({link})"
         if view.multi_run:
             cells.append(f"{case.runs_passed}/{case.runs}")
         for _, attr in cols:

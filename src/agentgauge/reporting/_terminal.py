@@ -25,6 +25,7 @@ from ..summary._usage import case_usage, usage_text
 from ._diff import RESPONSE, TOOLS, Segment, calls_diff, failed_parts, response_strategy, strategy_phrase, word_diff
 from ._escape import escaping_console
 from ._intervals import estimate_text, view_intervals
+from ._links import case_link
 from ._transcript import print_transcript
 from ._view import ResultView, build_view, view_latency
 
@@ -204,6 +205,9 @@ def _print_not_passing(view: ResultView, console: Console) -> None:
         if case.reason:
             where = f"run {case.reason_run}: " if view.multi_run and case.reason_run is not None else ""
             line.append(f"{';' if view.multi_run else ':'} {where}{one_line(case.reason)}")
+        link = case_link(view.result, case.eval_id, case.reason_run)
+        if link:
+            line.append(f"\n      replay: {link}")
         lines.append(line)
     if count > NOT_PASSING_SHOWN:
         lines.append(

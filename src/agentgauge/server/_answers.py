@@ -140,6 +140,8 @@ class ReplayAnswer(Answer):
     eval_id: str
     run_id: int
     run_ids: list[int]
+    run_statuses: list[str] = []
+    """The status of each run of :attr:`run_ids`, in the same order (the run picker shows them)."""
     status: str
     reason: str | None = None
     error_message: str | None = None

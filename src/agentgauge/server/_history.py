@@ -10,7 +10,9 @@ and opens results from every place they may be, first place first when two hold 
 3. ``--output-dir`` when results go to a store;
 4. result files beside the eval sets, ``<evals-dir>/<app>/*.evalset_result.json`` (where servers before
    ``--data-dir`` saved them);
-5. ADK's eval history, ``<app dir>/.adk/eval_history/*.evalset_result.json`` (``adk eval``, ``adk web``).
+5. ADK's eval history, ``<app dir>/.adk/eval_history/*.evalset_result.json`` (``adk eval``, ``adk web``);
+6. result files in the folders of ``<evals-dir>/<app>/results/`` (``eval --output-dir <app folder>/results``, the
+   shipped ``examples/calibration/results/``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ __all__ = ["ADK_HISTORY_DIR", "AdkHistoryLocator", "ResultHistory", "ResultSourc
 ADK_HISTORY_DIR = Path(".adk") / "eval_history"
 """Where ADK keeps an app's results, under the app's folder."""
 
+NESTED_RESULTS_DIR = "results"
+"""The folder of an app's eval set folder whose sub-folders hold result files (:class:`NestedResultsLocator`)."""
+
 _FINAL_STORE_STATES = frozenset({"completed", "interrupted", "cancelled", "aborted"})
 
 
@@ -61,6 +66,38 @@ class AdkHistoryLocator(SuffixLocator):
         """Ids of the app's ADK result files."""
         folder = self._folder(base_dir, app)
         return super().list(folder.parent, folder.name)
+
+
+class NestedResultsLocator(SuffixLocator):
+    """Results kept beside an app's eval sets, one folder further in (what ``eval --output-dir <app folder>/results``
+    writes, as the shipped ``examples/calibration/results/capitals/``):
+    ``<base_dir>/<app>/results/<any folder>/<id>.evalset_result.json``."""
+
+    def __init__(self) -> None:
+        super().__init__(RESULT_SUFFIX)
+
+    def _folders(self, base_dir: Path, app: str) -> list[Path]:
+        root = Path(base_dir) / app / NESTED_RESULTS_DIR
+        try:
+            return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+        except OSError:
+            return []
+
+    def build(self, base_dir: Path, app: str, id: str) -> Path:
+        """The file of ``id`` in the first folder holding it (else where the first folder would hold it)."""
+        folders = self._folders(base_dir, app) or [Path(base_dir) / app / NESTED_RESULTS_DIR / app]
+        for folder in folders:
+            path = folder / f"{id}{self.suffix}"
+            if path.is_file():
+                return path
+        return folders[0] / f"{id}{self.suffix}"
+
+    def list(self, base_dir: Path, app: str) -> list[str]:
+        """Ids of the result files of every folder under ``<base_dir>/<app>/results/``."""
+        found: set[str] = set()
+        for folder in self._folders(base_dir, app):
+            found.update(super().list(folder.parent, folder.name))
+        return sorted(found)
 
 
 @dataclass
@@ -122,6 +159,7 @@ class ResultHistory:
             add_folder("output dir", config.output_dir)
         add_folder("eval sets folder", config.eval_root)
         add_folder("ADK eval history", config.eval_root, AdkHistoryLocator(app_dirs))
+        add_folder("results beside the eval sets", config.eval_root, NestedResultsLocator())
         return cls(sources, index=config.data_dir / INDEX_FILE)
 
     def load_index(self) -> int:

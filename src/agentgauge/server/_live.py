@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -14,7 +15,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from ..errors import NotFoundError
 from ._deps import StateDep
 from ._live_bodies import LiveSaveBody, LiveScoreBody
-from ._live_hub import LiveDep, LiveHub
+from ._live_hub import LiveDep, LiveHub, OptionalLiveDep
 
 __all__ = ["LiveSaveBody", "LiveScoreBody", "router"]
 
@@ -40,21 +41,41 @@ def get_live_session(session_key: str, hub: LiveDep) -> JSONResponse:
 
 
 @router.get("/live/events")
-async def live_events(hub: LiveDep) -> StreamingResponse:
-    """Server-sent events: ``session`` (a session's row, sent for every session on connect and again whenever
-    new spans or log records change it) and ``removed`` (``{"key"}``: a session no longer listed — a trace that
-    was its own session until a later span named its session id, or the oldest beyond the listing limit); a
-    comment line every 15 s keeps proxies from closing the stream."""
+async def live_events(hub: OptionalLiveDep, state: StateDep) -> StreamingResponse:
+    """Server-sent events: ``hello`` first (``{"otlp"}``: whether sessions are received, ``serve --otlp``);
+    ``results`` (``{"appName", "version"}``) whenever a result of the app is added, replaced or removed anywhere the
+    server reads results (an ``agentgauge eval`` run, the server's own runs; checked every second); with ``--otlp``,
+    ``session`` (a session's row, sent for every session on connect and again whenever new spans or log records
+    change it) and ``removed`` (``{"key"}``: a session no longer listed — a trace that was its own session until a
+    later span named its session id, or the oldest beyond the listing limit). A comment line every 15 s keeps
+    proxies from closing the stream."""
 
     async def stream() -> AsyncIterator[str]:
         sent = _Sent()
+        seen = await asyncio.to_thread(state.watch.versions)
+        yield _event("hello", {"otlp": hub is not None})
+        quiet_since = -_KEEPALIVE_SECONDS
         while True:
-            for kind, event in await asyncio.to_thread(_changed_rows, hub, sent):
-                yield f"event: {kind}\ndata: {json.dumps(event)}\n\n"
-            yield ": keep-alive\n\n"
-            await hub.wait(_KEEPALIVE_SECONDS)
+            if hub is not None:
+                for kind, event in await asyncio.to_thread(_changed_rows, hub, sent):
+                    yield _event(kind, event)
+            for app, version in (await asyncio.to_thread(state.watch.versions)).items():
+                if seen.get(app) != version:
+                    seen[app] = version
+                    yield _event("results", {"appName": app, "version": version})
+            if time.monotonic() - quiet_since >= _KEEPALIVE_SECONDS:
+                quiet_since = time.monotonic()
+                yield ": keep-alive\n\n"
+            if hub is None:
+                await asyncio.sleep(state.watch.interval)
+            else:
+                await hub.wait(state.watch.interval)
 
     return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+def _event(kind: str, data: dict[str, Any]) -> str:
+    return f"event: {kind}\ndata: {json.dumps(data)}\n\n"
 
 
 class _Sent:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..model import Invocation
     from ..traces import LiveStore, LiveSummary, Span, TraceConversation
 
-__all__ = ["OTLP_DIR", "LiveDep", "LiveHub", "live_hub", "summary_row"]
+__all__ = ["OTLP_DIR", "LiveDep", "LiveHub", "OptionalLiveDep", "live_hub", "optional_live_hub", "summary_row"]
 
 OTLP_DIR = "otlp"
 """Folder under the server's data directory holding the received OTLP JSONL files."""
@@ -119,16 +119,24 @@ class LiveHub:
             self._readings_memory -= dropped.memory
 
 
+def optional_live_hub(request: Request) -> LiveHub | None:
+    """The app's live hub, ``None`` when the server does not receive traces."""
+    return getattr(request.app.state, "agentgauge_live", None)
+
+
 def live_hub(request: Request) -> LiveHub:
     """The app's live hub; 404 naming the option when the server does not receive traces."""
-    hub = getattr(request.app.state, "agentgauge_live", None)
+    hub = optional_live_hub(request)
     if hub is None:
         raise NotFoundError("live sessions need the OTLP receiver: start the server with 'agentgauge serve --otlp'")
-    return hub  # type: ignore[no-any-return]
+    return hub
 
 
 LiveDep = Annotated[LiveHub, Depends(live_hub)]
 """A route parameter holding the server's live hub."""
+
+OptionalLiveDep = Annotated[LiveHub | None, Depends(optional_live_hub)]
+"""A route parameter holding the server's live hub, or ``None`` without ``--otlp``."""
 
 
 def summary_row(summary: LiveSummary) -> dict[str, Any]:

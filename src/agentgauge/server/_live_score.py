@@ -103,6 +103,17 @@ def _case_rows(result: EvalSetResult | None) -> list[dict[str, Any]]:
     return rows
 
 
+def _free_id(wanted: str, taken: set[str]) -> str:
+    """``wanted``, or ``wanted_2``, ``wanted_3``, ... when a case of the set has it already (a session scored
+    against a case carries that case's id: saving it as a new case must not collide with it)."""
+    if wanted not in taken:
+        return wanted
+    number = 2
+    while f"{wanted}_{number}" in taken:
+        number += 1
+    return f"{wanted}_{number}"
+
+
 def save_session(state: ServerState, hub: LiveHub, key: str, body: LiveSaveBody) -> dict[str, Any]:
     """Add the session's conversation to an eval set as a golden case (the set is created when missing)."""
     from ..model._ids import check_case_id
@@ -114,12 +125,13 @@ def save_session(state: ServerState, hub: LiveHub, key: str, body: LiveSaveBody)
     case = golden[0]
     for other in golden[1:]:  # one session is one case, even when its traces did not share a session id
         case.conversation = [*(case.conversation or []), *(other.conversation or [])]
-    eval_id = body.eval_id or segment(case.eval_id) or "live_session"
-    check_case_id(eval_id)
-    case = case.model_copy(update={"eval_id": eval_id})
     try:
-        state.eval_sets.snapshot(app, body.eval_set_id)
+        taken = {c.eval_id for c in state.eval_sets.snapshot(app, body.eval_set_id).eval_set.eval_cases}
     except NotFoundError:
         state.eval_sets.create(app, body.eval_set_id)
+        taken = set()
+    eval_id = body.eval_id or _free_id(segment(case.eval_id) or "live_session", taken)
+    check_case_id(eval_id)
+    case = case.model_copy(update={"eval_id": eval_id})
     state.eval_sets.add_case(app, body.eval_set_id, case)
     return {"appName": app, "evalSetId": body.eval_set_id, "evalId": eval_id, "turns": len(case.conversation or [])}

@@ -13,6 +13,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from . import (
+    _compare_answers,
     _diagnose,
     _labels,
     _native_results,
@@ -64,6 +65,13 @@ def metrics(state: StateDep) -> JSONResponse:
     )
 
 
+@_service.get("/evals-folder")
+def evals_folder(state: StateDep) -> JSONResponse:
+    """Where the eval sets and metrics files the UI edits are (``path``), and whether git tracks files there
+    (``tracked``: edits from the UI change files of a checkout, which the page says before it changes one)."""
+    return JSONResponse({"path": str(state.config.eval_root), "tracked": state.evals_tracked()})
+
+
 @_service.get("/health")
 async def health() -> dict[str, str]:
     """``{"status": "ok"}``."""
@@ -81,6 +89,7 @@ def native_router() -> APIRouter:
         _labels.router,
         _replay.router,
         _diagnose.router,
+        _compare_answers.router,
         _timeline.router,
         _trends.router,
         _picker.router,

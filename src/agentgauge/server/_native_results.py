@@ -70,10 +70,11 @@ def get_result(app: str, result_id: str, state: StateDep) -> JSONResponse:
 @router.get("/apps/{app}/results/{result_id}/report.html", response_class=HTMLResponse)
 def result_report(app: str, result_id: str, state: StateDep) -> HTMLResponse:
     """The result as the HTML report (``agentgauge eval --report html``)."""
-    from ..reporting import render
+    from ..reporting import render, ui_links
 
     state.check_app(app)
-    page = render(public_result(state.results.get(app, result_id), state.config.debug), "html")
+    with ui_links("", app):  # a case's replay link opens it in the page that shows the report
+        page = render(public_result(state.results.get(app, result_id), state.config.debug), "html")
     nonce = new_nonce()
     return HTMLResponse(nonce_inline(page, nonce), headers=page_headers(report_policy(nonce), framed_by_self=True))
 

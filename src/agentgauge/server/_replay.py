@@ -281,6 +281,7 @@ def replay_case(
         eval_id=case.eval_id,
         run_id=case.run_id,
         run_ids=[c.run_id for c in runs],
+        run_statuses=[c.final_eval_status.value for c in runs],
         status=case.final_eval_status.value,
         reason=first_reason(case),
         error_message=case.error_message,

@@ -13,6 +13,7 @@ from ._cache import ServerEvalSets
 from ._config import ServerConfig
 from ._history import ResultHistory
 from ._sessions import SESSION_DIR, SessionStore
+from ._watch import ResultWatch
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..agents import Agent
@@ -55,11 +56,14 @@ class ServerState:
         self.metrics = LocalMetricManager(root, lock_dir=data / LOCK_DIR)
         self.results = ResultHistory.for_config(config, agent_dirs(config.agents))
         self.sessions = SessionStore(data / SESSION_DIR)
+        self.watch = ResultWatch(self.results, self.app_names)
+        """Versions of each app's results, raised when a result is added anywhere (pushed by ``/api/live/events``)."""
         self._agents: dict[str, Agent] = {}
         self._agent_locks: dict[str, asyncio.Lock] = {}
         self._registry: Registry | None = None
         self._registry_lock = threading.Lock()
         self._runs: RunManager | None = None
+        self._tracked: bool | None = None
 
     @property
     def registry(self) -> Registry:
@@ -101,6 +105,26 @@ class ServerState:
             except (InputError, OSError):
                 continue  # a folder whose name is no valid app name holds no app
         return sorted(names)
+
+    def evals_tracked(self) -> bool:
+        """Whether git tracks files under the eval set folder (asked once: ``git ls-files``; no git, no)."""
+        if self._tracked is None:
+            import subprocess
+
+            root = self.config.eval_root
+            try:
+                listed = subprocess.run(
+                    ["git", "ls-files", "-z", "--", "."],
+                    cwd=root,
+                    capture_output=True,
+                    timeout=5,
+                    check=False,
+                    stdin=subprocess.DEVNULL,
+                )
+                self._tracked = listed.returncode == 0 and bool(listed.stdout.strip(b"\0"))
+            except (OSError, subprocess.SubprocessError):
+                self._tracked = False
+        return self._tracked
 
     def check_app(self, app: str) -> str:
         """``app`` when it is a valid path segment (any name: a new app gets its folder on first write)."""

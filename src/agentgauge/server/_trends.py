@@ -35,6 +35,9 @@ class HistoryRun(Answer):
     cancelled: bool = False
     source: str = ""
     metadata: dict[str, str] = Field(default_factory=dict)
+    case_runs: dict[str, list[int]] = Field(
+        default_factory=dict, description="with several runs per case: each case's runs passed and runs, [k, n]"
+    )
 
 
 class HistoryAnswer(Answer):
@@ -96,6 +99,8 @@ def set_history(
                 "cancelled": digest.cancelled,
                 "source": str(row.get("source") or ""),
                 "metadata": digest.metadata,
+                # With several runs per case: each case's runs passed and runs, ``[k, n]`` (the matrix shades by it).
+                "caseRuns": {i: [c.runs_passed, c.runs] for i, c in digest.cases.items() if c.runs > 1},
             }
         )
     matrix = ["".join(s.get(c, "-") for c in cases) for s in letters]

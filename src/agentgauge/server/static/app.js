@@ -4,7 +4,7 @@
 "use strict";
 
 const ui = { app: null, set: null, cases: null, metrics: [], session: null, editing: null, results: [], apps: {},
-  run: null, metricsRead: null };  // cases: the Cases tab's table (casetable.js); metricsRead: ui.metrics read
+  run: null, metricsRead: null, opened: null };  // cases: the Cases tab's table (casetable.js); metricsRead: ui.metrics read
 const $ = (id) => document.getElementById(id);
 
 function el(tag, props = {}, ...children) {
@@ -65,10 +65,11 @@ async function loadApps() {
       app.name, el("span", { class: "count" }, app.hasAgent ? "agent" : "data"));
     list.append(item);
   }
-  if (!ui.app && apps.length) await selectApp(apps[0].name);
+  return apps;
 }
 
 async function selectApp(name) {
+  window.AgentgaugeNav.set({ app: name, ...window.AgentgaugeNav.DROP_FOR_APP });
   ui.app = name;
   ui.set = null;
   for (const item of document.querySelectorAll(".app-item")) item.classList.toggle("active", item.dataset.app === name);
@@ -92,9 +93,10 @@ async function loadSets() {
 }
 
 async function selectSet(id) {
+  window.AgentgaugeNav.set({ set: id, ...window.AgentgaugeNav.DROP_FOR_SET });
   ui.set = id;
   for (const item of document.querySelectorAll(".set-item")) item.classList.toggle("active", item.dataset.set === id);
-  $("where").textContent = `${ui.app} / ${id}`;
+  $("where").textContent = id ? `${ui.app} / ${id}` : ui.app;
   closeEditor();
   await showSet();
 }
@@ -238,6 +240,8 @@ async function loadResults() {
   const rows = await api("GET", `/api/apps/${enc(app)}/results${query}`);
   if (app !== ui.app || set !== ui.set) return;  // another app or set was chosen meanwhile
   ui.results = rows;
+  const checked = new Set([...document.querySelectorAll(".compare-check:checked")].map((b) => b.value));
+  const picked = [$("compare-base").value, $("compare-head").value];
   $("results-scope").textContent = set ? `Runs of ${app} / ${set}` : `Runs of every eval set of ${app}`;
   const body = $("result-list");
   body.replaceChildren();
@@ -247,8 +251,8 @@ async function loadResults() {
   head.replaceChildren();
   ui.results.forEach((r, index) => {
     const label = `#${ui.results.length - index} ${when(r.creationTimestamp)} (${r.overallStatus})`;
-    body.append(el("tr", { class: "result-row", dataset: { result: r.evalSetResultId } },
-      el("td", {}, el("input", { type: "checkbox", class: "compare-check", value: r.evalSetResultId })),
+    body.append(el("tr", { class: `result-row${r.evalSetResultId === ui.opened ? " selected" : ""}`, dataset: { result: r.evalSetResultId } },
+      el("td", {}, el("input", { type: "checkbox", class: "compare-check", value: r.evalSetResultId, checked: checked.has(r.evalSetResultId) })),
       el("td", {}, when(r.creationTimestamp)),
       el("td", {}, r.evalSetId),
       el("td", {}, status(r.cancelled ? "cancelled" : r.overallStatus)),
@@ -262,8 +266,28 @@ async function loadResults() {
     base.append(el("option", { value: r.evalSetResultId, selected: index === 1 }, label));
     head.append(el("option", { value: r.evalSetResultId, selected: index === 0 }, label));
   });
+  // A list read again (a new result) keeps the pair picked for comparing.
+  if (picked[0] && picked[1] && rows.some((r) => r.evalSetResultId === picked[0])) [base.value, head.value] = picked;
   document.dispatchEvent(new CustomEvent("agentgauge:results-listed"));  // runmeta.js
 }
+
+// A result saved while the page is open (the server's event stream, live.js): the lists, the last statuses and the
+// open Replay and History views are read again, once for a burst of results.
+let resultsChanged = null;
+document.addEventListener("agentgauge:results-changed", (event) => {
+  if (event.detail.appName !== ui.app) return;
+  clearTimeout(resultsChanged);
+  resultsChanged = setTimeout(async () => {
+    try {
+      await loadResults();
+      if (ui.set) await refreshLastStatuses();
+      document.dispatchEvent(new CustomEvent("agentgauge:results-refreshed"));  // replay.js, history.js
+      document.body.dataset.resultsRefreshed = String(Number(document.body.dataset.resultsRefreshed || 0) + 1);
+    } catch (error) {
+      showError("sidebar-error", error);
+    }
+  }, 250);
+});
 
 // "17/30 passed": the case runs (each case once per run), apart from the cases counted once each.
 function caseRuns(r) {
@@ -273,6 +297,7 @@ function caseRuns(r) {
 }
 
 function closeResult() {
+  ui.opened = null;
   const frame = $("result-frame");
   frame.hidden = true;
   frame.removeAttribute("src");
@@ -280,8 +305,11 @@ function closeResult() {
 }
 
 function openResult(id) {
+  window.AgentgaugeNav.set({ tab: "results", result: id });
   for (const row of document.querySelectorAll(".result-row")) row.classList.toggle("selected", row.dataset.result === id);
   const frame = $("result-frame");
+  if (ui.opened === id && !frame.hidden) { showTab("panel-runs"); return; }  // already open (Back, a tab click)
+  ui.opened = id;
   frame.src = `/api/apps/${enc(ui.app)}/results/${enc(id)}/report.html`;
   frame.hidden = false;
   document.dispatchEvent(new CustomEvent("agentgauge:result-opened", { detail: { app: ui.app, resultId: id } }));  // labels.js
@@ -297,9 +325,34 @@ function showTab(panel) {
   for (const section of document.querySelectorAll(".panel")) section.hidden = section.id !== panel;
 }
 
+// Eval sets in a git checkout (the repository's examples/, say) are the user's tracked files: say so before an edit.
+async function noticeTracked() {
+  const folder = await api("GET", "/api/evals-folder");
+  const note = $("tracked-note");
+  note.hidden = !folder.tracked;
+  note.textContent = folder.tracked ? `The eval sets here are files tracked by git (${folder.path}): creating, ` +
+    "saving or deleting a case or an eval set and saving metrics change your checkout. To try things without that, " +
+    "serve a copy: agentgauge serve AGENT --evals-dir COPY_OF_THE_FOLDER." : "";
+}
+
 async function start() {
-  for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => showTab(tab.dataset.panel));
+  for (const tab of document.querySelectorAll(".tab")) {
+    tab.addEventListener("click", () => {
+      const nav = window.AgentgaugeNav;
+      const panel = tab.dataset.panel;
+      // The address keeps what the tab shows now: the result opened in Results, the result Replay lists.
+      const review = window.AgentgaugeReview.view;
+      const shown = { "panel-runs": ui.opened, "panel-review": review.fromResult ? review.resultId : null };
+      nav.set({ tab: nav.PANELS[panel], ...(panel in shown ? { result: shown[panel] } : {}) });
+      nav.apply().catch((error) => showError("sidebar-error", error));
+    });
+  }
   $("new-set-form").addEventListener("submit", createSet);
+  // A narrow window folds the sidebar away (views.css); its toggle opens it, and choosing a set closes it.
+  const toggle = $("sidebar-toggle");
+  const fold = (open) => { document.body.classList.toggle("sidebar-open", open); toggle.setAttribute("aria-expanded", String(open)); };
+  toggle.addEventListener("click", () => fold(!document.body.classList.contains("sidebar-open")));
+  $("sidebar").addEventListener("click", (e) => { if (e.target.closest(".set-item")) fold(false); });
   $("case-save").addEventListener("click", saveCase);
   $("case-close").addEventListener("click", closeEditor);
   $("case-delete").addEventListener("click", deleteCase);
@@ -320,7 +373,10 @@ async function start() {
   $("compare-selected").addEventListener("click", compare);
   // The registry's metrics are read while the apps are listed (the first reading loads the evaluators).
   ui.metricsRead = api("GET", "/api/metrics").then((metrics) => { ui.metrics = metrics; });
-  await Promise.all([ui.metricsRead, loadApps()]);
+  const [, apps] = await Promise.all([ui.metricsRead, loadApps(), noticeTracked()]);
+  const nav = window.AgentgaugeNav;
+  if (!nav.read().app && apps.length) nav.set({ app: apps[0].name }, { replace: true });  // the first app by default
+  await nav.apply();  // the view the address names (a reload, a pasted link)
   document.body.dataset.ready = "true";
 }
 

@@ -63,17 +63,23 @@ window.AgentgaugeCaseList = (() => {
         onclick: () => this.pick(row.evalId),
       },
       el("div", { class: "case-line" }, status(row.status || "not run"),
-        el("span", { class: "case-id" }, row.evalId),
+        el("span", { class: "case-id", title: row.evalId }, row.evalId),
+        row.runs > 1 && row.runsPassed > 0 && row.runsPassed < row.runs ? el("span", { class: "flaky", title: "its runs disagree" }, "flaky") : "",
         el("span", { class: "case-meta muted" }, `${row.turns} turn${row.turns === 1 ? "" : "s"}` +
           (row.runs > 1 ? ` · ${row.runsPassed}/${row.runs} runs passed` : ""))),
       el("div", { class: "case-reason" }, row.reason || (row.status ? "" : row.text || "")));
       return item;
     }
 
-    pick(evalId) {
+    // Mark the case as the one shown and scroll it into view (without opening it).
+    select(evalId) {
       this.selected = evalId;
       this.rowWindow.reveal(this.rows.findIndex((r) => r.evalId === evalId));
       this.rowWindow.reset(this.rows.length);  // the selected row's mark moves
+    }
+
+    pick(evalId) {
+      this.select(evalId);
       const row = this.all.find((r) => r.evalId === evalId);
       if (row) this.onPick(row);
     }

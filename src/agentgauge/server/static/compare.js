@@ -14,10 +14,32 @@ window.AgentgaugeCompare = (() => {
     const base = $("compare-base").value;
     const head = $("compare-head").value;
     if (!base || !head) return;
+    window.AgentgaugeNav.set({ tab: "compare", base, new: head, case: null });
+    await show(base, head);
+    showTab("panel-compare");
+  }
+
+  async function show(base, head, caseId) {
     const data = await api("GET", `/api/apps/${enc(ui.app)}/compare?base=${enc(base)}&new=${enc(head)}`);
+    Object.assign(shown, { base, head });
     renderComparison(data);
     document.dispatchEvent(new CustomEvent("agentgauge:compared", { detail: { base, head, data } }));  // diagnose.js
-    showTab("panel-compare");
+    // The case the address names, else the first one to act on, opens with its two answers.
+    const first = document.querySelector(".compare-row");
+    const open = caseId || (first && first.dataset.change !== "still_passing" ? first.dataset.case : null);
+    if (open) await toggleCase(open, false);
+    document.body.dataset.compared = `${base}:${head}`;
+  }
+
+  // The pair the address names (nav.js), once the results are listed.
+  async function restore(s) {
+    if (!s.base || !s.new) return;
+    $("compare-base").value = s.base;
+    $("compare-head").value = s.new;
+    const same = shown.base === s.base && shown.head === s.new;
+    const opened = document.querySelector(".compare-detail");
+    if (same && (opened ? opened.dataset.case : null) === (s.case || null)) return;
+    await show(s.base, s.new, s.case);
   }
 
   // The labels and order of `agentgauge compare`: what a reader must act on comes first. Cases one side did not
@@ -69,6 +91,62 @@ window.AgentgaugeCompare = (() => {
     box.hidden = !g && !noise.length;
   }
 
+  // A long reason shows its start; the rest is one click away (no row taller than the screen).
+  function folded(text) {
+    if (text.length <= 140) return text;
+    return el("details", { class: "fold" }, el("summary", {}, `${text.slice(0, 140)}…`), el("div", {}, text));
+  }
+
+  function segmentNodes(list) {
+    return (list || []).map(({ op, text }) =>
+      op === "-" ? el("del", {}, text) : op === "+" ? el("ins", {}, text) : document.createTextNode(text));
+  }
+
+  function answerNode(side, facts, answer) {
+    const calls = answer.toolCalls.length ? answer.toolCalls.map((c) => el("div", { class: "sbs-call" }, el("code", {}, ...segmentNodes(c))))
+      : [el("div", { class: "muted" }, "(no tool calls)")];
+    return el("div", { class: `sbs-side ${side}` },
+      el("div", { class: "muted" }, "Tool calls"), ...calls,
+      el("div", { class: "muted" }, "Final response"),
+      answer.finalResponse ? el("div", { class: "sbs-text" }, ...segmentNodes(answer.finalResponse)) : el("div", { class: "muted" }, "(none)"));
+  }
+
+  function sideHead(name, facts) {
+    if (!facts) return el("div", { class: "sbs-head muted" }, `${name}: not in this result`);
+    return el("div", { class: "sbs-head" }, el("b", {}, name), " ", status(facts.status),
+      facts.runId > 1 ? ` run ${facts.runId}` : "", facts.reason ? el("div", { class: "reason" }, folded(facts.reason)) : "");
+  }
+
+  // The two answers of one case side by side, under its row (the address keeps the case open).
+  async function toggleCase(evalId, byReader) {
+    const row = document.querySelector(`.compare-row[data-case="${CSS.escape(evalId)}"]`);
+    if (!row) return;
+    const open = row.nextElementSibling && row.nextElementSibling.classList.contains("compare-detail");
+    if (open) {
+      row.nextElementSibling.remove();
+      row.classList.remove("open");
+      if (byReader) window.AgentgaugeNav.set({ case: null });
+      return;
+    }
+    if (byReader) window.AgentgaugeNav.set({ case: evalId });
+    const cell = el("td", { colSpan: 6 }, el("span", { class: "muted" }, "Reading both answers…"));
+    row.after(el("tr", { class: "compare-detail", dataset: { case: evalId } }, cell));
+    row.classList.add("open");
+    const [base, head] = [shown.base, shown.head];
+    try {
+      const data = await api("GET", `/api/apps/${enc(ui.app)}/compare/cases/${enc(evalId)}?base=${enc(base)}&new=${enc(head)}`);
+      const turns = data.turns.map((t) => el("div", { class: "sbs-turn", dataset: { turn: String(t.index) } },
+        el("div", { class: "sbs-user" }, el("span", { class: "muted" }, `Turn ${t.index} · user: `), t.user),
+        el("div", { class: "sbs-grid" }, answerNode("base", data.base, t.base), answerNode("new", data.new, t.new))));
+      cell.replaceChildren(el("div", { class: "sbs-grid" }, sideHead("Base", data.base), sideHead("New", data.new)),
+        ...(turns.length ? turns : [el("p", { class: "muted" }, "No turn was recorded on either side.")]));
+    } catch (error) {
+      cell.replaceChildren(el("div", { class: "error" }, error.message));
+    }
+  }
+
+  const shown = { base: null, head: null };
+
   function renderComparison(data) {
     const count = (kind) => data.cases.filter((c) => c.change === kind).length;
     const parts = CHANGE_ORDER.filter((k) => count(k)).map((k) => `${count(k)} ${CHANGE_LABEL[k]}`);
@@ -85,14 +163,16 @@ window.AgentgaugeCompare = (() => {
     body.replaceChildren();
     for (const c of cases) {
       const names = [...new Set([...Object.keys(c.baseMetrics), ...Object.keys(c.newMetrics)])];
-      const scores = names.map((n) => `${n}: ${num(c.baseMetrics[n])} → ${num(c.newMetrics[n])}`).join("\n");
-      body.append(el("tr", { class: "compare-row", dataset: { case: c.evalId, change: c.change } },
-        el("td", {}, c.evalId),
+      const scores = names.map((n) => `${n}: ${num(c.baseMetrics[n])} → ${num(c.newMetrics[n])}`);
+      const row = el("tr", { class: "compare-row", dataset: { case: c.evalId, change: c.change },
+        title: "show the two answers side by side", onclick: (e) => { if (!e.target.closest("details")) toggleCase(c.evalId, true); } },
+        el("td", { class: "case-cell" }, el("button", { type: "button", class: "link sbs-toggle" }, c.evalId)),
         el("td", { class: `change ${c.change}` }, CHANGE_LABEL[c.change]),
-        el("td", {}, status(c.baseStatus)), el("td", {}, status(c.newStatus)),
+        el("td", { class: "statuses" }, status(c.baseStatus), " → ", status(c.newStatus)),
         el("td", { class: "runs" }, `${runs(c.basePassedRuns, c.baseRuns, c.baseStatus)} → ${runs(c.newPassedRuns, c.newRuns, c.newStatus)}${runsStates(c)}`),
-        el("td", { class: "reason" }, c.reason || ""),
-        el("td", { class: "scores" }, el("pre", {}, scores))));
+        el("td", { class: "reason" }, folded(c.reason || "")),
+        el("td", { class: "scores" }, ...scores.map((line) => el("div", {}, line))));
+      body.append(row);
     }
     $("compare-table").hidden = false;
     const metrics = $("compare-metrics").querySelector("tbody");
@@ -136,5 +216,5 @@ window.AgentgaugeCompare = (() => {
     for (const note of data.notes || []) notes.append(el("li", { class: "note" }, `Note: ${note}`));
   }
 
-  return { compare, renderComparison };
+  return { compare, renderComparison, restore };
 })();

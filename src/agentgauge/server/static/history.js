@@ -13,7 +13,7 @@ window.AgentgaugeHistory = (() => {
   const HEAD = 20;  // px of the run numbers above the matrix
   const STATUS = { P: "passed", F: "failed", E: "error", N: "not_evaluated", "-": "not_run" };
 
-  const { svg, title } = window.AgentgaugeSvg;
+  const { svg, title, tip } = window.AgentgaugeSvg;
 
   function runLabel(run, index) {
     const lines = [`run #${index + 1} · ${when(run.timestamp)}`, `pass rate ${fmt(run.passRate)} (${run.passed}/${run.total} case runs)`,
@@ -43,7 +43,7 @@ window.AgentgaugeHistory = (() => {
     const box = $("trend-chart");
     const width = Math.max(box.clientWidth || 800, 320);
     const height = 240;
-    const pad = { left: 40, right: 12, top: 12, bottom: 28 };
+    const pad = { left: 40, right: 12, top: 12, bottom: 34 };
     const plotW = width - pad.left - pad.right;
     const plotH = height - pad.top - pad.bottom;
     const n = data.runs.length;
@@ -74,15 +74,27 @@ window.AgentgaugeHistory = (() => {
     // One hit area per run: hover shows its labels, a click picks it.
     const band = n <= 1 ? plotW : plotW / (n - 1);
     data.runs.forEach((run, i) => {
-      const hit = svg("rect", { x: x(i) - band / 2, y: pad.top, width: Math.max(band, 2), height: plotH,
-        class: `trend-hit${state.picked.includes(run.resultId) ? " picked" : ""}`, "data-result": run.resultId, "data-index": i },
-      title(runLabel(run, i)));
+      const hit = tip(svg("rect", { x: x(i) - band / 2, y: pad.top, width: Math.max(band, 2), height: plotH,
+        class: `trend-hit${state.picked.includes(run.resultId) ? " picked" : ""}`, "data-result": run.resultId, "data-index": i }),
+      runLabel(run, i));
       hit.addEventListener("click", () => pick(run.resultId));
       chart.append(hit);
     });
-    const axis = svg("text", { x: pad.left, y: height - 8, class: "tl-tick" });
-    axis.textContent = n ? `${when(data.runs[0].timestamp)}  →  ${when(data.runs[n - 1].timestamp)} (${n} runs)` : "no runs";
-    chart.append(axis);
+    // The x-axis names its runs: number, date, and the commit or labels when the result records them.
+    const every = Math.max(1, Math.ceil(n / Math.max(1, Math.floor(plotW / 110))));
+    data.runs.forEach((run, i) => {
+      if (i % every && i !== n - 1) return;
+      if (i !== n - 1 && n - 1 - i < every / 2) return;  // keep the newest run's label clear of the one before
+      const meta = run.metadata || {};
+      const extra = meta["git commit"] ? meta["git commit"].slice(0, 7)
+        : Object.entries(meta).filter(([k]) => !k.includes(" ") && k !== "models" && k !== "agentgauge").map(([k, v]) => `${k}=${v}`).join(" ");
+      const anchor = n === 1 ? "middle" : i === 0 ? "start" : i === n - 1 ? "end" : "middle";
+      const label = svg("text", { x: x(i), y: height - 16, class: "tl-tick run-tick", "text-anchor": anchor, "data-index": i });
+      label.append(svg("tspan", { x: x(i) }), svg("tspan", { x: x(i), dy: 11 }));
+      label.firstChild.textContent = `#${i + 1} ${run.timestamp ? new Date(run.timestamp * 1000).toLocaleDateString() : ""}`;
+      label.lastChild.textContent = extra.slice(0, 18);
+      chart.append(label);
+    });
     box.replaceChildren(chart);
     $("trend-legend").replaceChildren(...lines.map((line, k) => el("span", { class: `legend s${k % 8}` }, line.name)),
       ...(skipped.length ? [el("span", { class: "muted" }, ` not charted (values beyond 0–1): ${skipped.join(", ")}`)] : []));
@@ -121,9 +133,13 @@ window.AgentgaugeHistory = (() => {
       chart.append(name);
       columns.forEach((run, k) => {
         const letter = data.matrix[run][c] || "-";
-        const cell = svg("rect", { x: label + k * CELL, y: HEAD + r * CELL, width: CELL - 2, height: CELL - 2,
-          class: `cell ${STATUS[letter]}`, "data-case": id, "data-result": data.runs[run].resultId },
-        title(`${id} · run #${run + 1} (${when(data.runs[run].timestamp)}): ${STATUS[letter].replace("_", " ")}`));
+        const share = (data.runs[run].caseRuns || {})[id];  // [runs passed, runs] of a result with several runs
+        const count = share ? ` (${share[0]}/${share[1]} runs passed)` : "";
+        const cell = tip(svg("rect", { x: label + k * CELL, y: HEAD + r * CELL, width: CELL - 2, height: CELL - 2,
+          class: `cell ${STATUS[letter]}${share ? " shaded" : ""}`, "data-case": id, "data-result": data.runs[run].resultId }),
+        `${id} · run #${run + 1} (${when(data.runs[run].timestamp)}): ${STATUS[letter].replace("_", " ")}${count}`);
+        // Shaded by the pass rate over the case's runs: all red at 0/n, all green at n/n.
+        if (share && share[1]) cell.style.fill = `hsl(${Math.round(120 * share[0] / share[1])}, 62%, 52%)`;
         if (letter !== "-") cell.addEventListener("click", () => window.AgentgaugeReview.openResultCase(state.app, data.runs[run].resultId, id));
         chart.append(cell);
       });
@@ -177,8 +193,8 @@ window.AgentgaugeHistory = (() => {
 
   function start() {
     const failed = (error) => { $("history-scope").textContent = String(error.message || error); };
-    $("tab-history").addEventListener("click", () => load().catch(failed));
     document.addEventListener("agentgauge:set-shown", () => { if (!$("panel-history").hidden) load().catch(failed); });
+    document.addEventListener("agentgauge:results-refreshed", () => { if (!$("panel-history").hidden) load().catch(failed); });
     $("history-open").addEventListener("click", () => { if (state.picked.length === 1) openResult(state.picked[0]); });
     $("history-compare").addEventListener("click", async () => {
       if (state.picked.length !== 2) return;

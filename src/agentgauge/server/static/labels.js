@@ -105,23 +105,58 @@
     const label = state.labels.get(key);
     const score = metric.score === null || metric.score === undefined ? "" : ` (${Number(metric.score).toFixed(2)})`;
     const row = node("tr", {
-      class: "label-row",
+      class: "label-row", tabIndex: 0,
       dataset: { caseId: caseResult.evalId, runId: String(caseResult.runId), metricName: metric.metricName, judgeVerdict },
     },
-    node("td", {}, caseResult.evalId),
-    node("td", {}, String(caseResult.runId)),
-    node("td", {}, metric.metricName),
-    node("td", {}, judgeModel(metric)),
-    node("td", { class: `status ${metric.evalStatus}` }, `${judgeVerdict}${score}`),
-    node("td", { title: (metric.details || {}).reason || "" }, ((metric.details || {}).reason || "").slice(0, 160)),
     node("td", { class: "label-actions" },
-      node("button", { type: "button", class: "label-agree", dataset: { verdict: "agree" }, onclick: (e) => save(e.target.closest("tr"), "agree") }, "Agree"),
-      node("button", { type: "button", class: "label-disagree", dataset: { verdict: "disagree" }, onclick: (e) => save(e.target.closest("tr"), "disagree") }, "Disagree"),
+      node("button", { type: "button", class: "label-agree", dataset: { verdict: "agree" }, title: "agree (key a)", onclick: (e) => save(e.target.closest("tr"), "agree") }, "Agree"),
+      node("button", { type: "button", class: "label-disagree", dataset: { verdict: "disagree" }, title: "disagree (key d)", onclick: (e) => save(e.target.closest("tr"), "disagree") }, "Disagree"),
       node("button", { type: "button", class: "label-clear", onclick: (e) => clear(e.target.closest("tr")) }, "Clear"),
-      node("div", { class: "label-state muted" })),
-    node("td", {}, node("input", { class: "label-note", placeholder: "note", value: label ? label.note || "" : "" })));
+      node("div", { class: "label-state muted" }),
+      node("input", { class: "label-note", placeholder: "note", value: label ? label.note || "" : "" })),
+    node("td", { class: "label-case" }, node("b", {}, caseResult.evalId),
+      node("div", { class: "muted" }, `run ${caseResult.runId} · ${metric.metricName}${judgeModel(metric) ? ` · ${judgeModel(metric)}` : ""}`),
+      node("div", { class: `status ${metric.evalStatus}` }, `${judgeVerdict}${score}`)),
+    node("td", { class: "label-said" }, ...said(caseResult)),
+    node("td", { class: "label-reason" }, (metric.details || {}).reason || ""));
     paint(row, label);
     return row;
+  }
+
+  const text = (message) => (message && typeof message.content === "string" ? message.content : "");
+
+  // What the judge read: each turn's user message, the agent's answer and the expected one.
+  function said(caseResult) {
+    const out = [];
+    for (const turn of caseResult.evalMetricResultPerInvocation || []) {
+      const actual = turn.actualInvocation || {};
+      const expected = turn.expectedInvocation || null;
+      out.push(node("div", { class: "said user" }, node("span", { class: "who" }, "User"), text(actual.userContent)),
+        node("div", { class: "said answer" }, node("span", { class: "who" }, "Answer"), text(actual.finalResponse) || "(none)"));
+      if (expected) out.push(node("div", { class: "said expected" }, node("span", { class: "who" }, "Expected"), text(expected.finalResponse) || "(none)"));
+    }
+    return out;
+  }
+
+  // Keys while the labels are in view and no field has the focus: j / k move between verdicts, a agrees, d disagrees.
+  function onKey(event) {
+    const box = byId("labels-box");
+    if (box.hidden || byId("panel-runs").hidden || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (/^(INPUT|TEXTAREA|SELECT)$/.test(event.target.tagName)) return;
+    const rows = [...document.querySelectorAll("#labels-list .label-row")];
+    if (!rows.length) return;
+    const at = rows.indexOf(document.activeElement && document.activeElement.closest(".label-row"));
+    const action = { j: "next", k: "previous", a: "agree", d: "disagree" }[event.key];
+    if (!action) return;
+    event.preventDefault();
+    if (action === "next" || action === "previous") {
+      const step = action === "next" ? 1 : -1;
+      const next = rows[at < 0 ? 0 : (at + step + rows.length) % rows.length];
+      next.focus();
+      next.scrollIntoView({ block: "nearest" });
+    } else if (at >= 0) {
+      save(rows[at], action);
+    }
   }
 
   async function open(app, resultId) {
@@ -160,5 +195,6 @@
     open(event.detail.app, event.detail.resultId).catch(showError);
   });
   document.addEventListener("agentgauge:result-closed", close);
+  document.addEventListener("keydown", onKey);
   byId("label-author").value = localStorage.getItem("agentgauge.labelAuthor") || "";
 })();

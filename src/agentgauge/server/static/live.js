@@ -72,7 +72,8 @@ async function openLiveSession(key) {
     $("live-turns").replaceChildren(...data.turns.map((t, i) => liveTurn(t, i + 1)));
     $("live-warnings").textContent = data.warnings.join("\n");
     $("live-warnings").hidden = data.warnings.length === 0;
-    if (!$("live-case-id").value && data.evalId) $("live-case-id").value = data.evalId;
+    // The case it was matched to exists by construction: the id field is left for a new id, the default said.
+    $("live-case-id").placeholder = `new case id (default: ${data.evalId ? `${data.evalId}, if free` : "trace_<id>"})`;
     showError("live-error", null);
   } catch (error) {
     showError("live-error", error);
@@ -122,29 +123,34 @@ async function saveLiveSession(event) {
     showError("live-error", null);
     if (ui.app === data.appName && ui.set === data.evalSetId && typeof showSet === "function") await showSet();
   } catch (error) {
-    showError("live-error", error);
+    $("live-saved").replaceChildren(el("span", { class: "error", id: "live-save-error" }, String(error.message || error)));
   }
 }
 
-async function startLive() {
+// One event stream for the page (/api/live/events): whether sessions are received at all (`hello`), the sessions as
+// they change, and `results` when a result of an app is saved anywhere the server reads (app.js refreshes its views).
+function startLive() {
   $("live-score").addEventListener("click", scoreLiveSession);
   $("live-save-form").addEventListener("submit", saveLiveSession);
-  try {
-    const data = await api("GET", "/api/live/sessions");
-    for (const row of data.sessions) live.rows.set(row.key, row);
-  } catch (error) {
-    $("live-off").hidden = false;
-    $("live-off").textContent = String(error.message || error);
-    return;
-  }
-  renderLiveList();
   live.source = new EventSource("/api/live/events");
+  live.source.addEventListener("hello", (e) => {
+    const { otlp } = JSON.parse(e.data);
+    $("live-off").hidden = otlp;
+    $("live-off").textContent = otlp ? "" : "This server does not receive traces: start it with agentgauge serve --otlp " +
+      "to see the sessions of running agents here.";
+    $("live-table").hidden = !otlp;
+    if (otlp) renderLiveList();
+    else $("live-empty").hidden = true;
+    document.body.dataset.live = String(otlp);
+  });
   live.source.addEventListener("session", (e) => liveUpdate(JSON.parse(e.data)));
   live.source.addEventListener("removed", (e) => {
     live.rows.delete(JSON.parse(e.data).key);
     renderLiveList();
   });
-  document.body.dataset.live = "true";
+  live.source.addEventListener("results", (e) => {
+    document.dispatchEvent(new CustomEvent("agentgauge:results-changed", { detail: JSON.parse(e.data) }));
+  });
 }
 
-startLive().catch((error) => showError("live-error", error));
+startLive();

@@ -91,7 +91,6 @@ window.AgentgaugePicker = (() => {
 
   function start() {
     const failed = (error) => showError("picker-error", error);
-    $("tab-metrics").addEventListener("click", () => load().catch(failed));
     document.addEventListener("agentgauge:set-shown", () => { if (!$("panel-metrics").hidden) load().catch(failed); });
     $("picker-save").addEventListener("click", save);
     $("picker-search").addEventListener("input", () => state.data && render(state.data));

@@ -77,21 +77,32 @@ window.AgentgaugeReview = (() => {
 
   function renderReplay(data) {
     const box = $("replay");
-    const runs = data.runIds.length > 1 ? el("select", { id: "replay-run", onchange: (e) => openCase(data.evalId, Number(e.target.value)) },
-      ...data.runIds.map((r) => el("option", { value: String(r), selected: r === data.runId }, `run ${r}`))) : "";
+    // A reason is printed once: beside the turn it judged, not again among the case's overall verdicts.
+    const shownInTurns = new Set(data.turns.flatMap((t) => t.metrics.map((m) => m.reason)).filter(Boolean));
+    const runs = data.runIds.length > 1 ? el("select", { id: "replay-run", onchange: (e) => pickCase(data.evalId, Number(e.target.value)) },
+      ...data.runIds.map((r, i) => el("option", { value: String(r), selected: r === data.runId },
+        `run ${r}: ${(data.runStatuses[i] || "").replace("_", " ")}`))) : "";
     const head = el("div", { class: "replay-head" },
       el("div", { class: "row" }, el("h3", { id: "replay-title" }, data.evalId), status(data.status), runs,
         el("span", { class: "spacer" }), el("span", { class: "muted" }, `result ${data.resultId}`)),
       data.reason ? el("div", { class: "error", id: "replay-reason" }, data.reason) : "",
-      el("ul", { class: "verdicts overall" }, ...data.metrics.map(verdictNode)));
+      el("ul", { class: "verdicts overall" }, ...data.metrics.map((m) => verdictNode(shownInTurns.has(m.reason) ? { ...m, reason: null } : m))));
     box.replaceChildren(head, ...data.turns.map(turnNode));
     if (!data.turns.length) box.append(el("p", { class: "muted" }, "No turn was recorded."));
+  }
+
+  // A case picked by the reader: its address first (Back returns to the previous case), then the replay.
+  function pickCase(evalId, runId) {
+    window.AgentgaugeNav.set({ tab: "replay", result: view.fromResult ? view.resultId : null, case: evalId,
+      run: runId || null, turn: null });
+    return openCase(evalId, runId);
   }
 
   async function openCase(evalId, runId) {
     const row = view.list.all.find((r) => r.evalId === evalId);
     const resultId = (row && row.resultId) || view.resultId;
     view.caseId = evalId;
+    view.runId = runId;
     $("replay-hint").hidden = true;
     if (!resultId) {
       $("replay").replaceChildren(el("p", { class: "muted" }, `Case ${evalId} has not been run yet.`));
@@ -117,6 +128,7 @@ window.AgentgaugeReview = (() => {
   function showCounts() {
     const c = view.list.counts();
     $("case-count").textContent = `${c.shown} of ${c.total} cases · ${c.failing} failing`;
+    $("case-none").hidden = !(c.total && !c.shown);  // a blank box would look like a broken page
   }
 
   async function load(app, set, resultId) {
@@ -155,21 +167,33 @@ window.AgentgaugeReview = (() => {
   }
 
   function start() {
-    view.list = new window.AgentgaugeCaseList.CaseList($("case-viewport"), (row) => openCase(row.evalId));
-    const query = () => { view.list.setQuery($("case-filter").value, $("case-search").value); showCounts(); };
+    view.list = new window.AgentgaugeCaseList.CaseList($("case-viewport"), (row) => pickCase(row.evalId));
+    const query = () => {
+      window.AgentgaugeNav.set({ q: $("case-search").value.trim() || null, status: $("case-filter").value || null },
+        { replace: true });
+      view.list.setQuery($("case-filter").value, $("case-search").value);
+      showCounts();
+    };
     let timer = null;
     $("case-search").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(query, 80); });
     $("case-filter").addEventListener("change", query);
     document.addEventListener("keydown", onKey);
-    $("tab-review").addEventListener("click", () => {
-      if (!view.fromResult && (view.app !== ui.app || view.set !== ui.set)) load(ui.app, ui.set, null).catch(showFailure);
+    $("review-set").addEventListener("click", () => {
+      window.AgentgaugeNav.set({ result: null, case: null, run: null, turn: null });
+      load(ui.app, ui.set, null).catch(showFailure);
     });
-    $("review-set").addEventListener("click", () => load(ui.app, ui.set, null).catch(showFailure));
     document.addEventListener("agentgauge:result-opened", (e) => {
       $("result-actions").hidden = false;
-      $("replay-result").onclick = () => { showTab("panel-review"); load(e.detail.app, null, e.detail.resultId).catch(showFailure); };
+      $("replay-result").onclick = () => {
+        window.AgentgaugeNav.set({ tab: "replay", result: e.detail.resultId, case: null, run: null, turn: null });
+        showTab("panel-review");
+        load(e.detail.app, null, e.detail.resultId).catch(showFailure);
+      };
     });
     document.addEventListener("agentgauge:result-closed", () => { $("result-actions").hidden = true; });
+    document.addEventListener("agentgauge:results-refreshed", () => {
+      if (!$("panel-review").hidden && !view.fromResult && view.app) load(view.app, view.set, null).catch(showFailure);
+    });
     document.addEventListener("agentgauge:set-shown", (e) => {
       view.fromResult = false;
       if ($("panel-review").hidden) view.app = null;  // loaded when the tab is opened
@@ -192,11 +216,33 @@ window.AgentgaugeReview = (() => {
 
   // Open one case of one result (the history matrix calls this).
   async function openResultCase(app, resultId, evalId) {
-    showTab("panel-review");
-    await load(app, null, resultId);
-    view.list.pick(evalId);
+    window.AgentgaugeNav.set({ tab: "replay", result: resultId, case: evalId, run: null, turn: null });
+    await window.AgentgaugeNav.apply();
+  }
+
+  // The view the address names (nav.js): the set's or the result's cases, the filters, the case, its run, its turn.
+  async function restore(s) {
+    const resultId = s.result || null;
+    const stale = resultId ? !view.fromResult || view.resultId !== resultId
+      : view.fromResult || view.app !== ui.app || view.set !== ui.set;
+    if (stale) await load(ui.app, resultId ? null : ui.set, resultId);
+    $("case-search").value = s.q || "";
+    $("case-filter").value = s.status || "";
+    view.list.setQuery(s.status || "", s.q || "");
+    showCounts();
+    const runId = Number(s.run) || undefined;
+    // No case named: the first failing one is shown rather than an empty pane beside the list.
+    const shown = s.case || (stale || !view.caseId ? (view.list.rows.find((r) => r.status === "failed" || r.status === "error") || {}).evalId : null);
+    if (shown && (shown !== view.caseId || runId !== view.runId || stale)) {
+      view.list.select(shown);
+      await openCase(shown, runId);
+    }
+    if (s.turn) {
+      const turn = document.getElementById(`turn-${s.turn}`);
+      if (turn) { turn.scrollIntoView({ block: "start" }); turn.classList.add("highlight"); }
+    }
   }
 
   start();
-  return { load, openCase, openResultCase, view };
+  return { load, openCase, openResultCase, restore, view };
 })();

@@ -60,7 +60,10 @@
     box.hidden = !box.children.length;
   }
 
-  byId("result-label-filter").addEventListener("input", applyFilter);
+  byId("result-label-filter").addEventListener("input", () => {
+    window.AgentgaugeNav.set({ labels: byId("result-label-filter").value.trim() || null }, { replace: true });
+    applyFilter();
+  });
   document.addEventListener("agentgauge:results-listed", applyFilter);
   document.addEventListener("agentgauge:result-opened", (e) => showMetadata(e.detail.resultId));
   document.addEventListener("agentgauge:result-closed", () => { byId("run-meta").hidden = true; });

@@ -52,6 +52,7 @@ window.AgentgaugeRuns = (() => {
     const metrics = selectedMetrics();
     if (metrics !== undefined) body.metrics = metrics;
     $("run-status").replaceChildren();
+    $("run-cases").replaceChildren();
     let run;
     try {
       run = await api("POST", `/api/apps/${enc(ui.app)}/eval-sets/${enc(ui.set)}/runs`, body);
@@ -80,6 +81,7 @@ window.AgentgaugeRuns = (() => {
     source.addEventListener("case_finished", (e) => {
       const data = JSON.parse(e.data);
       show(data.evalId, data.status);
+      caseFinished(data);
       $("progress").value = data.done;
       $("progress-text").textContent = `${data.done} / ${data.total}`;
     });
@@ -90,8 +92,7 @@ window.AgentgaugeRuns = (() => {
       $("run-selected").disabled = false;
       $("run-status").replaceChildren(el("div", { class: css, id: "run-done" }, message));
       if (resultId && app === ui.app) {
-        await loadResults();
-        await refreshLastStatuses();
+        await Promise.all([loadResults(), refreshLastStatuses(), showOutcome(app, set, resultId)]);
       }
     };
     source.addEventListener("run_finished", (e) => {
@@ -103,6 +104,38 @@ window.AgentgaugeRuns = (() => {
       const data = JSON.parse(e.data);
       finish(`Run cancelled: ${data.done} of ${data.total} finished and kept.`, "error", data.resultId);
     });
+  }
+
+  // Each case as it finishes, with the agent's error when it raised one (a missing key, an unreachable agent).
+  function caseFinished(data) {
+    const list = $("run-cases");
+    const id = `run-case-${data.evalId}-${data.runId}`;
+    const item = el("li", { class: `run-case ${data.status}`, id, dataset: { case: data.evalId } },
+      status(data.status), " ", el("b", {}, data.evalId), data.runId > 1 ? ` run ${data.runId}` : "",
+      data.errorMessage ? el("span", { class: "run-case-error" }, `: ${data.errorMessage}`) : "");
+    const old = document.getElementById(id);
+    if (old) old.replaceWith(item);
+    else list.append(item);
+    list.hidden = false;
+  }
+
+  // The finished run: the result opened for reading, each case that did not pass with its first reason and a link
+  // to its replay (the server's case list of the result: the statuses and reasons every view shows).
+  async function showOutcome(app, set, resultId) {
+    const data = await api("GET", `/api/apps/${enc(app)}/results/${enc(resultId)}/cases`);
+    const failing = data.cases.filter((c) => c.status && c.status !== "passed");
+    const nav = window.AgentgaugeNav;
+    const links = el("div", { class: "row", id: "run-links" },
+      el("a", { href: nav.format({ app, set, tab: "results", result: resultId }), id: "run-open-result" }, "Open the result"),
+      el("a", { href: nav.format({ app, set, tab: "replay", result: resultId }) }, "Replay its cases"));
+    const rows = failing.map((c) => el("li", { class: "run-failure", dataset: { case: c.evalId } },
+      status(c.status), " ", el("b", {}, c.evalId), c.reason ? `: ${c.reason}` : "", " ",
+      el("a", { class: "run-replay", href: nav.replayLink(app, set, resultId, c.evalId) }, "replay")));
+    const summary = failing.length ? `${failing.length} of ${data.cases.length} cases did not pass:`
+      : `All ${data.cases.length} cases passed.`;
+    $("run-status").append(links, el("div", { class: failing.length ? "error" : "ok", id: "run-summary" }, summary),
+      el("ul", { id: "run-failures" }, ...rows));
+    $("run-cases").hidden = true;  // the outcome says it all; the progress list was for while it ran
   }
 
   async function cancelRun() {

@@ -39,6 +39,7 @@ window.AgentgaugeTimeline = (() => {
     for (const other of document.querySelectorAll(".turn.highlight")) other.classList.remove("highlight");
     node.classList.add("highlight");
     node.scrollIntoView({ block: "start" });
+    window.AgentgaugeNav.set({ turn: String(turn) }, { replace: true });  // the address names the turn shown
   }
 
   function render(data) {
