@@ -91,7 +91,12 @@ window.AgentgaugePicker = (() => {
 
   function start() {
     const failed = (error) => showError("picker-error", error);
-    document.addEventListener("agentgauge:set-shown", () => { if (!$("panel-metrics").hidden) load().catch(failed); });
+    // A set shown while the tab is open is read once: the tab's own opening may already be reading that set, and
+    // drawing the list again would drop what is being typed into it.
+    const current = () => state.data && state.app === ui.app && state.set === ui.set;
+    document.addEventListener("agentgauge:set-shown", () => {
+      if (!$("panel-metrics").hidden && !current()) load().catch(failed);
+    });
     $("picker-save").addEventListener("click", save);
     $("picker-search").addEventListener("input", () => state.data && render(state.data));
     $("picker-chosen-only").addEventListener("change", () => state.data && render(state.data));
