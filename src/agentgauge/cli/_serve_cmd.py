@@ -86,7 +86,7 @@ _Agents = Annotated[
         metavar="[AGENT_OR_DIR]...",
         help="Agents to chat with and evaluate: path/to/agent.py, an agent directory, a folder of agent "
         "directories, package.module:attr or a remote agent URL ([NAME=]a2a+http://..., adk+http://HOST/apps/APP, "
-        "agui+http://..., http://... with --agent-config).",
+        "agui+http://..., trpcagent+http://HOST/APP, http://... with --agent-config).",
         show_default=False,
     ),
 ]
