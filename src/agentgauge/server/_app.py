@@ -29,7 +29,7 @@ from ._safety import SafetyMiddleware
 from ._state import ServerState
 from ._warmup import warm_up_lifespan
 
-__all__ = ["adk_web_assets", "create_app"]
+__all__ = ["adk_web_assets", "create_app", "trpc_app_name"]
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -102,11 +102,34 @@ def create_app(config: ServerConfig) -> FastAPI:
     app.include_router(adk_trace.router)
     if live is not None:
         app.include_router(otlp.router)
+    if config.trpc_api:
+        _mount_trpc_api(app, state)
     _mount_ui(app)
     if config.adk_web:
         _mount_adk_web(app)
     _add_guards(app, config)
     return app
+
+
+def trpc_app_name(state: ServerState) -> str:
+    """The app trpc's evaluation service serves: ``--trpc-app``, else the only app with an agent, else the only
+    app; :class:`InputError` naming the choices otherwise."""
+    chosen = state.config.trpc_app
+    if chosen:
+        return state.check_app(chosen)
+    agents = sorted(state.config.agents)
+    apps = agents or state.app_names()
+    if len(apps) == 1:
+        return apps[0]
+    listed = ", ".join(apps) or "none yet"
+    raise InputError(f"--trpc-api serves the evaluation service of one app: name it with --trpc-app (apps: {listed})")
+
+
+def _mount_trpc_api(app: FastAPI, state: ServerState) -> None:
+    from ._trpc_api import check_trpc_base_path, trpc_router
+
+    base = check_trpc_base_path(state.config.trpc_base_path)
+    app.include_router(trpc_router(state, trpc_app_name(state), base))
 
 
 def _live_hub(config: ServerConfig) -> LiveHub | None:
