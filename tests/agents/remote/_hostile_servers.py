@@ -14,8 +14,8 @@ two segments of the path say:
 Protocol routes (after the mode): ADK's ``GET /list-apps``, ``POST /apps/hostile/users/U/sessions/S`` and
 ``POST /run_sse``; A2A's ``GET /.well-known/agent-card.json`` and ``POST /`` (JSON-RPC, streamed); AG-UI's
 ``POST /agui``; a plain JSON service's ``POST /chat`` (``{"answer": "fine"}``); the tRPC-Agent API's
-``GET /trpc-agent/v1/apps/hostile/structure`` and ``POST /trpc-agent/v1/apps/hostile/runs``. Every request is recorded in
-``seen`` with its headers, so tests can check what reached which server.
+``GET /trpc-agent/v1/apps/hostile/structure`` and ``POST /trpc-agent/v1/apps/hostile/runs``. Every request is
+recorded in ``seen`` with its headers, so tests can check what reached which server.
 """
 
 from __future__ import annotations
