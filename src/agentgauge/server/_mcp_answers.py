@@ -140,8 +140,13 @@ def result_summary(result: EvalSetResult, row: dict[str, Any] | None, result_id:
     summary: dict[str, Any] = _row(row) if row is not None else {"resultId": result_id, "evalSetId": result.eval_set_id}
     overall = (m for c in result.eval_case_results for m in c.overall_eval_metric_results)
     summary["metrics"] = {m.metric_name: _score(m.average_score) for m in metric_summaries(overall)}
-    failing = [c for c in result.eval_case_results if c.final_eval_status is not EvalStatus.PASSED]
+    failing = [c for c in result.eval_case_results if _did_not_pass(c)]
     return _limited([_case_line(c) for c in failing[:20]], 20, summary, "notPassed", len(failing))
+
+
+def _did_not_pass(case: EvalCaseResult) -> bool:
+    """A case run the reports list as not passed: any status but passed, or an error (a recording cut short)."""
+    return case.final_eval_status is not EvalStatus.PASSED or bool(case.error_message)
 
 
 def _score(score: float | None) -> float | None:
@@ -208,7 +213,7 @@ def failures_answer(
     cases = [
         c
         for c in result.eval_case_results
-        if c.final_eval_status is not EvalStatus.PASSED and (not wanted or c.eval_id in wanted)
+        if _did_not_pass(c) and (not wanted or c.eval_id in wanted)
     ]
     if wanted and not any(c.eval_id in wanted for c in result.eval_case_results):
         raise InputError(f"caseIds: none of {sorted(wanted)} is in result {result_id!r}")
