@@ -210,11 +210,7 @@ def failures_answer(
     """The cases of a result that did not pass (of ``case_ids`` when given): reason, failed metrics with their
     reasons, first divergence from the expected conversation."""
     wanted = set(case_ids or ())
-    cases = [
-        c
-        for c in result.eval_case_results
-        if _did_not_pass(c) and (not wanted or c.eval_id in wanted)
-    ]
+    cases = [c for c in result.eval_case_results if _did_not_pass(c) and (not wanted or c.eval_id in wanted)]
     if wanted and not any(c.eval_id in wanted for c in result.eval_case_results):
         raise InputError(f"caseIds: none of {sorted(wanted)} is in result {result_id!r}")
     answer: dict[str, Any] = {
