@@ -321,8 +321,6 @@ def print_case(case: EvalCaseResult, multi_run: bool, console: Console) -> None:
     title.append(case_label(case, multi_run), style="bold")
     title.append("  ")
     title.append_text(_status(case.final_eval_status))
-    if case.score is not None:
-        title.append(f"  case score {format_score(case.score)}")
     usage = usage_text(case_usage(case))
     if usage:
         title.append(f"  {usage}", style="dim")

@@ -251,8 +251,10 @@ async def evaluate_case(
         CURRENT_CASE.reset(token)
     status, errors, extra = _verdict(case, overall, errors)
     data = CaseScoreInput(inference.app_name, inference.eval_set_id, case, case_metrics, overall, status)
+    score: float | None = None
     try:
-        score, status = await score_case(aggregator, data)
+        if not errors:  # a case with errors (a recording cut short) keeps the status they gave it, and no score
+            score, status = await score_case(aggregator, data)
     except CaseAggregationError as exc:
         score, status, errors = None, EvalStatus.ERROR, [*errors, str(exc)]
     return base.model_copy(
