@@ -91,7 +91,6 @@ class AgentEvaluator:
     - ``case_status`` decides a case's status over its ``num_runs`` runs: ``mean`` (default: the metrics' scores
       reduced over the runs against their thresholds, as ADK and trpc-agent-go decide), ``all``, ``majority`` or
       ``any`` run passed (see :class:`~agentgauge.model.CaseStatusRule`); an unknown name raises ``ValueError``.
-
     - ``case_aggregator`` (:class:`~agentgauge.service.CaseResultAggregator`) gives each case run its case score and
       status (trpc-agent-go's ``evalCaseResults[].score``); by default trpc's own rule scores the cases whose
       metrics follow trpc's rules (1 passed, 0 otherwise).

@@ -165,17 +165,15 @@ class McpTools:
     ) -> str:
         """Run an eval set (or some of its cases) with the app's agent and answer the result's summary; refused
         unless the server allows runs (``--mcp-allow-run``). Bounded as every run of the server."""
-        from ._runs import RunRequest
+        from ..launch import EvalRequest
 
         if not self.allow_run:
             raise InputError("run_evaluation is off: start the server with --mcp-allow-run to let clients run")
         if isinstance(num_runs, bool) or not isinstance(num_runs, int):
             raise InputError(f"num_runs: must be a whole number, got {num_runs!r}")
         state = self.state
-        request = RunRequest(
-            state.check_app(app), eval_set_id, list(case_ids or []), None, num_runs, state.config.default_parallelism
-        )
-        run = await state.runs.start(request)
+        asked = EvalRequest(num_runs=num_runs, parallelism=state.config.default_parallelism)  # checked by start
+        run = await state.runs.start(state.check_app(app), eval_set_id, list(case_ids or []), asked)
         result = await state.runs.wait(run)
         if result is None or run.result_id is None:
             raise InputError(f"the run {run.status}: {run.error or 'no result'}")

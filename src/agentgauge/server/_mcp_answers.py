@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..model import EvalCaseResult, EvalSetResult, EvalStatus
-from ..summary import case_mismatches, first_reason, format_tool_call, message_text, one_line
+from ..summary import case_mismatches, format_tool_call, message_text, one_line
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compare import Comparison
-    from ..summary import Mismatch
+    from ..summary import CaseSummary, Mismatch
     from ._answers import ReplayAnswer, ReplayEvent
     from ._state import ServerState
 
@@ -140,24 +140,29 @@ def result_summary(result: EvalSetResult, row: dict[str, Any] | None, result_id:
     summary: dict[str, Any] = _row(row) if row is not None else {"resultId": result_id, "evalSetId": result.eval_set_id}
     overall = (m for c in result.eval_case_results for m in c.overall_eval_metric_results)
     summary["metrics"] = {m.metric_name: _score(m.average_score) for m in metric_summaries(overall)}
-    failing = [c for c in result.eval_case_results if _did_not_pass(c)]
+    failing = _not_passed(result)
     return _limited([_case_line(c) for c in failing[:20]], 20, summary, "notPassed", len(failing))
 
 
-def _did_not_pass(case: EvalCaseResult) -> bool:
-    """A case run the reports list as not passed: any status but passed, or an error (a recording cut short)."""
-    return case.final_eval_status is not EvalStatus.PASSED or bool(case.error_message)
+def _not_passed(result: EvalSetResult, wanted: set[str] | None = None) -> list[CaseSummary]:
+    """The cases (of ``wanted`` when given) whose case status is not passed: the one status ``show`` and every
+    report give a case, decided over its runs by the result's rule."""
+    from ..summary import result_summary as summarize
+
+    return [c for c in summarize(result).cases if not c.passed and (not wanted or c.eval_id in wanted)]
 
 
 def _score(score: float | None) -> float | None:
     return None if score is None else round(score, 4)
 
 
-def _case_line(case: EvalCaseResult) -> dict[str, Any]:
-    line: dict[str, Any] = {"caseId": case.eval_id, "status": case.final_eval_status.value}
-    if case.run_id != 1:
-        line["run"] = case.run_id
-    line["reason"] = _cut(first_reason(case))
+def _case_line(case: CaseSummary) -> dict[str, Any]:
+    line: dict[str, Any] = {"caseId": case.eval_id, "status": case.status.value}
+    if case.runs > 1:
+        line["runs"] = case.runs_text
+        if case.reason_run is not None:
+            line["run"] = case.reason_run
+    line["reason"] = _cut(case.reason)
     return line
 
 
@@ -182,11 +187,14 @@ def _divergence(first: Mismatch) -> dict[str, Any]:
     return found
 
 
-def _case_failure(case: EvalCaseResult) -> dict[str, Any]:
+def _case_failure(case: CaseSummary, run: EvalCaseResult | None) -> dict[str, Any]:
+    """A not-passed case: its line, then the failed metrics and first divergence of the run its reason comes from."""
     line = _case_line(case)
-    if case.score is not None:
-        line["caseScore"] = case.score
-    mismatches = case_mismatches(case)
+    if run is None:
+        return line
+    if run.score is not None:
+        line["caseScore"] = run.score
+    mismatches = case_mismatches(run)
     metrics: dict[str, dict[str, Any]] = {}
     for m in mismatches:  # one line per metric: its first failing turn
         if m.metric_name not in metrics:
@@ -208,18 +216,20 @@ def failures_answer(
     result: EvalSetResult, result_id: str, case_ids: Iterable[str] | None, limit: int
 ) -> dict[str, Any]:
     """The cases of a result that did not pass (of ``case_ids`` when given): reason, failed metrics with their
-    reasons, first divergence from the expected conversation."""
+    reasons, first divergence from the expected conversation (of the run the reason comes from)."""
     wanted = set(case_ids or ())
-    cases = [c for c in result.eval_case_results if _did_not_pass(c) and (not wanted or c.eval_id in wanted)]
     if wanted and not any(c.eval_id in wanted for c in result.eval_case_results):
         raise InputError(f"caseIds: none of {sorted(wanted)} is in result {result_id!r}")
+    cases = _not_passed(result, wanted)
+    runs = {(c.eval_id, c.run_id): c for c in result.eval_case_results}
     answer: dict[str, Any] = {
         "resultId": result_id,
         "evalSetId": result.eval_set_id,
         "cases": len({c.eval_id for c in result.eval_case_results}),
         "notPassed": len(cases),
     }
-    return _limited([_case_failure(c) for c in cases[:limit]], limit, answer, "failures", len(cases))
+    failures = [_case_failure(c, runs.get((c.eval_id, c.reason_run or c.first_run))) for c in cases[:limit]]
+    return _limited(failures, limit, answer, "failures", len(cases))
 
 
 def comparison_answer(comparison: Comparison, limit: int) -> dict[str, Any]:

@@ -170,14 +170,14 @@ class _Service:
         return set_id, metric
 
     async def run(self, body: _RunBody) -> dict[str, Any]:
-        from ._runs import RunRequest
+        from ..launch import EvalRequest
 
         set_id = _set_id(body.setId)
         if body.numRuns is not None and body.numRuns <= 0:
             raise InputError("numRuns must be greater than 0 when provided")
         state = self.state
-        request = RunRequest(self.app, set_id, [], None, body.numRuns or 1, state.config.default_parallelism)
-        run = await state.runs.start(request)
+        asked = EvalRequest(num_runs=body.numRuns or 1, parallelism=state.config.default_parallelism)
+        run = await state.runs.start(self.app, set_id, [], asked)
         result = await state.runs.wait(run)
         if run.status == "cancelled":
             raise _Cancelled("evaluation canceled")
