@@ -6,22 +6,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from _otlp_spans import otlp_export, otlp_span
+
 from agentgauge.traces import extract_conversation, parse_traces
 
 
-def _span(span_id: str, name: str, parent: str = "", start: int = 0, **attrs: str) -> dict[str, Any]:
-    return {
-        "traceId": "ab" * 16,
-        "spanId": span_id,
-        "parentSpanId": parent,
-        "name": name,
-        "startTimeUnixNano": str(start),
-        "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in attrs.items()],
-    }
-
-
 def _chat(span_id: str, parent: str, start: int, answer: str) -> dict[str, Any]:
-    return _span(
+    return otlp_span(
         span_id,
         "chat m",
         parent,
@@ -35,17 +26,17 @@ def _chat(span_id: str, parent: str, start: int, answer: str) -> dict[str, Any]:
 
 
 def _trace(*spans: dict[str, Any]) -> Any:
-    [trace] = parse_traces(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]}))
+    [trace] = parse_traces(otlp_export(*spans))
     return trace
 
 
 def test_hand_offs_become_executed_agent_records() -> None:
     trace = _trace(
-        _span("a1", "invoke_agent planner", "", 1, **{"gen_ai.operation.name": "invoke_agent"}),
+        otlp_span("a1", "invoke_agent planner", "", 1, **{"gen_ai.operation.name": "invoke_agent"}),
         _chat("c1", "a1", 2, "asking the researcher"),
-        _span("a2", "invoke_agent researcher", "a1", 3, **{"gen_ai.agent.name": "researcher"}),
+        otlp_span("a2", "invoke_agent researcher", "a1", 3, **{"gen_ai.agent.name": "researcher"}),
         _chat("c2", "a2", 4, "three museums"),
-        _span("a3", "invoke_agent writer", "a2", 5),
+        otlp_span("a3", "invoke_agent writer", "a2", 5),
         _chat("c3", "a3", 6, "Three museums are open."),
     )
     [invocation] = extract_conversation(trace).invocations
@@ -57,6 +48,6 @@ def test_hand_offs_become_executed_agent_records() -> None:
 
 
 def test_one_agent_hands_over_to_no_one() -> None:
-    trace = _trace(_span("a1", "invoke_agent solo", "", 1), _chat("c1", "a1", 2, "done"))
+    trace = _trace(otlp_span("a1", "invoke_agent solo", "", 1), _chat("c1", "a1", 2, "done"))
     [invocation] = extract_conversation(trace).invocations
     assert invocation.agents == []

@@ -8,18 +8,17 @@ import asyncio
 from typing import Any
 
 import pytest
+from _in_memory import evaluate_in_memory
 from _servers import CALCULATOR, free_port
 from _trpcagent_service import calculator_agent
 
-from agentgauge import AgentEvaluator
 from agentgauge.agents import AgentRequest
 from agentgauge.agents.remote import RemoteAgentSettings, load_remote_agent, preflight_remote_agents
 from agentgauge.agents.remote._trpcagent import TrpcAgent, parse_trpcagent_url
 from agentgauge.agents.remote._trpcagent_convert import executed_agents, run_output
 from agentgauge.errors import AgentError, InputError
 from agentgauge.formats import load_eval_set, load_metrics
-from agentgauge.model import EvalCase, EvalMetric, EvalSet, Invocation, Message, SessionInput
-from agentgauge.storage import InMemoryEvalResultManager, InMemoryEvalSetManager, InMemoryMetricManager
+from agentgauge.model import EvalCase, EvalSet, Invocation, Message, SessionInput
 
 
 @pytest.mark.parametrize(
@@ -50,16 +49,6 @@ def test_trpcagent_urls_without_an_app_are_refused(spec: str) -> None:
         load_remote_agent(spec)
 
 
-def _evaluate(agent: Any, eval_set: EvalSet, metrics: list[EvalMetric]) -> Any:
-    sets, stored = InMemoryEvalSetManager(), InMemoryMetricManager()
-    sets.put("app", eval_set)
-    stored.put_all("app", eval_set.eval_set_id, metrics)
-    evaluator = AgentEvaluator(
-        "app", agent, eval_set_manager=sets, metric_manager=stored, result_manager=InMemoryEvalResultManager()
-    )
-    return evaluator.evaluate_sync(eval_set.eval_set_id).eval_set_result
-
-
 def _scores(result: Any) -> dict[Any, Any]:
     table: dict[Any, Any] = {}
     for case in result.eval_case_results:
@@ -86,8 +75,8 @@ def test_calculator_scores_identical_in_process_and_over_trpcagent(
     address, _ = trpcagent_server
     eval_set = load_eval_set(CALCULATOR / "calculator.evalset.json")
     metrics = load_metrics(CALCULATOR / "calculator.metrics.json")
-    reference = _evaluate(calculator_agent(), eval_set, metrics)
-    remote = _evaluate(f"trpcagent+http://{address}{base}/calculator", eval_set, metrics)
+    reference = evaluate_in_memory(calculator_agent(), eval_set, metrics)
+    remote = evaluate_in_memory(f"trpcagent+http://{address}{base}/calculator", eval_set, metrics)
     assert [c.error_message for c in remote.eval_case_results] == [None] * len(eval_set.eval_cases)
     assert _scores(remote) == _scores(reference)
     assert {c.score for c in remote.eval_case_results} == {1.0}  # trpc's case score, as in-process
@@ -106,7 +95,9 @@ def test_the_run_request_is_trpcs(trpcagent_server: tuple[str, Any]) -> None:
         conversation=[Invocation(user_content=Message(role="user", content="calc add 1 1"))],
     )
     before = len(service.requests)
-    result = _evaluate(f"trpcagent+http://{address}/calculator", EvalSet(eval_set_id="s", eval_cases=[case]), [])
+    result = evaluate_in_memory(
+        f"trpcagent+http://{address}/calculator", EvalSet(eval_set_id="s", eval_cases=[case]), []
+    )
     (case_result,) = result.eval_case_results
     assert case_result.error_message is None
     (sent,) = service.requests[before:]
