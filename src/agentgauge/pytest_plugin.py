@@ -41,7 +41,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="SPEC",
         help="agent for collected eval sets: path/to/agent.py, an ADK agent directory, package.module:attr or a "
-        "remote agent URL (a2a+http://, adk+http://HOST/apps/APP, agui+http://, http:// with a config)",
+        "remote agent URL (a2a+http://, adk+http://HOST/apps/APP, agui+http://, trpcagent+http://HOST/APP, "
+        "http:// with a config)",
     )
     group.addoption(
         "--agentgauge-agent-header",

@@ -109,7 +109,7 @@ CASES: dict[str, tuple[dict[str, Any], str, str]] = {
     "headers of a local agent": (
         {"agent": "agent.py", "remote": RemoteOptions(("X-Key: 1",))},
         "--agent-header, --agent-config, --agent-timeout, --agent-max-response-mb and --agent-follow-redirects apply "
-        "to remote agents (a2a+http://, adk+http://, agui+http://, http://), not to agent.py",
+        "to remote agents (a2a+http://, adk+http://, agui+http://, trpcagent+http://, http://), not to agent.py",
         "agent_max_response_mb and agent_follow_redirects apply to remote agents",
     ),
     "agent cache of an agent object": (

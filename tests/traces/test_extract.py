@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _otlp_spans import otlp_export, otlp_span
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -186,25 +187,10 @@ def test_adk2_without_captured_content_says_how_to_enable_it() -> None:
     assert CAPTURE_HINT in message
 
 
-def _otlp(*spans: dict[str, Any]) -> str:
-    return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]})
-
-
-def _span(span_id: str, name: str, parent: str = "", start: int = 0, **attrs: Any) -> dict[str, Any]:
-    return {
-        "traceId": "ab" * 16,
-        "spanId": span_id,
-        "parentSpanId": parent,
-        "name": name,
-        "startTimeUnixNano": str(start),
-        "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in attrs.items()],
-    }
-
-
 def test_http_only_traces_are_skipped_but_listed(tmp_path: Path) -> None:
-    http = _span("0000000000000001", "GET /health")
+    http = otlp_span("0000000000000001", "GET /health")
     http["traceId"] = "cd" * 16
-    chat = _span(
+    chat = otlp_span(
         "0000000000000002",
         "chat m",
         **{
@@ -214,20 +200,20 @@ def test_http_only_traces_are_skipped_but_listed(tmp_path: Path) -> None:
         },
     )
     path = tmp_path / "t.json"
-    path.write_text(_otlp(http, chat))
+    path.write_text(otlp_export(http, chat))
     found = read_conversations(path)
     assert [c.trace_id for c in found.conversations] == ["ab" * 16]
     assert found.skipped == [f"{path}: trace {'cd' * 16}: no agent, LLM or tool spans"]
-    path.write_text(_otlp(http))
+    path.write_text(otlp_export(http))
     with pytest.raises(InputError, match="no agent conversation found in 1 trace"):
         read_conversations(path)
 
 
 def test_tool_span_without_llm_content_keeps_name_and_warns_about_user_text() -> None:
     [trace] = parse_traces(
-        _otlp(
-            _span("0000000000000001", "invoke_agent a", **{"gen_ai.operation.name": "invoke_agent"}),
-            _span(
+        otlp_export(
+            otlp_span("0000000000000001", "invoke_agent a", **{"gen_ai.operation.name": "invoke_agent"}),
+            otlp_span(
                 "0000000000000002",
                 "execute_tool lookup",
                 "0000000000000001",
@@ -256,8 +242,8 @@ def test_user_text_uses_latest_user_message_and_ignores_tool_responses_in_user_r
     }
     response = {"content": {"role": "model", "parts": [{"text": "ok"}]}}
     [trace] = parse_traces(
-        _otlp(
-            _span(
+        otlp_export(
+            otlp_span(
                 "0000000000000001",
                 "call_llm",
                 **{
@@ -279,8 +265,8 @@ def test_load_traces_then_extract_each() -> None:
 def test_trpc_otel_keys_win_and_choice_events_are_read() -> None:
     otel_in = json.dumps([{"role": "user", "parts": [{"type": "text", "content": "from otel key"}]}])
     [trace] = parse_traces(
-        _otlp(
-            _span(
+        otlp_export(
+            otlp_span(
                 "0000000000000001",
                 "chat m",
                 **{
@@ -329,7 +315,7 @@ def test_garbage_attributes_never_crash(attrs: dict[str, Any], name: str) -> Non
             for k, v in values.items()
         ],
     }
-    [trace] = parse_traces(_otlp(span))
+    [trace] = parse_traces(otlp_export(span))
     with contextlib.suppress(InputError):
         extract_conversation(trace)
 

@@ -26,8 +26,9 @@ _MODULE_SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 def looks_like_agent_spec(spec: str) -> bool:
     """True when ``spec`` has the shape of an agent: a ``.py`` file, a directory, ``package.module:attr`` or a
-    remote agent URL (``a2a+http://...``, ``adk+http://...``, ``agui+http://...``, ``http(s)://...``), and is not an
-    existing file such as an eval set, with or without a ``:case1,case2`` suffix."""
+    remote agent URL (``a2a+http://...``, ``adk+http://...``, ``agui+http://...``, ``trpcagent+http://...``,
+    ``http(s)://...``), and is not an existing file such as an eval set, with or without a ``:case1,case2``
+    suffix."""
     from .remote import is_remote_agent_spec
 
     if is_remote_agent_spec(spec):

@@ -6,7 +6,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import Field
 
-from ..model import GaugeModel, Invocation, Message, TokenUsage, Tool
+from ..model import ExecutedAgent, GaugeModel, Invocation, Message, TokenUsage, Tool
 from ..model._base import empty_dict, empty_list
 
 __all__ = ["Agent", "AgentOutput", "AgentRequest"]
@@ -44,11 +44,18 @@ class AgentOutput(GaugeModel):
     ``tool_duration`` are seconds spent awaiting a model and inside tools when the agent measured them itself
     (otherwise the run engine uses what :func:`agentgauge.agents.time_model` / :func:`~agentgauge.agents.time_tool`
     recorded). The turn's wall time is always measured by the run engine.
+
+    What the agent's framework recorded of the turn, kept on the invocation as written: ``invocation_id`` is the
+    turn's own id there (otherwise the run engine makes one), ``agents`` the agents that ran (the root and the
+    sub-agents it handed over to), ``execution_trace`` the framework's execution trace (trpc-agent-go's).
     """
 
     final_response: str | Message | None = None
     tools: list[Tool] = Field(default_factory=empty_list)
     intermediate_responses: list[Message] = Field(default_factory=empty_list)
+    invocation_id: str | None = None
+    agents: list[ExecutedAgent] = Field(default_factory=empty_list)
+    execution_trace: dict[str, Any] | None = None
     usage: TokenUsage | None = None
     model_duration: float | None = None
     tool_duration: float | None = None

@@ -55,8 +55,8 @@ _Sets = Annotated[
     typer.Argument(
         metavar="[AGENT] EVAL_SET[:case1,case2]...",
         help="AGENT is path/to/agent.py, an ADK agent directory, package.module:attribute or a remote agent URL "
-        "(a2a+http://, adk+http://HOST/apps/APP, agui+http://, http:// with --agent-config); optional when every "
-        "selected case is in trace mode.",
+        "(a2a+http://, adk+http://HOST/apps/APP, agui+http://, trpcagent+http://HOST/APP, http:// with "
+        "--agent-config); optional when every selected case is in trace mode.",
         show_default=False,
     ),
 ]

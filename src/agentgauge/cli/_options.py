@@ -218,7 +218,8 @@ AgentHeaderOption = Annotated[
         "--agent-header",
         metavar="'NAME: VALUE'",
         rich_help_panel="Input",
-        help="A header sent to a remote agent (a2a+http://, adk+http://, agui+http://, http://), repeatable; "
+        help="A header sent to a remote agent (a2a+http://, adk+http://, agui+http://, trpcagent+http://, http://), "
+        "repeatable; "
         "${ENV} in the value is expanded and the value masked in every output.",
     ),
 ]

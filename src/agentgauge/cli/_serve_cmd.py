@@ -22,6 +22,7 @@ from ._options import (
     StrictOption,
     UserSimulatorOption,
 )
+from ._protocol_opts import McpAllowRunOption, McpOption, TrpcApiOption, TrpcAppOption, TrpcBasePathOption
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..server import ServerConfig
@@ -86,7 +87,7 @@ _Agents = Annotated[
         metavar="[AGENT_OR_DIR]...",
         help="Agents to chat with and evaluate: path/to/agent.py, an agent directory, a folder of agent "
         "directories, package.module:attr or a remote agent URL ([NAME=]a2a+http://..., adk+http://HOST/apps/APP, "
-        "agui+http://..., http://... with --agent-config).",
+        "agui+http://..., trpcagent+http://HOST/APP, http://... with --agent-config).",
         show_default=False,
     ),
 ]
@@ -213,6 +214,11 @@ def serve(
     simulator_model: SimulatorModelOption = None,
     simulator_base_url: SimulatorBaseUrlOption = None,
     user_simulator: UserSimulatorOption = None,
+    trpc_api: TrpcApiOption = False,
+    trpc_app: TrpcAppOption = None,
+    trpc_base_path: TrpcBasePathOption = "/evaluation",
+    mcp: McpOption = False,
+    mcp_allow_run: McpAllowRunOption = False,
 ) -> None:
     """Serve the HTTP API (ADK-compatible eval routes, chat, background runs) and the web UI."""
     specs = list(agents or [])
@@ -250,6 +256,11 @@ def serve(
             remote=remote,
             strict_inputs=strict,
             **_simulated_users(judge_model, judge_base_url, simulator_model, simulator_base_url, user_simulator),
+            trpc_api=trpc_api or trpc_app is not None,
+            trpc_app=trpc_app,
+            trpc_base_path=trpc_base_path,
+            mcp=mcp or mcp_allow_run,
+            mcp_allow_run=mcp_allow_run,
         )
         if otlp_grpc_port is not None:
             _check_grpc()
@@ -304,6 +315,13 @@ def _announce(config: ServerConfig, found: dict[str, str], port: int) -> None:
     typer.echo(
         f"agentgauge: open http://{shown}:{port}/" + (" (ADK Web: /dev-ui/)" if config.adk_web else ""), err=True
     )
+    if config.trpc_api:
+        typer.echo(
+            f"agentgauge: trpc-agent-go's evaluation service at http://{shown}:{port}{config.trpc_base_path}", err=True
+        )
+    if config.mcp:
+        runs = "runs allowed" if config.mcp_allow_run else "runs off (--mcp-allow-run)"
+        typer.echo(f"agentgauge: MCP (streamable HTTP) at http://{shown}:{port}/mcp; {runs}", err=True)
     if config.otlp:
         grpc = f"; OTLP/gRPC on port {config.otlp_grpc_port}" if config.otlp_grpc_port is not None else ""
         typer.echo(

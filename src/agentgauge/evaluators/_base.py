@@ -7,7 +7,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..model import ConversationScenario, EvalCase, EvalMetric, EvalStatus, Invocation, RubricScore
+from ..model import ConversationScenario, EvalCase, EvalMetric, EvalStatus, Invocation, RubricScore, ScoreValue
 
 __all__ = [
     "CURRENT_CASE",
@@ -66,7 +66,8 @@ class NamedEvaluator:
 class PerInvocationResult:
     """One invocation's score for one metric, with the reason that reproduces it.
 
-    ``token_usage_details`` / ``duration_details`` are the breakdowns of ADK's efficiency metrics.
+    ``token_usage_details`` / ``duration_details`` are the breakdowns of ADK's efficiency metrics; ``value`` is the
+    typed value behind the score (a judge's number, boolean verdict or category), where the metric knows it.
     """
 
     actual_invocation: Invocation
@@ -77,6 +78,7 @@ class PerInvocationResult:
     rubric_scores: list[RubricScore] = field(default_factory=list)
     token_usage_details: dict[str, Any] | None = None
     duration_details: dict[str, Any] | None = None
+    value: ScoreValue | None = None
 
 
 @dataclass(slots=True)

@@ -165,7 +165,16 @@ def _native_invocation(raw: Any) -> Invocation | None:
         return None
     # Durations and usage come from live runs; a file with them takes the validating path.
     return _INVOCATION(
-        invocation_id, context, user, final, tools, intermediate, timestamp, None, None, None, None, None, None
+        invocation_id,
+        context,
+        user,
+        final,
+        tools,
+        intermediate,
+        timestamp,
+        *(None, None, None, None, None, None),  # durations, usage, tool mocks and replay: live runs only
+        [],
+        None,
     )
 
 
@@ -188,11 +197,8 @@ def _adk_invocation(raw: dict[str, Any]) -> Invocation | None:
         tools,
         [],
         timestamp,
-        None,
-        None,
-        None,
-        None,
-        None,
+        *(None, None, None, None, None, None),  # durations, usage, tool mocks and replay: live runs only
+        [],
         None,
     )
 

@@ -52,6 +52,7 @@ _NOT_ADK = frozenset(
         ("invocation", "intermediate_responses"),
         ("invocation", "usage"),
         ("invocation", "tool_mock"),
+        ("invocation", "agents"),
         ("rubric", "content"),
     }
 )
@@ -92,6 +93,7 @@ _kind(
         "intermediate_data": ("intermediate_data", False),
         "usage": ("usage", False),
         "tool_mock": ("tool_mock", False),
+        "agents": ("executed_agent", True),
         "rubrics": ("rubric", True),
     },
 )
@@ -123,6 +125,7 @@ _kind(
     {"content": ("message", False)},
 )
 _kind("tool", "id name arguments result mock_tool_output")
+_kind("executed_agent", "invocation_id parent_invocation_id name branch")
 _kind(
     "usage",
     "input_tokens output_tokens total_tokens prompt_tokens cached_tokens tool_use_tokens candidates_tokens "

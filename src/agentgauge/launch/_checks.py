@@ -295,7 +295,7 @@ def _remote(request: EvalRequest) -> RemoteAgentSettings | None:
         shown = agent if isinstance(agent, str) else "recorded traces" if agent is None else "an agent object"
         raise InputError(
             f"{_listed(REMOTE_OPTIONS, name)} apply to remote agents (a2a+http://, adk+http://, agui+http://, "
-            f"http://), not to {shown}"
+            f"trpcagent+http://, http://), not to {shown}"
         )
     return settings
 

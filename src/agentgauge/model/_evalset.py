@@ -16,6 +16,7 @@ __all__ = [
     "ConversationScenario",
     "EvalCase",
     "EvalSet",
+    "ExecutedAgent",
     "Invocation",
     "Message",
     "RubricContent",
@@ -86,10 +87,26 @@ class TokenUsage(GaugeModel):
     cost: float | None = omit_empty()
 
 
+class ExecutedAgent(GaugeModel):
+    """One agent that ran during an invocation (the root agent or a sub-agent it handed over to), in
+    trpc-agent-go's shape (``evalset.Agent``): ``invocation_id`` is that agent run's own id,
+    ``parent_invocation_id`` the run that started it (empty for the root), ``name`` the agent's name and
+    ``branch`` the chain of agent names down to it (``root/child/grandchild``)."""
+
+    invocation_id: str = omit_empty("")
+    parent_invocation_id: str = omit_empty("")
+    name: str = omit_empty("")
+    branch: str = omit_empty("")
+
+
 class Invocation(GaugeModel):
     """One user turn and the agent's answer to it: final response, tool calls, intermediate messages.
 
     ``tool_mock`` (trpc ``toolMock``) holds the rules that replace tool executions during this turn.
+    ``agents`` (trpc ``agents``) lists the agents that ran in the turn, root first, each sub-agent after the agent
+    that started it; ``execution_trace`` (trpc ``executionTrace``) is the run's execution trace as the agent's
+    framework recorded it (trpc-agent-go's Go field names: ``RootInvocationID``, ``Steps[{NodeID, Input, Output,
+    Tools, ...}]``), kept as written.
 
     ``duration`` (seconds, wall time of the turn), ``model_duration``/``tool_duration`` (time inside model and
     tool calls) and ``usage`` are recorded by live runs when known; expected invocations leave them out. ``replay``
@@ -109,6 +126,8 @@ class Invocation(GaugeModel):
     usage: TokenUsage | None = omit_empty()
     tool_mock: ToolMock | None = omit_empty()
     replay: ReplayRecord | None = omit_empty()
+    agents: list[ExecutedAgent] = omit_empty(factory=list)
+    execution_trace: dict[str, Any] | None = omit_empty()
 
 
 class SessionInput(GaugeModel):

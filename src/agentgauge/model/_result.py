@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import math
+from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, Field, model_validator
 
 from ._base import GaugeModel, empty_list, omit_empty
 from ._evalset import ConversationScenario, Invocation
@@ -25,6 +26,7 @@ __all__ = [
     "MetricSummary",
     "RubricScore",
     "RunSummary",
+    "ScoreValue",
     "SimulationSummary",
     "StatusCounts",
 ]
@@ -43,15 +45,55 @@ class RubricScore(GaugeModel):
     score: float | None = None
 
 
-class EvalMetricResultDetails(GaugeModel):
-    """Why a metric scored what it did: the reason, the score and per-rubric scores.
+class ScoreValue(GaugeModel):
+    """The typed value behind a score (trpc-agent-go's ``score.Value``): ``kind`` says which one field holds it,
+    ``numeric`` (a number), ``boolean`` (a judge's pass/fail verdict) or ``categorical`` (a judge's label). The
+    score stays what thresholds and means read; the value says what the judge actually answered."""
 
-    ``token_usage_details`` and ``duration_details`` are ADK's efficiency-metric details (token counts by type,
-    seconds by kind), kept as written. ``null`` for any of the lists or details means "none".
+    kind: Literal["numeric", "boolean", "categorical"]
+    numeric: float | None = omit_empty()
+    boolean: bool | None = omit_empty()
+    categorical: str | None = omit_empty()
+
+    @model_validator(mode="after")
+    def _one_field(self) -> ScoreValue:
+        held = getattr(self, self.kind)
+        if held is None:
+            raise ValueError(f"a {self.kind} value needs its {self.kind!r} field")
+        if self.kind == "numeric" and isinstance(held, float) and not math.isfinite(held):
+            raise ValueError("a numeric value must be finite")
+        return self
+
+    @classmethod
+    def of(cls, value: float | bool | str) -> ScoreValue:
+        """The value of ``value``'s kind (``bool`` before numbers: ``True`` is no score of 1)."""
+        if isinstance(value, bool):
+            return cls(kind="boolean", boolean=value)
+        if isinstance(value, str):
+            return cls(kind="categorical", categorical=value)
+        return cls(kind="numeric", numeric=float(value))
+
+    def text(self) -> str:
+        """The value as shown: ``0.75``, ``true``, ``"good"``."""
+        if self.kind == "boolean":
+            return "true" if self.boolean else "false"
+        if self.kind == "categorical":
+            return f"{self.categorical!r}"
+        return f"{self.numeric:g}"
+
+
+class EvalMetricResultDetails(GaugeModel):
+    """Why a metric scored what it did: the reason, the score, its typed value and per-rubric scores.
+
+    ``value`` (trpc-agent-go's typed ``details.value``) is what a judge answered (a number, a boolean verdict, a
+    category) where the metric knows it. ``token_usage_details`` and ``duration_details`` are ADK's
+    efficiency-metric details (token counts by type, seconds by kind), kept as written. ``null`` for any of the
+    lists or details means "none".
     """
 
     reason: str | None = omit_empty()
     score: float | None = omit_empty()
+    value: ScoreValue | None = omit_empty()
     rubric_scores: Annotated[list[RubricScore], _null_as(list)] = omit_empty(factory=list)
     token_usage_details: dict[str, Any] | None = omit_empty()
     duration_details: dict[str, Any] | None = omit_empty()
@@ -95,6 +137,9 @@ class SimulationSummary(GaugeModel):
 class EvalCaseResult(GaugeModel):
     """The result of one eval case in one run.
 
+    ``score`` is the case-level score of trpc-agent-go (``evalCaseResults[].score``), given by the run's case
+    result aggregator (:class:`agentgauge.service.CaseResultAggregator`; by default 1 for a passed case, 0
+    otherwise) to cases scored by trpc's rules; absent for other cases and for cases that errored.
     ``simulation`` is set for ``conversationScenario`` cases, whose simulated conversation is the per-invocation
     ``actualInvocation`` list. When the agent failed, ``error_message`` says how, ``error_traceback`` holds its
     traceback (secrets masked) and ``eval_metric_result_per_invocation`` the turns it finished before the failure,
@@ -104,6 +149,7 @@ class EvalCaseResult(GaugeModel):
     eval_set_id: str = ""
     eval_id: str = ""
     run_id: int = 1
+    score: float | None = Field(default=None, exclude_if=lambda v: v is None)
     final_eval_status: StatusField = EvalStatus.NOT_EVALUATED
     error_message: str | None = omit_empty()
     error_traceback: str | None = omit_empty()

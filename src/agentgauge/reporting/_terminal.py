@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..model import EvalCaseResult, EvalSetResult, EvalStatus, UsageTotals
+from ..model import EvalCaseResult, EvalMetricResult, EvalSetResult, EvalStatus, UsageTotals
 from ..summary._latency import latency_text
 from ..summary._reasons import (
     Mismatch,
@@ -306,6 +306,13 @@ def _mismatch_block(text: str) -> Text:
     return block
 
 
+def _score_cell(metric: EvalMetricResult) -> str:
+    """The score, and the typed value the judge answered beside it when recorded (``0 (false)``)."""
+    value = metric.details.value if metric.details is not None else None
+    score = format_score(metric.score)
+    return f"{score} ({value.text()})" if value is not None else score
+
+
 @escaping_console
 def print_case(case: EvalCaseResult, multi_run: bool, console: Console) -> None:
     """Print one case result in detail: metrics per invocation, a simulated case's conversation, and an Expected /
@@ -332,7 +339,7 @@ def print_case(case: EvalCaseResult, multi_run: bool, console: Console) -> None:
         for index, per_inv in enumerate(case.eval_metric_result_per_invocation):
             for metric in per_inv.eval_metric_results:
                 table.add_row(
-                    str(index + 1), metric.metric_name, format_score(metric.score), format_score(metric.threshold),
+                    str(index + 1), metric.metric_name, _score_cell(metric), format_score(metric.threshold),
                     _status(metric.eval_status),
                 )  # fmt: skip
         console.print(table)

@@ -19,7 +19,7 @@ from ._resume import open_progress as _open_progress
 if TYPE_CHECKING:  # pragma: no cover
     from ..judges._settings import JudgeSettings
     from ..model._prices import PriceTable
-    from ..service import AgentResponseCache, Callbacks, EvalSetSource, EvaluatorSource, Executor
+    from ..service import AgentResponseCache, Callbacks, CaseResultAggregator, EvalSetSource, EvaluatorSource, Executor
     from ..service._selection import MetricSelection
     from ..simulation import SimulationSettings
     from ._loop import CaseStream, Interruption
@@ -91,6 +91,9 @@ class AgentEvaluator:
     - ``case_status`` decides a case's status over its ``num_runs`` runs: ``mean`` (default: the metrics' scores
       reduced over the runs against their thresholds, as ADK and trpc-agent-go decide), ``all``, ``majority`` or
       ``any`` run passed (see :class:`~agentgauge.model.CaseStatusRule`); an unknown name raises ``ValueError``.
+    - ``case_aggregator`` (:class:`~agentgauge.service.CaseResultAggregator`) gives each case run its case score and
+      status (trpc-agent-go's ``evalCaseResults[].score``); by default trpc's own rule scores the cases whose
+      metrics follow trpc's rules (1 passed, 0 otherwise).
 
     ``parallelism``, ``timeout``, ``prices``, the simulation settings and ``agent_cache`` go into :attr:`options` (a
     :class:`~agentgauge.service.RunOptions`, also what the executor receives); a timeout that is not positive
@@ -131,6 +134,7 @@ class AgentEvaluator:
         agent_source: object | None = None,
         record_metadata: bool = True,
         case_status: CaseStatusRule | str | None = None,
+        case_aggregator: CaseResultAggregator | None = None,
     ) -> None:
         from ..service import Callbacks, RunOptions
 
@@ -140,7 +144,12 @@ class AgentEvaluator:
         """How a case's status follows from its runs (:class:`~agentgauge.model.CaseStatusRule`; default ``mean``)."""
         simulation = _simulation_settings(simulation, user_simulator, expected_agent)
         self.options = RunOptions(
-            parallelism=parallelism, timeout=timeout, prices=prices, simulation=simulation, agent_cache=agent_cache
+            parallelism=parallelism,
+            timeout=timeout,
+            prices=prices,
+            simulation=simulation,
+            agent_cache=agent_cache,
+            case_aggregator=case_aggregator,
         )
         """The run settings of every case pipeline (:class:`~agentgauge.service.RunOptions`)."""
         if store is not None and result_manager is None:

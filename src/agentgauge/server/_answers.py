@@ -74,7 +74,8 @@ class DiffSegment(Answer):
 
 
 class MetricVerdict(Answer):
-    """One metric's outcome: score, threshold, status and the reason (rubric verdicts included)."""
+    """One metric's outcome: score, threshold, status, the reason (rubric verdicts included) and the typed value
+    the judge answered (``true``, ``'good'``, ``0.5``), when recorded."""
 
     metric_name: str
     score: float | None = None
@@ -82,6 +83,7 @@ class MetricVerdict(Answer):
     status: str
     reason: str = ""
     rubrics: list[str] = Field(default_factory=list)
+    value: str | None = None
 
 
 class ReplayEvent(Answer):
@@ -132,7 +134,7 @@ class ReplayTurn(Answer):
 
 
 class ReplayAnswer(Answer):
-    """A case run turn by turn, with its overall verdicts."""
+    """A case run turn by turn, with its overall verdicts and its case score (trpc's, when recorded)."""
 
     app: str
     result_id: str
@@ -143,6 +145,7 @@ class ReplayAnswer(Answer):
     run_statuses: list[str] = []
     """The status of each run of :attr:`run_ids`, in the same order (the run picker shows them)."""
     status: str
+    score: float | None = None
     reason: str | None = None
     error_message: str | None = None
     metrics: list[MetricVerdict]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -29,7 +31,7 @@ from ._safety import SafetyMiddleware
 from ._state import ServerState
 from ._warmup import warm_up_lifespan
 
-__all__ = ["adk_web_assets", "create_app"]
+__all__ = ["adk_web_assets", "create_app", "trpc_app_name"]
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -75,8 +77,9 @@ def create_app(config: ServerConfig) -> FastAPI:
     ``config.adk_web``) ADK Web at ``/dev-ui/``. Guards: see :class:`~agentgauge.server.SafetyMiddleware`."""
     state = ServerState(config)
     live = _live_hub(config)
+    mcp_endpoint, mcp_sessions = _mcp_endpoint(state)
     app = FastAPI(
-        lifespan=warm_up_lifespan(state, _otlp_grpc_lifespan(live, config)),
+        lifespan=warm_up_lifespan(state, _inner_lifespan(_otlp_grpc_lifespan(live, config), mcp_sessions)),
         generate_unique_id_function=_operation_id,
         title="agentgauge",
         version=package_version(),
@@ -102,11 +105,39 @@ def create_app(config: ServerConfig) -> FastAPI:
     app.include_router(adk_trace.router)
     if live is not None:
         app.include_router(otlp.router)
+    if config.trpc_api:
+        _mount_trpc_api(app, state)
+    if mcp_endpoint is not None:
+        from ._mcp import MCP_PATH
+
+        # A route of its own path (a mount would answer /mcp with a redirect to /mcp/).
+        app.router.add_route(MCP_PATH, mcp_endpoint, methods=["GET", "POST", "DELETE"], include_in_schema=False)
     _mount_ui(app)
     if config.adk_web:
         _mount_adk_web(app)
     _add_guards(app, config)
     return app
+
+
+def trpc_app_name(state: ServerState) -> str:
+    """The app trpc's evaluation service serves: ``--trpc-app``, else the only app with an agent, else the only
+    app; :class:`InputError` naming the choices otherwise."""
+    chosen = state.config.trpc_app
+    if chosen:
+        return state.check_app(chosen)
+    agents = sorted(state.config.agents)
+    apps = agents or state.app_names()
+    if len(apps) == 1:
+        return apps[0]
+    listed = ", ".join(apps) or "none yet"
+    raise InputError(f"--trpc-api serves the evaluation service of one app: name it with --trpc-app (apps: {listed})")
+
+
+def _mount_trpc_api(app: FastAPI, state: ServerState) -> None:
+    from ._trpc_api import check_trpc_base_path, trpc_router
+
+    base = check_trpc_base_path(state.config.trpc_base_path)
+    app.include_router(trpc_router(state, trpc_app_name(state), base))
 
 
 def _live_hub(config: ServerConfig) -> LiveHub | None:
@@ -117,6 +148,32 @@ def _live_hub(config: ServerConfig) -> LiveHub | None:
     from ._live_hub import OTLP_DIR, LiveHub
 
     return LiveHub(LiveStore(config.data_dir / OTLP_DIR, max_memory_bytes=config.live_memory_bytes))
+
+
+def _mcp_endpoint(state: ServerState) -> tuple[Any, Any]:
+    """The MCP endpoint and the context its sessions run in (``serve --mcp``), else ``(None, None)``."""
+    if not state.config.mcp:
+        return None, None
+    from ._mcp import check_mcp_installed, mcp_http_app
+
+    check_mcp_installed()
+    return mcp_http_app(state, allow_run=state.config.mcp_allow_run, max_body=state.config.max_upload_bytes)
+
+
+def _inner_lifespan(grpc: Any, mcp_sessions: Any) -> Any:
+    """What runs while the app runs, inside the warm-up: the OTLP/gRPC receiver, the MCP sessions (either, both or
+    neither)."""
+    if grpc is None or mcp_sessions is None:
+        if mcp_sessions is None:
+            return grpc
+        return lambda _app: mcp_sessions()
+
+    @asynccontextmanager
+    async def both(app: FastAPI) -> AsyncIterator[None]:
+        async with grpc(app), mcp_sessions():
+            yield
+
+    return both
 
 
 def _otlp_grpc_lifespan(live: LiveHub | None, config: ServerConfig) -> Any:

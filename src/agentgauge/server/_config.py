@@ -69,6 +69,10 @@ class ServerConfig:
       received spans held may take.
     - ``strict_inputs``: every input warning (an unknown key the file's own tool ignores) is an error: saving such
       a case or metrics file, or running such an eval set, answers 422 (``serve --strict``).
+    - ``trpc_api``: serve trpc-agent-go's evaluation service under ``trpc_base_path`` (``/evaluation``) for the app
+      ``trpc_app`` (``None``: the one app served; see ``docs/trpc.md``).
+    - ``mcp``: serve the Model Context Protocol at ``/mcp`` (streamable HTTP); ``mcp_allow_run``: its ``run`` tool
+      may start evaluations (see ``docs/mcp.md``).
     """
 
     data_dir: Path
@@ -94,6 +98,11 @@ class ServerConfig:
     strict_inputs: bool = False
     judge: JudgeOptions = field(default_factory=lambda: JudgeOptions(no_cache=True))
     simulation: SimulationOptions = field(default_factory=SimulationOptions)
+    trpc_api: bool = False
+    trpc_app: str | None = None
+    trpc_base_path: str = "/evaluation"
+    mcp: bool = False
+    mcp_allow_run: bool = False
 
     @property
     def eval_root(self) -> Path:

@@ -16,9 +16,10 @@ from ._headers import new_nonce, nonce_inline, page_headers, report_policy
 from ._safety import public_result
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..compare import Comparison, GateRule
     from ._state import ServerState
 
-__all__ = ["AppResults", "router"]
+__all__ = ["AppResults", "compare_app_results", "router"]
 
 _SELECTOR_MAX = 1024  # a result id is at most 255 characters; label: selectors a few labels more
 
@@ -92,8 +93,7 @@ def compare(
     """What changed from result ``base`` to result ``new`` (``head`` is accepted as a synonym), and the verdict of
     the gate ``failOn`` at ``alpha``: the :class:`agentgauge.compare.Comparison` of ``agentgauge compare --json``.
     ``base`` and ``new`` are result ids of the app, ``label:KEY=VALUE[,KEY=VALUE]`` or ``latest`` (never files)."""
-    from ..compare import check_alpha, compare_results, fail_on_rule
-    from ..storage import resolve_pair
+    from ..compare import check_alpha, fail_on_rule
 
     state.check_app(app)
     later = new if new is not None else head
@@ -101,11 +101,19 @@ def compare(
         raise InputError("compare: give the later result as the query parameter 'new'")
     rule = fail_on_rule(fail_on, given_as="query parameter 'failOn'")
     alpha = check_alpha(alpha, given_as="query parameter 'alpha'")
-    before, after = resolve_pair(base, later, AppResults(state, app), files=False)
-    comparison = compare_results(
+    return JSONResponse(as_json(compare_app_results(state, app, base, later, rule, alpha)))
+
+
+def compare_app_results(state: ServerState, app: str, base: str, new: str, rule: GateRule, alpha: float) -> Comparison:
+    """The comparison of two results of the app named by selectors (ids, ``label:``, ``latest``; never files),
+    judged by ``rule`` at ``alpha``."""
+    from ..compare import compare_results
+    from ..storage import resolve_pair
+
+    before, after = resolve_pair(base, new, AppResults(state, app), files=False)
+    return compare_results(
         before.load(), after.load(), base_source=before.source, new_source=after.source, alpha=alpha, fail_on=rule
     )
-    return JSONResponse(as_json(comparison))
 
 
 @dataclass(frozen=True)

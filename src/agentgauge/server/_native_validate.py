@@ -15,13 +15,13 @@ from ..model import EvalSet
 from ._deps import StateDep
 from ._editor import problems_json, server_report
 
-__all__ = ["router"]
+__all__ = ["parse_checked", "router"]
 
 router = APIRouter()
 """``/validate/eval-set`` (mounted under ``/api``)."""
 
 
-def _parse_checked(data: bytes, source: str, report: InputReport) -> tuple[EvalSet, str]:
+def parse_checked(data: bytes, source: str, report: InputReport) -> tuple[EvalSet, str]:
     """An uploaded eval set and its dialect; its unknown keys go to ``report``."""
     from ..formats import eval_set_of_document
     from ..formats._dialect import document_dialect
@@ -44,7 +44,7 @@ async def validate_eval_set(eval_set_file: Annotated[UploadFile, File()], state:
     source = eval_set_file.filename or "eval_set_file"
     report = server_report(state)
     try:
-        parsed, dialect = await asyncio.to_thread(_parse_checked, data, source, report)
+        parsed, dialect = await asyncio.to_thread(parse_checked, data, source, report)
     except InputError as exc:
         lines = [p.line() for p in report.errors] + [str(exc)]
         body: dict[str, Any] = {"valid": False, "evalSetId": None, "numCases": 0, "errors": lines}

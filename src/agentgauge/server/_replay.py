@@ -126,6 +126,7 @@ def _verdict(metric: EvalMetricResult) -> MetricVerdict:
         status=metric.eval_status.value,
         reason=(details.reason or "") if details is not None else "",
         rubrics=rubrics,
+        value=details.value.text() if details is not None and details.value is not None else None,
     )
 
 
@@ -157,10 +158,20 @@ def _tool_sides(expected: list[str], actual: list[str], mark: bool) -> tuple[lis
     return left, right
 
 
+def _handoffs(actual: Invocation) -> list[ReplayEvent]:
+    """The turn's hand-offs from its executed-agent records: each sub-agent, from the agent that started it."""
+    names = {a.invocation_id: a.name or a.branch for a in actual.agents if a.invocation_id}
+    return [
+        ReplayEvent(kind="handoff", name=a.name or a.branch, author=names[a.parent_invocation_id] or None)
+        for a in actual.agents
+        if a.parent_invocation_id in names
+    ]
+
+
 def _events(actual: Invocation, tool_marks: list[Any]) -> list[ReplayEvent]:
     from ..summary._reasons import format_tool_call
 
-    events: list[ReplayEvent] = []
+    events: list[ReplayEvent] = _handoffs(actual)
     tool: Tool
     for tool, mark in zip(actual.tools, tool_marks, strict=True):
         if tool.name in _HANDOFF_TOOLS and isinstance(tool.arguments, dict):
@@ -283,6 +294,7 @@ def replay_case(
         run_ids=[c.run_id for c in runs],
         run_statuses=[c.final_eval_status.value for c in runs],
         status=case.final_eval_status.value,
+        score=case.score,
         reason=first_reason(case),
         error_message=case.error_message,
         metrics=[_verdict(m) for m in case.overall_eval_metric_results],

@@ -23,6 +23,14 @@ from ..summary import (
     tally_metrics,
 )
 from ._agent_cache import AgentResponseCache, agent_identity
+from ._aggregation import (
+    CaseAggregationError,
+    CaseResultAggregator,
+    CaseScore,
+    CaseScoreInput,
+    TrpcCaseAggregator,
+    score_case,
+)
 from ._callbacks import (
     POINTS,
     AfterEvaluateCaseArgs,
@@ -74,8 +82,12 @@ __all__ = [
     "CallbackFn",
     "CallbackResult",
     "Callbacks",
+    "CaseAggregationError",
     "CaseGroups",
+    "CaseResultAggregator",
     "CaseRow",
+    "CaseScore",
+    "CaseScoreInput",
     "CaseStream",
     "CaseSummary",
     "CompactResult",
@@ -103,6 +115,7 @@ __all__ = [
     "SimulatedTurns",
     "SparseText",
     "StreamedEvalSet",
+    "TrpcCaseAggregator",
     "WorkItem",
     "agent_identity",
     "bounded_each",
@@ -121,6 +134,7 @@ __all__ = [
     "metric_summaries",
     "open_eval_set",
     "result_summary",
+    "score_case",
     "select_cases",
     "summarize_results",
     "summarize_rows",

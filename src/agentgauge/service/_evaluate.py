@@ -21,6 +21,7 @@ from ..model import (
     RubricScore,
     summarize_statuses,
 )
+from ._aggregation import CaseAggregationError, CaseResultAggregator, CaseScoreInput, score_case
 from ._rubrics import RubricError, merge_case_rubrics
 from ._turns import expected_invocations, turn_mismatches
 from ._types import InferenceResult
@@ -56,6 +57,7 @@ def _details(
     return EvalMetricResultDetails(
         reason=reason or None,
         score=score,
+        value=item.value if isinstance(item, PerInvocationResult) else None,
         rubric_scores=rubric_scores,
         token_usage_details=item.token_usage_details,
         duration_details=item.duration_details,
@@ -187,6 +189,7 @@ async def evaluate_case(
     *,
     run_id: int = 1,
     skipped: Collection[str] = (),
+    aggregator: CaseResultAggregator | None = None,
 ) -> EvalCaseResult:
     """Score one case's inference with every metric (in order) and return its :class:`EvalCaseResult`.
 
@@ -198,7 +201,9 @@ async def evaluate_case(
     ``not_evaluated``). A trace-mode case whose recording has fewer or more turns than its expected conversation
     is scored on the turns that line up and fails with one ``missing turn N`` / ``unexpected turn N`` reason per
     other turn (first in ``error_message``). ``run_id`` tags the result with the run it belongs to; metrics named in
-    ``skipped`` were left out of the run on purpose, so case rubrics naming them are ignored.
+    ``skipped`` were left out of the run on purpose, so case rubrics naming them are ignored. The case score and the
+    final status come from ``aggregator`` (``None``: trpc's default, for cases scored by trpc's rules; see
+    :func:`~agentgauge.service.score_case`); an aggregator that fails makes the case an ``error``.
     """
     base = EvalCaseResult(
         eval_set_id=inference.eval_set_id,
@@ -245,8 +250,16 @@ async def evaluate_case(
     finally:
         CURRENT_CASE.reset(token)
     status, errors, extra = _verdict(case, overall, errors)
+    data = CaseScoreInput(inference.app_name, inference.eval_set_id, case, case_metrics, overall, status)
+    score: float | None = None
+    try:
+        if not errors:  # a case with errors (a recording cut short) keeps the status they gave it, and no score
+            score, status = await score_case(aggregator, data)
+    except CaseAggregationError as exc:
+        score, status, errors = None, EvalStatus.ERROR, [*errors, str(exc)]
     return base.model_copy(
         update={
+            "score": score,
             "final_eval_status": status,
             "error_message": "; ".join(errors) if errors else None,
             "overall_eval_metric_results": overall,

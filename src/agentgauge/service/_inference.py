@@ -144,7 +144,7 @@ def _record(
     model = output.model_duration if output.model_duration is not None else clock.model_seconds()
     tool = output.tool_duration if output.tool_duration is not None else clock.tool_seconds()
     return Invocation(
-        invocation_id=str(uuid4()),
+        invocation_id=output.invocation_id or str(uuid4()),
         context_messages=context,
         user_content=expected.user_content,
         final_response=output.final_message(),
@@ -155,6 +155,8 @@ def _record(
         model_duration=_seconds(model),
         tool_duration=_seconds(tool),
         usage=_usage(output, prices),
+        agents=output.agents,
+        execution_trace=output.execution_trace,
     )
 
 

@@ -166,7 +166,13 @@ class LocalService:
         start = time.time()
         config = request.evaluate_config
         result = await evaluate_case(
-            case, inference, config.eval_metrics, self.evaluators, run_id=run_id, skipped=config.skipped_metrics
+            case,
+            inference,
+            config.eval_metrics,
+            self.evaluators,
+            run_id=run_id,
+            skipped=config.skipped_metrics,
+            aggregator=self.options.case_aggregator,
         )
         context = await self.callbacks.run(
             "after_evaluate_case", context, AfterEvaluateCaseArgs(request, inference, result, None, start)

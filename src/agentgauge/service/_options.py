@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..model._prices import PriceTable
     from ..simulation import SimulationSettings
     from ._agent_cache import AgentResponseCache
+    from ._aggregation import CaseResultAggregator
 
 __all__ = ["RunOptions"]
 
@@ -30,6 +31,8 @@ class RunOptions:
     - ``simulation``: user simulator, expected agent and tool-mock generator of scenario and
       ``expectedRunnerEnabled`` cases (``None``: none).
     - ``agent_cache``: earlier agent answers to reuse, new ones stored (``None``: the agent answers every case).
+    - ``case_aggregator``: gives each case run its case score and status (``None``: trpc-agent-go's default for
+      cases scored by trpc's rules, see :class:`~agentgauge.service.CaseResultAggregator`).
     """
 
     parallelism: int = 4
@@ -37,6 +40,7 @@ class RunOptions:
     prices: PriceTable | None = None
     simulation: SimulationSettings | None = None
     agent_cache: AgentResponseCache | None = None
+    case_aggregator: CaseResultAggregator | None = None
 
     def __post_init__(self) -> None:
         if self.timeout is not None and self.timeout <= 0:

@@ -15,6 +15,7 @@ from ._case_status import decide_case_status, rule_phrase, status_text
 from ._case_summaries import CaseSummaries, CaseTotals
 from ._case_summary import CaseSummary, summarize_case
 from ._latency import LatencyPercentiles, latency_percentiles, latency_text
+from ._reasons import Mismatch, case_mismatches, first_reason, format_tool_call, message_text, one_line
 from ._row_summary import CaseGroups, RowSummary, case_order, summarize_rows
 from ._row_table import RowTable, SparseText
 from ._tally import MetricTally, metric_summaries, tally_metrics
@@ -29,20 +30,26 @@ __all__ = [
     "LatencyPercentiles",
     "MetricRow",
     "MetricTally",
+    "Mismatch",
     "RowSummary",
     "RowTable",
     "SparseText",
+    "case_mismatches",
     "case_order",
     "case_row",
     "case_usage",
     "decide_case_status",
+    "first_reason",
     "format_cost",
     "format_duration",
     "format_tokens",
+    "format_tool_call",
     "latency_percentiles",
     "latency_text",
+    "message_text",
     "metric_row",
     "metric_summaries",
+    "one_line",
     "result_summary",
     "rule_phrase",
     "status_text",

@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from ._extract import AGENTEVALS_CASE_ATTRIBUTE, EVAL_ID_ATTRIBUTE, _is_agent, _is_llm, _is_tool
+from ._agents import is_agent_span
+from ._extract import AGENTEVALS_CASE_ATTRIBUTE, EVAL_ID_ATTRIBUTE, _is_llm, _is_tool
 from ._messages import input_messages, output_messages
 from ._read import iter_trace_groups, trace_files
 from ._spans import Span, Trace, TreeRepairs, ancestor_test
@@ -250,12 +251,12 @@ def diagnose_traces(traces: Iterable[Trace], path: str, files: int) -> DoctorRep
         if trace.repairs:
             mended += 1
             repairs.add(trace.repairs)
-        relevant = [s for s in trace.spans if _is_agent(s) or _is_llm(s) or _is_tool(s)]
+        relevant = [s for s in trace.spans if is_agent_span(s) or _is_llm(s) or _is_tool(s)]
         if not relevant:
             continue
         genai += 1
         named += any(s.attr(EVAL_ID_ATTRIBUTE) or s.attr(AGENTEVALS_CASE_ATTRIBUTE) for s in trace.spans)
-        without_agents += not any(_is_agent(s) for s in relevant)
+        without_agents += not any(is_agent_span(s) for s in relevant)
         answered = _answered_ids(relevant)
         legacy = any(_adk_legacy(s) for s in relevant)
         groups: dict[str, list[Span]] = {}

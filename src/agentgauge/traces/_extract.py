@@ -24,6 +24,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..model import Invocation, Message, Tool
+from ._agents import agent_records, is_agent_span
 from ._messages import ChatMessage, MessageToolCall, ToolResponse, input_messages, output_messages, parse_json_value
 from ._spans import Span, Trace, ancestor_test
 from ._usage import turn_cost
@@ -86,13 +87,6 @@ def _is_tool(span: Span) -> bool:
     )
 
 
-def _is_agent(span: Span) -> bool:
-    return span.name.startswith(("invoke_agent", "invoke_workflow")) or span.operation in (
-        "invoke_agent",
-        "invoke_workflow",
-    )
-
-
 _LLM_OPERATIONS = frozenset({"chat", "generate_content", "text_completion", "call_llm"})
 _MESSAGE_KEYS = (
     "gen_ai.input.messages",
@@ -107,7 +101,7 @@ _MESSAGE_KEYS = (
 
 
 def _is_llm(span: Span) -> bool:
-    if _is_tool(span) or _is_agent(span):
+    if _is_tool(span) or is_agent_span(span):
         return False
     attrs = span.attributes
     return (
@@ -120,7 +114,7 @@ def _is_llm(span: Span) -> bool:
 
 def is_genai_trace(trace: Trace) -> bool:
     """True when the trace has an agent, LLM or tool span (anything this module can read a conversation from)."""
-    return any(_is_agent(s) or _is_tool(s) or _is_llm(s) for s in trace.spans)
+    return any(is_agent_span(s) or _is_tool(s) or _is_llm(s) for s in trace.spans)
 
 
 def extract_conversation(trace: Trace) -> TraceConversation:
@@ -147,11 +141,11 @@ def extract_conversation(trace: Trace) -> TraceConversation:
 def _turns(trace: Trace) -> list[tuple[Span | None, list[Span]]]:
     """``(anchor span, spans of the turn)`` per turn, in time order."""
     # Ancestors are asked through tests that remember their answers: a trace nested thousands deep costs O(spans).
-    nested = ancestor_test(lambda a: _is_agent(a) or _is_tool(a))
+    nested = ancestor_test(lambda a: is_agent_span(a) or _is_tool(a))
     agents = [
         s
         for s in trace.walk()
-        if _is_agent(s) and not nested(s) and any(_is_llm(d) or _is_tool(d) for d in s.descendants())
+        if is_agent_span(s) and not nested(s) and any(_is_llm(d) or _is_tool(d) for d in s.descendants())
     ]
     if agents:
         agents.sort(key=lambda s: s.start_ns)
@@ -228,6 +222,7 @@ def _invocation(
     intermediate = [Message(role="assistant", content=text) for _, text in answers[:-1]]
     first = anchor if anchor is not None else (llms[0] if llms else tool_spans[0])
     cost = turn_cost(anchor, llms, tool_spans, spans)
+    agents = agent_records([s for s in ([anchor] if anchor else []) + spans if is_agent_span(s) and not opaque(s)])
     return Invocation(
         invocation_id=_invocation_id(first, spans),
         user_content=Message(role="user", content=user_text),
@@ -239,6 +234,7 @@ def _invocation(
         model_duration=cost.model_duration,
         tool_duration=cost.tool_duration,
         usage=cost.usage,
+        agents=agents,
     )
 
 
@@ -369,7 +365,7 @@ def _identify(trace: Trace, conversation: TraceConversation) -> None:
                 if isinstance(value, str) and value:
                     conversation.session_id = value
                     break
-        if not conversation.app_name and _is_agent(span):
+        if not conversation.app_name and is_agent_span(span):
             value = span.attr("gen_ai.agent.name")
             if isinstance(value, str) and value:
                 conversation.app_name = value

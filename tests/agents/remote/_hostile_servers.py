@@ -13,8 +13,9 @@ two segments of the path say:
 
 Protocol routes (after the mode): ADK's ``GET /list-apps``, ``POST /apps/hostile/users/U/sessions/S`` and
 ``POST /run_sse``; A2A's ``GET /.well-known/agent-card.json`` and ``POST /`` (JSON-RPC, streamed); AG-UI's
-``POST /agui``; a plain JSON service's ``POST /chat`` (``{"answer": "fine"}``). Every request is recorded in
-``seen`` with its headers, so tests can check what reached which server.
+``POST /agui``; a plain JSON service's ``POST /chat`` (``{"answer": "fine"}``); the tRPC-Agent API's
+``GET /trpc-agent/v1/apps/hostile/structure`` and ``POST /trpc-agent/v1/apps/hostile/runs``. Every request is
+recorded in ``seen`` with its headers, so tests can check what reached which server.
 """
 
 from __future__ import annotations
@@ -60,6 +61,17 @@ _AGUI = _sse(
     {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
 )
 _ADK = _sse({"author": "hostile", "content": {"role": "model", "parts": [{"text": "fine"}]}})
+_TRPC = "/trpc-agent/v1/apps/hostile"
+
+
+def _trpc_run(request: dict[str, Any]) -> bytes:
+    rid = request["runOptions"]["requestID"]
+    final = {"index": 0, "message": {"role": "assistant", "content": "fine"}}
+    events = [
+        {"requestID": rid, "invocationId": "i", "author": "hostile", "done": True, "choices": [final]},
+        {"requestID": rid, "invocationId": "i", "author": "hostile", "done": True, "object": "runner.completion"},
+    ]
+    return json.dumps({"status": "completed", "events": events}).encode()
 
 
 class HostileServer:
@@ -154,7 +166,11 @@ class HostileServer:
             return 200, _SSE, _AGUI
         if method == "POST" and path == "/chat":
             return 200, _JSON, b'{"answer": "fine"}'
-        return (405 if path in ("/agui", "/chat") else 404), _JSON, b'{"detail": "Not Found"}'
+        if method == "GET" and path == f"{_TRPC}/structure":
+            return 200, _JSON, b'{"structure": {"StructureID": "hostile", "Nodes": []}}'
+        if method == "POST" and path == f"{_TRPC}/runs":
+            return 200, _JSON, _trpc_run(json.loads(body))
+        return (405 if path in ("/agui", "/chat", f"{_TRPC}/runs") else 404), _JSON, b'{"detail": "Not Found"}'
 
     @staticmethod
     async def _send(writer: asyncio.StreamWriter, status: int, kind: str, chunks: Any, *, extra: str = "") -> None:

@@ -50,6 +50,18 @@ def plain_server() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+def trpcagent_server() -> Iterator[tuple[str, Any]]:
+    """``(HOST:PORT, service)`` of the tRPC-Agent API server (``_trpcagent_service.py``)."""
+    require("fastapi")
+    require("uvicorn")
+    from _trpcagent_service import TrpcAgentService, trpcagent_app
+
+    service = TrpcAgentService()
+    with running_server(trpcagent_app(service)) as address:
+        yield address, service
+
+
+@pytest.fixture(scope="session")
 def fault_server() -> Iterator[str]:
     """``HOST:PORT`` of the fault-injecting server (``_fault_service.py``)."""
     require("fastapi")

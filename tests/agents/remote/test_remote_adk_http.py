@@ -19,7 +19,8 @@ except ImportError:  # skipped without google-adk, failed under CI=true
     require("google.adk")
     raise
 
-from agentgauge import AgentEvaluator
+from _in_memory import evaluate_in_memory
+
 from agentgauge._util.redact import clear_secrets, register_secret
 from agentgauge.agents import AgentError, load_agent
 from agentgauge.agents._adk import adk_events_to_output
@@ -28,8 +29,7 @@ from agentgauge.agents.remote import load_remote_agent
 from agentgauge.agents.remote._adk_http import AdkHttpAgent, parse_adk_url
 from agentgauge.errors import InputError
 from agentgauge.formats import load_eval_set, load_metrics
-from agentgauge.model import EvalCase, EvalMetric, EvalSet, Invocation, Message, SessionInput
-from agentgauge.storage import InMemoryEvalResultManager, InMemoryEvalSetManager, InMemoryMetricManager
+from agentgauge.model import EvalCase, EvalSet, Invocation, Message, SessionInput
 
 
 def _part_call(name: str, args: dict[str, Any] | None, call_id: str = "c1") -> types.Part:
@@ -142,21 +142,6 @@ def test_adk_urls_without_an_app_are_refused(spec: str) -> None:
         load_remote_agent(spec)
 
 
-def _evaluate(agent: Any, eval_set: EvalSet, metrics: list[EvalMetric]) -> Any:
-    sets, stored = InMemoryEvalSetManager(), InMemoryMetricManager()
-    sets.put("app", eval_set)
-    stored.put_all("app", eval_set.eval_set_id, metrics)
-    evaluator = AgentEvaluator(
-        "app",
-        agent,
-        eval_set_manager=sets,
-        metric_manager=stored,
-        result_manager=InMemoryEvalResultManager(),
-        parallelism=8,
-    )
-    return evaluator.evaluate_sync(eval_set.eval_set_id).eval_set_result
-
-
 def _scores(result: Any) -> dict[tuple[str, int], list[tuple[str, float | None, str]]]:
     table = {}
     for case in result.eval_case_results:
@@ -180,8 +165,8 @@ def _actual(result: Any) -> dict[tuple[str, int], Any]:
 def test_calculator_scores_identical_in_process_and_over_adk_http(adk_server: str) -> None:
     eval_set = load_eval_set(CALCULATOR / "calculator.evalset.json")
     metrics = load_metrics(CALCULATOR / "calculator.metrics.json")
-    reference = _evaluate(load_agent(str(HERE / "calculator_adk")), eval_set, metrics)
-    remote = _evaluate(f"adk+http://{adk_server}/apps/calculator_adk", eval_set, metrics)
+    reference = evaluate_in_memory(load_agent(str(HERE / "calculator_adk")), eval_set, metrics, parallelism=8)
+    remote = evaluate_in_memory(f"adk+http://{adk_server}/apps/calculator_adk", eval_set, metrics, parallelism=8)
     assert [c.error_message for c in remote.eval_case_results] == [None] * len(eval_set.eval_cases)
     assert _scores(remote) == _scores(reference)
     assert len(_scores(reference)) >= len(eval_set.eval_cases)
@@ -192,7 +177,7 @@ def test_run_is_used_when_the_server_has_no_run_sse(adk_server_without_sse: str)
     agent = load_remote_agent(f"adk+http://{adk_server_without_sse}/apps/calculator_adk")
     assert isinstance(agent, AdkHttpAgent)
     eval_set = load_eval_set(CALCULATOR / "calculator.evalset.json")
-    result = _evaluate(agent, eval_set, load_metrics(CALCULATOR / "calculator.metrics.json"))
+    result = evaluate_in_memory(agent, eval_set, load_metrics(CALCULATOR / "calculator.metrics.json"), parallelism=8)
     assert {c.final_eval_status.value for c in result.eval_case_results} == {"passed"}
     assert agent._sse is False
 
@@ -203,7 +188,9 @@ def test_the_session_is_created_with_the_cases_user_and_state(adk_server: str) -
         session_input=SessionInput(app_name="calculator_adk", user_id="ada", state={"plan": "pro", "n": 2}),
         conversation=[Invocation(user_content=Message(role="user", content="calc add 1 1"))],
     )
-    result = _evaluate(f"adk+http://{adk_server}/apps/calculator_adk", EvalSet(eval_set_id="s", eval_cases=[case]), [])
+    result = evaluate_in_memory(
+        f"adk+http://{adk_server}/apps/calculator_adk", EvalSet(eval_set_id="s", eval_cases=[case]), [], parallelism=8
+    )
     (case_result,) = result.eval_case_results
     assert case_result.error_message is None
     sessions = httpx.get(f"http://{adk_server}/apps/calculator_adk/users/ada/sessions").json()
@@ -233,7 +220,7 @@ def test_faults_fail_their_own_case_with_one_clear_message(fault_server: str) ->
 
         settings = RemoteAgentSettings(retries=1, backoff=0)
         agent = load_agent(f"adk+http://{fault_server}/adk/apps/faulty", remote=settings)
-        result = _evaluate(agent, EvalSet(eval_set_id="faults", eval_cases=cases), [])
+        result = evaluate_in_memory(agent, EvalSet(eval_set_id="faults", eval_cases=cases), [], parallelism=8)
     finally:
         clear_secrets()
     by_id = {c.eval_id: c for c in result.eval_case_results}
@@ -254,7 +241,9 @@ def test_a_server_that_stops_answering_fails_at_the_read_timeout(fault_server: s
 
     agent = load_agent(f"adk+http://{fault_server}/adk/apps/faulty", remote=RemoteAgentSettings(read_timeout=0.3))
     case = EvalCase(eval_id="hang", conversation=[Invocation(user_content=Message(content="hang"))])
-    (result,) = _evaluate(agent, EvalSet(eval_set_id="t", eval_cases=[case]), []).eval_case_results
+    (result,) = evaluate_in_memory(
+        agent, EvalSet(eval_set_id="t", eval_cases=[case]), [], parallelism=8
+    ).eval_case_results
     assert (result.error_message or "").endswith(
         f"adk+http agent: POST http://{fault_server}/adk/run_sse: no answer within the read timeout"
     )
@@ -268,7 +257,9 @@ def test_a_refused_connection_fails_after_the_retries(tmp_path: Path) -> None:
     port = free_port()
     agent = load_agent(f"adk+http://127.0.0.1:{port}/apps/x", remote=RemoteAgentSettings(retries=2, backoff=0))
     case = EvalCase(eval_id="down", conversation=[Invocation(user_content=Message(content="hi"))])
-    (result,) = _evaluate(agent, EvalSet(eval_set_id="t", eval_cases=[case]), []).eval_case_results
+    (result,) = evaluate_in_memory(
+        agent, EvalSet(eval_set_id="t", eval_cases=[case]), [], parallelism=8
+    ).eval_case_results
     message = result.error_message or ""
     assert f"adk+http agent: POST http://127.0.0.1:{port}/apps/x/users/user/sessions/" in message, message
     assert "cannot connect" in message and "(after 3 attempts)" in message

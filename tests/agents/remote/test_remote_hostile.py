@@ -21,15 +21,20 @@ from agentgauge.errors import AgentError, InputError
 
 pytestmark = pytest.mark.usefixtures("no_registered_secrets")
 
-SCHEMES = ("adk", "a2a", "agui", "plain")
-LABELS = {"adk": "adk+http", "a2a": "a2a+http", "agui": "agui+http", "plain": "http"}
+SCHEMES = ("adk", "a2a", "agui", "trpcagent", "plain")
+LABELS = {"adk": "adk+http", "a2a": "a2a+http", "agui": "agui+http", "trpcagent": "trpcagent+http", "plain": "http"}
 SECRET = "sk-hostile-5f0c2a9e71"
 
 
 def spec(scheme: str, address: str, mode: str = "") -> str:
     """The agent URL of ``scheme`` on the hostile server at ``address``, behind ``mode`` (``/huge/10``, ...)."""
     base = address + mode
-    urls = {"adk": f"adk+http://{base}/apps/hostile", "a2a": f"a2a+http://{base}", "agui": f"agui+http://{base}/agui"}
+    urls = {
+        "adk": f"adk+http://{base}/apps/hostile",
+        "a2a": f"a2a+http://{base}",
+        "agui": f"agui+http://{base}/agui",
+        "trpcagent": f"trpcagent+http://{base}/trpc-agent/v1/apps/hostile",
+    }
     return urls.get(scheme, f"http://{base}/chat")
 
 
@@ -119,6 +124,7 @@ def test_an_agent_card_naming_another_origin_is_followed_without_the_headers(
         ("a2a", "huge-get", "GET"),  # the agent card
         ("a2a", "huge", "POST"),  # one event-stream line
         ("agui", "huge", "POST"),
+        ("trpcagent", "huge", "POST"),
         ("plain", "huge", "POST"),
     ],
 )
@@ -185,6 +191,10 @@ _NOT_THE_PROTOCOL = [
     ("adk+http://{home}/apps/other", "/list-apps: the server does not serve app 'other' (it serves: hostile)"),
     ("agui+http://{home}/nowhere", "/nowhere: HTTP 404: no endpoint here"),
     ("a2a+http://{home}/nowhere", "/nowhere/.well-known/agent-card.json: HTTP 404: no agent card there nor at"),
+    (
+        "trpcagent+http://{home}/nowhere",
+        "/trpc-agent/v1/apps/nowhere/runs: HTTP 404: the server serves no tRPC-Agent app 'nowhere' here",
+    ),
 ]
 
 

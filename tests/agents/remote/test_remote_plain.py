@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _in_memory import evaluate_in_memory
 from _plain_service import PLAIN_CONFIG
 from _servers import CALCULATOR
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentgauge import AgentEvaluator
 from agentgauge.agents import AgentRequest, load_agent
 from agentgauge.agents.remote import RemoteAgentSettings, load_remote_agent
 from agentgauge.agents.remote._config import apply_config, load_config
@@ -22,7 +22,6 @@ from agentgauge.agents.remote._plain import PlainHttpAgent, render_template
 from agentgauge.errors import InputError
 from agentgauge.formats import load_eval_set, load_metrics
 from agentgauge.model import Invocation, Message
-from agentgauge.storage import InMemoryEvalResultManager, InMemoryEvalSetManager, InMemoryMetricManager
 
 pytestmark = pytest.mark.usefixtures("no_registered_secrets")
 
@@ -133,25 +132,12 @@ def test_the_defaults_hold_without_any_setting() -> None:
     assert RemoteAgentSettings.from_options() is None
 
 
-def _evaluate(agent: Any, eval_set: Any, metrics: Any) -> Any:
-    sets, stored = InMemoryEvalSetManager(), InMemoryMetricManager()
-    sets.put("app", eval_set)
-    stored.put_all("app", eval_set.eval_set_id, metrics)
-    return (
-        AgentEvaluator(
-            "app", agent, eval_set_manager=sets, metric_manager=stored, result_manager=InMemoryEvalResultManager()
-        )
-        .evaluate_sync(eval_set.eval_set_id)
-        .eval_set_result
-    )
-
-
 def test_the_calculator_set_scores_the_same_through_a_plain_service(plain_server: str, tmp_path: Path) -> None:
     eval_set = load_eval_set(CALCULATOR / "calculator.evalset.json")
     metrics = load_metrics(CALCULATOR / "calculator.metrics.json")
     settings = RemoteAgentSettings(config=_write(tmp_path, PLAIN_CONFIG))
-    remote = _evaluate(load_agent(f"http://{plain_server}", remote=settings), eval_set, metrics)
-    local = _evaluate(load_agent(str(CALCULATOR / "agent.py")), eval_set, metrics)
+    remote = evaluate_in_memory(load_agent(f"http://{plain_server}", remote=settings), eval_set, metrics)
+    local = evaluate_in_memory(load_agent(str(CALCULATOR / "agent.py")), eval_set, metrics)
 
     def scores(result: Any) -> list[Any]:
         return [

@@ -260,25 +260,55 @@ async def test_template_single_score_with_all_scopes(chat_server: ChatServer) ->
 
 
 @pytest.mark.parametrize(
-    ("scorer", "answers", "aggregator", "score"),
+    ("scorer", "answers", "aggregator", "score", "value"),
     [
-        ("boolean", ['{"passed": true, "reason": "ok"}'], None, 1.0),
-        ("boolean", ['{"passed": false, "reason": "no"}'], None, 0.0),
-        ("single_score", ['{"score": 0.2, "reason": "a"}', '{"score": 0.9, "reason": "b"}'], "average", 0.55),
-        ("single_score", ['{"score": 0.2, "reason": "a"}', '{"score": 0.9, "reason": "b"}'], "majority_vote", 0.2),
+        ("boolean", ['{"passed": true, "reason": "ok"}'], None, 1.0, {"kind": "boolean", "boolean": True}),
+        ("boolean", ['{"passed": false, "reason": "no"}'], None, 0.0, {"kind": "boolean", "boolean": False}),
+        (
+            "single_score",
+            ['{"score": 0.2, "reason": "a"}', '{"score": 0.9, "reason": "b"}'],
+            "average",
+            0.55,
+            {"kind": "numeric", "numeric": 0.55},
+        ),
+        (
+            "single_score",
+            ['{"score": 0.2, "reason": "a"}', '{"score": 0.9, "reason": "b"}'],
+            "majority_vote",
+            0.2,
+            {"kind": "numeric", "numeric": 0.2},
+        ),
         (
             "single_score",
             ['{"score": 0.6, "reason": "a"}', '{"score": 0.1, "reason": "b"}', '{"score": 0.9, "reason": "c"}'],
             None,
             0.6,
+            {"kind": "numeric", "numeric": 0.6},
         ),
-        ("categorical", ['{"category": "partial", "reason": "half"}'], None, 0.5),
-        ("categorical", ['{"category": "weird", "reason": "?"}'], None, 0.0),
-        ("rubric_scores", [rubric_answer(1, 0)], None, 0.5),
+        (
+            "categorical",
+            ['{"category": "partial", "reason": "half"}'],
+            None,
+            0.5,
+            {"kind": "categorical", "categorical": "partial"},
+        ),
+        (
+            "categorical",
+            ['{"category": "weird", "reason": "?"}'],
+            None,
+            0.0,
+            {"kind": "categorical", "categorical": "weird"},
+        ),
+        ("rubric_scores", [rubric_answer(1, 0)], None, 0.5, {"kind": "numeric", "numeric": 0.5}),
     ],
 )
 async def test_template_scorers_and_aggregators(
-    chat_server: ChatServer, scorer: str, answers: list[str], aggregator: str | None, score: float
+    chat_server: ChatServer,
+    scorer: str,
+    answers: list[str],
+    aggregator: str | None,
+    score: float,
+    value: dict[str, Any],
 ) -> None:
     chat_server.queue(*(ok(a) for a in answers))
     extra: dict[str, Any] = {"responseScorerName": scorer}
@@ -293,6 +323,9 @@ async def test_template_scorers_and_aggregators(
     assert result.overall_score == pytest.approx(score)
     if scorer == "categorical" and score == 0.0:
         assert result.per_invocation_results[0].reason == "unknown categorical label 'weird': ?"
+    # The typed value of trpc's details.value: what the judge answered, beside the score thresholds read.
+    typed = result.per_invocation_results[0].value
+    assert typed is not None and typed.model_dump(mode="json") == pytest.approx(value)
 
 
 @pytest.mark.parametrize(

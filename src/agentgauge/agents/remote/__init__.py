@@ -5,6 +5,7 @@
 | ``a2a+http(s)://HOST:PORT[/PATH]`` | A2A through the ``a2a-sdk`` client |
 | ``adk+http(s)://HOST:PORT[/PREFIX]/apps/APP`` | ADK's HTTP API (``adk api_server``: ``/run_sse``, ``/run``) |
 | ``agui+http(s)://HOST:PORT/PATH`` | AG-UI over Server-Sent Events |
+| ``trpcagent+http(s)://HOST:PORT[/BASE_PATH]/APP`` | trpc-agent-go's tRPC-Agent API (``POST .../APP/runs``) |
 | ``http(s)://...`` with a config file | a plain JSON service described by the config |
 
 Every scheme shares :class:`RemoteAgentSettings` (headers with ``${ENV}`` expansion, timeouts, the turn limit, the
@@ -41,7 +42,7 @@ __all__ = [
     "remote_scheme",
 ]
 
-_REMOTE_SPEC = re.compile(r"^(?:(a2a|adk|agui)\+)?(https?)://[^\s/?#]+", re.IGNORECASE)
+_REMOTE_SPEC = re.compile(r"^(?:(a2a|adk|agui|trpcagent)\+)?(https?)://[^\s/?#]+", re.IGNORECASE)
 
 
 def remote_scheme(spec: str) -> str | None:
@@ -69,7 +70,9 @@ def load_remote_agent(spec: str, settings: RemoteAgentSettings | None = None) ->
     scheme = remote_scheme(spec)
     if scheme is None:
         raise InputError(
-            "not a remote agent URL (a2a+http://, adk+http://, agui+http:// or http:// with a config)", file=spec
+            "not a remote agent URL (a2a+http://, adk+http://, agui+http://, trpcagent+http:// "
+            "or http:// with a config)",
+            file=spec,
         )
     # The config file's connection keys (headers, timeouts, ...) apply to every scheme.
     settings, config = apply_config(settings or RemoteAgentSettings())
@@ -86,6 +89,10 @@ def load_remote_agent(spec: str, settings: RemoteAgentSettings | None = None) ->
         from ._agui import AguiAgent
 
         return AguiAgent(spec, settings)
+    if protocol == "trpcagent":
+        from ._trpcagent import TrpcAgent
+
+        return TrpcAgent(spec, settings)
     from ._plain import PlainHttpAgent
 
     return PlainHttpAgent(spec, settings, config)

@@ -79,7 +79,7 @@ class PlainHttpAgent:
         if config is None or config.response is None:
             raise InputError(
                 "a plain http(s):// agent needs --agent-config FILE with a `response.finalResponse` JSON path "
-                "(or use a2a+http://, adk+http://, agui+http://)",
+                "(or use a2a+http://, adk+http://, agui+http://, trpcagent+http://)",
                 file=spec,
             )
         self.spec = spec

@@ -22,7 +22,7 @@ from ...judges import (
     JudgePool,
     snippet,
 )
-from ...model import EvalMetric, EvalStatus, Invocation, status_for_score
+from ...model import EvalMetric, EvalStatus, Invocation, ScoreValue, status_for_score
 from .._base import EvaluateResult, EvaluatorError, PerInvocationResult
 from .._common import check_counts
 from ._default_judge import default_judge_options
@@ -85,7 +85,7 @@ async def gather_fail_fast(factories: Sequence[Callable[[], Awaitable[T]]], limi
 def sample_result(
     actual: Invocation, expected: Invocation | None, sample: Sample, threshold: float
 ) -> PerInvocationResult:
-    """An invocation's result from the one sample that decides it (its score, reason and rubric items)."""
+    """An invocation's result from the one sample that decides it (its score, reason, rubric items and value)."""
     return PerInvocationResult(
         actual,
         expected,
@@ -93,7 +93,16 @@ def sample_result(
         status_for_score(sample.score, threshold),
         sample.reason,
         list(sample.rubric_scores),
+        value=sample.value,
     )
+
+
+def with_typed_value(result: PerInvocationResult) -> PerInvocationResult:
+    """``result`` with trpc-agent-go's typed value: a judge's boolean verdict or category as it answered, else its
+    score as a number (trpc's judges all give one; an unscored result has none)."""
+    if result.value is None and result.score is not None and math.isfinite(result.score):
+        result.value = ScoreValue.of(result.score)
+    return result
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,7 +319,8 @@ class LLMJudgeEvaluator:
     ) -> PerInvocationResult:
         actual, expected = actuals[-1], expecteds[-1]
         try:
-            return await self.judge_invocation(index, actuals, expecteds, config, client)
+            result = await self.judge_invocation(index, actuals, expecteds, config, client)
+            return with_typed_value(result) if self.metric.dialect == "trpc" else result
         except NotApplicable as exc:
             return self._not_evaluated(actual, expected, str(exc))
         except JudgeAnswerError as exc:

@@ -8,18 +8,20 @@ from typing import Any
 
 from ...criteria._llm import JudgeModelOptions, Rubric
 from ...judges import JudgeMessage, ResponseSchema
-from ...model import RubricScore
+from ...model import RubricScore, ScoreValue
 
 __all__ = ["JudgeConfig", "NotApplicable", "Prompt", "Sample"]
 
 
 @dataclass(slots=True)
 class Sample:
-    """One judge answer scored: ``score`` is ``None`` when the answer carried no usable verdict."""
+    """One judge answer scored: ``score`` is ``None`` when the answer carried no usable verdict; ``value`` is what
+    the judge answered when it is not a number (a boolean verdict, a category)."""
 
     score: float | None
     reason: str = ""
     rubric_scores: list[RubricScore] = field(default_factory=list)
+    value: ScoreValue | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...judges import JudgeParseError, JudgePool, ResponseSchema, extract_json_object
-from ...model import EvalMetric, Invocation
+from ...model import EvalMetric, Invocation, ScoreValue
 from .._base import EvaluatorError
 from ._aggregate import average_invocations, mean_samples
 from ._engine import JudgeMetric, LLMJudgeEvaluator
@@ -191,8 +191,7 @@ def _key(mapping: Any, name: str) -> Any:
 
 
 def _trace_step(invocation: Invocation, node_id: str, field: str, index: int) -> Any:
-    extra = invocation.model_extra or {}
-    trace = _key(extra, "executionTrace") or _key(extra, "execution_trace")
+    trace = invocation.execution_trace
     steps = _key(trace, "steps")
     if not isinstance(steps, list) or not steps:
         raise ValueError(f"executionTrace is empty for actual.{field} at invocation index {index}")
@@ -262,7 +261,7 @@ def _boolean(answer: str, config: JudgeConfig) -> Sample:
     passed = data.get("passed")
     if not isinstance(passed, bool):
         raise JudgeParseError(f"passed {passed!r} is not true or false", raw=answer)
-    return Sample(1.0 if passed else 0.0, _reason(data, answer))
+    return Sample(1.0 if passed else 0.0, _reason(data, answer), value=ScoreValue.of(passed))
 
 
 def _categorical(answer: str, config: JudgeConfig) -> Sample:
@@ -272,9 +271,10 @@ def _categorical(answer: str, config: JudgeConfig) -> Sample:
     if not isinstance(label, str):
         raise JudgeParseError("category is required", raw=answer)
     reason = _reason(data, answer)
+    value = ScoreValue.of(label)
     if label not in categories:
-        return Sample(0.0, f"unknown categorical label {label!r}: {reason}")
-    return Sample(categories[label], reason)
+        return Sample(0.0, f"unknown categorical label {label!r}: {reason}", value=value)
+    return Sample(categories[label], reason, value=value)
 
 
 def _rubric_scores(answer: str, config: JudgeConfig) -> Sample:

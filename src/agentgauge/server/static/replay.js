@@ -34,7 +34,8 @@ window.AgentgaugeReview = (() => {
   function verdictNode(m) {
     const node = el("li", { class: `verdict ${m.status}`, dataset: { metric: m.metricName } },
       el("div", {}, status(m.status), " ", el("b", {}, m.metricName), " ",
-        el("span", { class: "score" }, `${num(m.score)} / ${num(m.threshold)}`)));
+        el("span", { class: "score" }, `${num(m.score)} / ${num(m.threshold)}`),
+        m.value ? el("span", { class: "muted value" }, ` (${m.value})`) : ""));
     if (m.reason) node.append(el("div", { class: "reason" }, m.reason));
     for (const r of m.rubrics || []) node.append(el("div", { class: "reason rubric" }, r));
     return node;
@@ -84,6 +85,7 @@ window.AgentgaugeReview = (() => {
         `run ${r}: ${(data.runStatuses[i] || "").replace("_", " ")}`))) : "";
     const head = el("div", { class: "replay-head" },
       el("div", { class: "row" }, el("h3", { id: "replay-title" }, data.evalId), status(data.status), runs,
+        data.score != null ? el("span", { class: "muted", id: "replay-score" }, `case score ${num(data.score)}`) : "",
         el("span", { class: "spacer" }), el("span", { class: "muted" }, `result ${data.resultId}`)),
       data.reason ? el("div", { class: "error", id: "replay-reason" }, data.reason) : "",
       el("ul", { class: "verdicts overall" }, ...data.metrics.map((m) => verdictNode(shownInTurns.has(m.reason) ? { ...m, reason: null } : m))));
