@@ -91,7 +91,8 @@ class EvalRequest:
     - Where results go: ``results`` (a result manager, e.g. a SQL store's), else files under ``output_dir``
       (``<app>/<id>.evalset_result.json``), saved under ``app_name`` (default: the cases' ``sessionInput.appName``)
       with ``labels`` (``KEY=VALUE``); ``keep_results=False`` reads case results back from where they were saved
-      instead of keeping them; ``registry`` scores (default: one built from ``judge``).
+      instead of keeping them; ``record_metadata=False`` leaves the run's provenance (git state, versions) out of
+      the result; ``registry`` scores (default: one built from ``judge``).
     - What it is compared with: ``gate`` (a baseline result, the gate rule and its significance level); the
       comparisons come with the run (:attr:`~agentgauge.launch.PreparedRun.baseline`).
     - ``strict``: every input warning (an unknown key the file's own tool ignores) is an error.
@@ -119,6 +120,7 @@ class EvalRequest:
     output_dir: Path = DEFAULT_OUTPUT_DIR
     results: ResultSink | None = None
     keep_results: bool = True
+    record_metadata: bool = True
     registry: Registry | None = None
     callbacks: Callbacks | None = None
     gate: GateOptions = field(default_factory=GateOptions)

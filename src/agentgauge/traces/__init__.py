@@ -31,7 +31,7 @@ from ._cases import (
     read_conversations,
     trace_eval_set,
 )
-from ._export import TRACE_ID_KEY, export_result, result_to_otlp, traces_endpoint
+from ._export import TRACE_ID_KEY, evaluation_events, export_result, result_to_otlp, traces_endpoint
 from ._extract import (
     AGENTEVALS_CASE_ATTRIBUTE,
     CAPTURE_HINT,
@@ -95,6 +95,7 @@ __all__ = [
     "TreeRepairs",
     "build_traces",
     "check_document",
+    "evaluation_events",
     "export_document",
     "export_result",
     "extract_conversation",
