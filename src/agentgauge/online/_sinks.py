@@ -148,7 +148,7 @@ class SinkPost:
         """Send ``document``; an :class:`~agentgauge.errors.AgentError` naming the endpoint when it fails after its
         retries (a turn limit bounds it all)."""
         async with self._endpoint.turn():
-            await self._endpoint.request("POST", "", json=document)
+            await self._endpoint.request("POST", self._endpoint.url, json=document)
 
     async def aclose(self) -> None:
         """Close the connections of the running loop."""
