@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from conftest import TOOL_METRICS, Collector, handled, online_server, send_sessions, wait_for
+from _online import TOOL_METRICS, Collector, handled, online_server, send_sessions, wait_for
 
 from agentgauge.online import result_id_for, sampled
 

@@ -46,7 +46,10 @@ class OnlineScorer:
         from ._live_score import score_conversations
 
         body = LiveScoreBody(app_name=rule.app, eval_set_id=rule.eval_set, metrics=rule.metrics)
-        scoring = await score_conversations(self.state, key, conversations, body, results=InMemoryEvalResultManager())
+        results = InMemoryEvalResultManager()
+        scoring = await score_conversations(
+            self.state, key, conversations, body, results=results, record_metadata=False
+        )
         result = scoring.outcome.eval_set_result
         cases = list(result.eval_case_results) if result is not None else []
         return ScoredSession(scoring.app, cases, [(m["caseId"], m["by"]) for m in scoring.matches])
