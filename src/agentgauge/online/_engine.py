@@ -4,9 +4,10 @@ by each rule that samples it, takes it (:func:`~._select.session_matches`) and h
 
 Nothing of it runs on the request path: the store's listener notes the changed session keys (O(1) each) and returns;
 a thread of its own, with its own event loop, decides which ended sessions each rule samples, puts them on a bounded
-queue (a session that finds it full is dropped and counted, the receiver never waits), reads and scores them with
-the server's scoring entry (:class:`SessionScorer`, the one the Live tab's *Score* uses) and delivers the scores to
-the rule's sinks. A session is decided once: spans arriving after it was scored are stored, not scored again.
+queue (a session that finds it full is dropped and counted, the receiver never waits), checks each rule's filter and
+hourly cap, has worker processes read and score them with the server's scoring entry (:class:`SessionScorer`, the
+one the Live tab's *Score* uses; see :mod:`._process`) and delivers the scores to the rule's sinks. A session is
+decided once: spans arriving after it was scored are stored, not scored again.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import NotFoundError
-from ._limits import install_judge_meter, period_start, sampled
-from ._rule_state import RuleState, error_case, evaluated_span, segment, webhook_body
+from ._limits import period_start, sampled
+from ._process import ScorerFactory, WorkerAnswer, score_in_worker, start_worker
+from ._rule_state import RuleState, error_case, segment, webhook_body
 from ._select import session_matches
 from ._sinks import PeriodResults, period_label
 
@@ -61,14 +64,15 @@ class SessionScorer(Protocol):
 
 
 class OnlineEvaluator:
-    """Online evaluation of the sessions of ``store`` by ``rules`` (see the module); ``results`` is where the
-    store sink saves (``None``: no result store). :meth:`start` and :meth:`stop` run it in its own thread."""
+    """Online evaluation of the sessions of ``store`` by ``rules`` (see the module): ``scorer`` is the factory of
+    the worker processes' scorer and its argument, ``results`` where the store sink saves (``None``: no result
+    store). :meth:`start` and :meth:`stop` run it."""
 
     def __init__(
         self,
         rules: OnlineRules,
         store: LiveStore,
-        scorer: SessionScorer,
+        scorer: tuple[ScorerFactory, Any],
         results: EvalResultManager | None,
         *,
         source: str = "",
@@ -78,6 +82,7 @@ class OnlineEvaluator:
         self.rules = rules
         self.source = source
         self._store, self._scorer = store, scorer
+        self._pool: ProcessPoolExecutor | None = None
         self._results = PeriodResults(results) if results is not None else None
         self._clock, self._wall = clock, wall
         self._states = [RuleState(rule, None) for rule in rules.rules]
@@ -90,7 +95,6 @@ class OnlineEvaluator:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping: asyncio.Event | None = None
         self._thread: threading.Thread | None = None
-        self._restore_gate: Callable[[], None] | None = None
         self._idle_queue = threading.Event()
         store.listeners.append(self._changed)
 
@@ -159,8 +163,17 @@ class OnlineEvaluator:
     # --- running (its own thread) -----------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start watching and scoring in a thread of its own (with its own event loop)."""
-        self._restore_gate = install_judge_meter()
+        """Start watching in a thread of its own (with its own event loop), scoring in ``concurrency`` worker
+        processes."""
+        import multiprocessing
+
+        factory, argument = self._scorer
+        self._pool = ProcessPoolExecutor(
+            self.rules.concurrency,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=start_worker,
+            initargs=(factory, argument, str(self._store.files.folder)),
+        )
         started = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(started,), name="agentgauge-online", daemon=True)
         self._thread.start()
@@ -211,9 +224,8 @@ class OnlineEvaluator:
             loop.call_soon_threadsafe(stopping.set)
         if self._thread is not None:
             self._thread.join(30)
-        if self._restore_gate is not None:
-            self._restore_gate()
-            self._restore_gate = None
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
         self._flush()
 
     async def _work(self) -> None:
@@ -233,46 +245,50 @@ class OnlineEvaluator:
 
     async def _score(self, key: str, chosen: list[RuleState]) -> None:
         try:
-            conversations, notes, spans = await asyncio.to_thread(self._store.conversations, key)
+            trace_spans = await asyncio.to_thread(self._store.trace_spans, key)
         except NotFoundError:
             return  # forgotten (beyond the listing limit) or joined another session
+        spans = [span for found in trace_spans.values() for span in found]
         for state in chosen:
-            if not session_matches(state.rule.match, spans, conversations):
+            if not session_matches(state.rule.match, spans):
                 state.tally.count("filtered")
             elif not state.cap.take():
                 state.tally.count("capped")
             else:
-                await self._score_rule(state, key, conversations, notes, spans)
+                await self._score_rule(state, key, trace_spans)
 
-    async def _score_rule(
-        self, state: RuleState, key: str, conversations: list[TraceConversation], notes: list[str], spans: list[Span]
-    ) -> None:
+    async def _score_rule(self, state: RuleState, key: str, trace_spans: dict[str, list[Span]]) -> None:
         rule, now = state.rule, self._wall()
-        matches: list[tuple[str, str]] = []
-        app = rule.app or next((c.app_name for c in conversations if segment(c.app_name)), "") or "online"
-        if not conversations:
-            cases = [error_case(f"no agent conversation to score: {'; '.join(notes) or 'no spans'}")]
-        else:
-            try:
-                if state.meter is not None:
-                    with state.meter.held():
-                        scored = await self._scorer(rule, key, conversations)
-                else:
-                    scored = await self._scorer(rule, key, conversations)
-                cases = scored.cases or [error_case("nothing was scored")]
-                matches, app = scored.matches, scored.app_name
-            except Exception as exc:  # errors are data: this session errors, the others are scored
-                cases = [error_case(str(exc) or type(exc).__name__)]
-        app = segment(app) or "online"
+        if state.meter is None:
+            answer = await self._in_worker(rule, key, trace_spans, None)
+        else:  # one session at a time: each takes what the budget leaves and gives back what it did not use
+            async with state.budget_lock:
+                counter = state.meter.counter
+                allowance = counter.reserve()
+                answer = await self._in_worker(rule, key, trace_spans, allowance)
+                counter.give_back(allowance - answer.judge_calls)
+                state.meter.refused += answer.judge_refused
+        app = segment(answer.app) or "online"
         period = period_label(period_start(now, rule.period), rule.period)
-        for number, case in enumerate(cases, start=1):
+        for number, case in enumerate(answer.cases, start=1):
             case.eval_id = (segment(key) or "session") + (f"_{number}" if number > 1 else "")
             case.session_id = key
             result_id = None
             if rule.sinks.store and self._results is not None:
                 result_id = self._results.add(rule.name, rule.period, app, case, now)
-            state.tally.scored(period, key, case, result_id, now)
-            await self._deliver(state, key, case, app, result_id, matches, spans, conversations)
+            state.tally.scored(period, key, case, (app, result_id), now)
+            await self._deliver(state, key, case, app, result_id, answer)
+
+    async def _in_worker(
+        self, rule: OnlineRule, key: str, trace_spans: dict[str, list[Span]], allowance: int | None
+    ) -> WorkerAnswer:
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(
+                self._pool, score_in_worker, rule.model_dump(mode="json"), key, trace_spans, allowance
+            )
+        except Exception as exc:  # the worker died (killed, out of memory): this session errors
+            return WorkerAnswer(rule.app or "", [error_case(f"the scoring process failed: {exc!r}")])
 
     async def _deliver(
         self,
@@ -281,16 +297,14 @@ class OnlineEvaluator:
         case: EvalCaseResult,
         app: str,
         result_id: str | None,
-        matches: list[tuple[str, str]],
-        spans: list[Span],
-        conversations: list[TraceConversation],
+        answer: WorkerAnswer,
     ) -> None:
         from ..traces import evaluation_events
 
         rule = state.rule
         deliveries = []
         if state.otlp is not None and case.overall_eval_metric_results:
-            trace_id, span_id = evaluated_span(spans, conversations)
+            trace_id, span_id = answer.evaluated
             if trace_id:
                 attributes = {"agentgauge.online.rule": rule.name, "gen_ai.conversation.id": key}
                 document = evaluation_events(
@@ -298,7 +312,7 @@ class OnlineEvaluator:
                 )
                 deliveries.append(state.otlp.post(document))
         if state.webhook is not None:
-            deliveries.append(state.webhook.post(webhook_body(rule.name, key, app, case, result_id, matches)))
+            deliveries.append(state.webhook.post(webhook_body(rule.name, key, app, case, result_id, answer.matches)))
         for delivery in deliveries:
             try:
                 await delivery

@@ -63,6 +63,22 @@ class PeriodCounter:
             self.used += 1
             return True
 
+    def reserve(self) -> int:
+        """Take everything the limit leaves in the current period (a limit of ``None``: nothing is taken, 0 is
+        returned); :meth:`give_back` returns what was not used."""
+        with self._lock:
+            self._roll()
+            if self.limit is None:
+                return 0
+            left = max(self.limit - self.used, 0)
+            self.used += left
+            return left
+
+    def give_back(self, count: int) -> None:
+        """Return ``count`` of what :meth:`reserve` took."""
+        with self._lock:
+            self.used = max(self.used - count, 0)
+
     @property
     def spent(self) -> bool:
         """Whether the limit is reached in the current period."""

@@ -4,6 +4,7 @@ webhook's body."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,7 @@ class RuleState:
         self.cap = PeriodCounter(cap, "hour")
         budget = rule.judge_budget
         self.meter = JudgeMeter(rule.name, PeriodCounter(budget.calls, budget.per)) if budget is not None else None
+        self.budget_lock = asyncio.Lock()  # sessions of a rule with a judge budget are scored one at a time
         sinks = rule.sinks
         self.otlp = SinkPost.otlp_logs(sinks.otlp) if sinks.otlp else None
         self.webhook = SinkPost.webhook(sinks.webhook) if sinks.webhook is not None else None

@@ -45,8 +45,10 @@ class RuleTally:
         with self._lock:
             self.counts[what] += by
 
-    def scored(self, period: str, key: str, case: EvalCaseResult, result_id: str | None, at: float) -> None:
-        """Record a scored (or errored) session of ``period``."""
+    def scored(self, period: str, key: str, case: EvalCaseResult, where: tuple[str, str | None], at: float) -> None:
+        """Record a scored (or errored) session of ``period``; ``where`` is the app and the result id (``None``
+        without the store sink) it was saved under."""
+        app, result_id = where
         status = case.final_eval_status.value
         metrics = {m.metric_name: m.score for m in case.overall_eval_metric_results}
         with self._lock:
@@ -60,6 +62,7 @@ class RuleTally:
                     "status": status,
                     "error": case.error_message,
                     "metrics": metrics,
+                    "appName": app,
                     "resultId": result_id,
                     "at": at,
                 }

@@ -1,7 +1,8 @@
 """Online evaluation in the server (``serve --otlp --online rules.yaml``): the engine of :mod:`agentgauge.online`
-scoring received sessions through the Live tab's scoring entry (:func:`~._live_score.score_conversations`), while
-the app runs, and ``/api/live/online``: its counts, latest scores and trends per rule, and its rules file (read and
-replaced: a replaced file is checked first, then written atomically and used at once)."""
+scoring received sessions through the Live tab's scoring entry (:func:`~._live_score.score_conversations`, in
+worker processes over a server state of their own), while the app runs, and ``/api/live/online``: its counts,
+latest scores and trends per rule, and its rules file (read and replaced: a replaced file is checked first, then
+written atomically and used at once)."""
 
 from __future__ import annotations
 
@@ -21,10 +22,19 @@ from ._deps import StateDep
 if TYPE_CHECKING:  # pragma: no cover
     from ..online import OnlineEvaluator, OnlineRule, ScoredSession
     from ..traces import TraceConversation
+    from ._config import ServerConfig
     from ._live_hub import LiveHub
     from ._state import ServerState
 
-__all__ = ["OnlineRulesBody", "OnlineScorer", "online_evaluator", "online_lifespan", "router"]
+__all__ = [
+    "OnlineRulesBody",
+    "OnlineScorer",
+    "build_online",
+    "make_scorer",
+    "online_evaluator",
+    "online_lifespan",
+    "router",
+]
 
 router = APIRouter(tags=["Online evaluation"])
 """The online-evaluation routes (mounted under ``/api``)."""
@@ -55,13 +65,22 @@ class OnlineScorer:
         return ScoredSession(scoring.app, cases, [(m["caseId"], m["by"]) for m in scoring.matches])
 
 
+def make_scorer(config: ServerConfig) -> OnlineScorer:
+    """The scorer of an online worker process: over a server state of its own, on the same files."""
+    from ._state import ServerState
+
+    return OnlineScorer(ServerState(config))
+
+
 def build_online(state: ServerState, hub: LiveHub, rules_file: Path) -> OnlineEvaluator:
     """The online engine of the rules in ``rules_file`` (:class:`~agentgauge.errors.InputError` when they are
-    wrong), watching ``hub``'s store, saving with the server's results."""
+    wrong), watching ``hub``'s store, scoring in worker processes (:func:`make_scorer`), saving with the server's
+    results."""
     from ..online import OnlineEvaluator, load_rules
 
     rules = load_rules(rules_file)
-    return OnlineEvaluator(rules, hub.store, OnlineScorer(state), state.results.writer, source=rules_file.name)
+    scorer = (make_scorer, state.config)
+    return OnlineEvaluator(rules, hub.store, scorer, state.results.writer, source=rules_file.name)
 
 
 def online_lifespan(engine: OnlineEvaluator, inner: Callable[[FastAPI], Any] | None) -> Callable[[FastAPI], Any]:
