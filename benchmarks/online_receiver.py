@@ -136,6 +136,17 @@ def _scored(port: int) -> int:
     return int(counts["scored"] + counts["errors"])
 
 
+def _wait_for_workers(port: int) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/live/online", timeout=30) as answer:
+            workers = json.load(answer)["workers"]
+        if workers["started"] == workers["count"]:
+            return
+        time.sleep(0.2)
+    raise RuntimeError("the online workers did not start")
+
+
 def run_side(sessions: list[list[Any]], *, online: bool, clients: int, per_request: int) -> dict[str, Any]:
     """One fresh server, every session sent; the side's figures."""
     with tempfile.TemporaryDirectory(prefix="agentgauge-online-bench-") as folder:
@@ -146,6 +157,8 @@ def run_side(sessions: list[list[Any]], *, online: bool, clients: int, per_reque
         port = _free_port()
         process = _start(port, Path(folder) / "data", rules)
         try:
+            if online:  # the scoring processes start with the server: measure the receiver once they have
+                _wait_for_workers(port)
             batches = [
                 [span for session in sessions[i : i + per_request] for span in session]
                 for i in range(0, len(sessions), per_request)

@@ -18,13 +18,13 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import NotFoundError
 from ._limits import period_start, sampled
-from ._process import ScorerFactory, WorkerAnswer, score_in_worker, start_worker
+from ._process import ScorerFactory, WorkerAnswer, score_in_worker, start_worker, worker_ready
 from ._rule_state import RuleState, error_case, segment, webhook_body
 from ._select import session_matches
 from ._sinks import PeriodResults, period_label
@@ -41,7 +41,7 @@ _log = logging.getLogger(__name__)
 
 _DECIDED_KEPT = 200_000  # session keys remembered as decided (a later span of one is not scored again)
 _TICK = 0.2  # seconds between looks for ended sessions
-_FLUSH = 2.0  # seconds between saves of the periods' results
+_FLUSH = 30.0  # seconds between saves of the periods' results (each rewrites its period's file)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +83,7 @@ class OnlineEvaluator:
         self.source = source
         self._store, self._scorer = store, scorer
         self._pool: ProcessPoolExecutor | None = None
+        self._ready: list[Future[int]] = []
         self._results = PeriodResults(results) if results is not None else None
         self._clock, self._wall = clock, wall
         self._states = [RuleState(rule, None) for rule in rules.rules]
@@ -174,6 +175,8 @@ class OnlineEvaluator:
             initializer=start_worker,
             initargs=(factory, argument, str(self._store.files.folder)),
         )
+        # Each worker starts now (importing the scoring stack takes seconds), not when the first session ends.
+        self._ready = [self._pool.submit(worker_ready) for _ in range(self.rules.concurrency)]
         started = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(started,), name="agentgauge-online", daemon=True)
         self._thread.start()
@@ -335,6 +338,7 @@ class OnlineEvaluator:
                 "dropped": self.dropped,
             },
             "waiting": waiting,
+            "workers": {"started": sum(f.done() and not f.exception() for f in self._ready), "count": len(self._ready)},
             "rules": [state.as_json() for state in self._states],
         }
 

@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["ScorerFactory", "WorkerAnswer", "score_in_worker", "start_worker"]
 
+_NICENESS = 19  # added to the worker processes' niceness (the lowest priority)
+
 ScorerFactory = Callable[[Any], "SessionScorer"]
 """Makes the scorer of a worker process from its argument (a module-level function: it is pickled by name)."""
 
@@ -51,12 +53,26 @@ class _Worker:
 
 
 def start_worker(factory: ScorerFactory, argument: Any, source: str) -> None:
-    """The initializer of a worker process: its scorer, its event loop (kept: judge connections are per loop) and
-    the call gate that charges judge calls to the rule's allowance."""
+    """The initializer of a worker process: a lower priority than the receiver's (scoring is background work: on a
+    busy machine the receiver gets the processor first and the queue absorbs the wait), its scorer, its event loop
+    (kept: judge connections are per loop) and the call gate that charges judge calls to the rule's allowance."""
+    import contextlib
+    import os
+
+    with contextlib.suppress(AttributeError, OSError):  # os.nice is POSIX
+        os.nice(_NICENESS)
     _Worker.scorer = factory(argument)
     _Worker.source = source
     _Worker.loop = asyncio.new_event_loop()
     install_judge_meter()
+
+
+def worker_ready() -> int:
+    """Nothing but an answer (the worker's process id): submitted once per worker when the engine starts, so the
+    workers start then, and the status can say they have."""
+    import os
+
+    return os.getpid()
 
 
 def score_in_worker(
