@@ -6,7 +6,9 @@ made with the OpenTelemetry SDK beforehand, then sent by the SDK's own OTLP/HTTP
 --otlp`` process: once without rules and once with ``--online`` rules scoring 10% of the sessions with
 deterministic metrics (a tool-use assertion and the tool-call count), alternately, ``--repeats`` times each.
 Reported per side (medians): sessions received per second, the mean and p95 time an export waits for its
-acknowledgement, and, with rules, the sessions scored once the receiver went quiet. The ratio with/without is what
+acknowledgement, the receiver process's CPU time per session while it receives (from ``/proc``: the figure that
+does not move with the machine's other load), the scoring processes' CPU, and, with rules, the sessions scored once
+the receiver went quiet. The ratio with/without is what
 the receiver promises to keep within 10%.
 
     .venv/bin/python benchmarks/online_receiver.py            # 10,000 sessions, 3 repeats per side
@@ -41,6 +43,25 @@ rules:
       - {metricName: trajectory_tool_used, threshold: 1, criterion: {assertion: {tools: [get_weather]}}}
       - {metricName: tool_call_count_v1}
 """
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far (Linux ``/proc``; 0 once it has gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
 
 
 def _free_port() -> int:
@@ -167,16 +188,22 @@ def run_side(sessions: list[list[Any]], *, online: bool, clients: int, per_reque
             latencies: list[float] = []
             errors: list[str] = []
             threads = [threading.Thread(target=_send, args=(port, share, latencies, errors)) for share in shares]
+            workers = _children(process.pid)
+            cpu_before = _cpu_seconds(process.pid), sum(_cpu_seconds(w) for w in workers)
             began = time.perf_counter()
             for thread in threads:
                 thread.start()
             for thread in threads:
                 thread.join()
             elapsed = time.perf_counter() - began
+            server_cpu = _cpu_seconds(process.pid) - cpu_before[0]
+            workers_cpu = sum(_cpu_seconds(w) for w in workers) - cpu_before[1]
             figures: dict[str, Any] = {
                 "sessions_per_second": len(sessions) / elapsed,
                 "ack_mean_ms": statistics.fmean(latencies) * 1000,
                 "ack_p95_ms": statistics.quantiles(latencies, n=20)[-1] * 1000,
+                "server_cpu_ms_per_session": server_cpu * 1000 / len(sessions),
+                "workers_cpu_s": workers_cpu,
                 "errors": len(errors),
             }
             if online:
@@ -213,18 +240,19 @@ def main(argv: list[str] | None = None) -> int:
     }
     without, with_rules = medians["without rules"], medians["with rules"]
     print(f"\n{args.sessions} sessions, {args.clients} exporters, {args.sessions_per_request} sessions per export")
-    print("| side | sessions/s | ack mean (ms) | ack p95 (ms) | scored |")
-    print("|---|---|---|---|---|")
+    print("| side | sessions/s | ack mean (ms) | ack p95 (ms) | receiver CPU per session (ms) | scored |")
+    print("|---|---|---|---|---|---|")
     for name, figures in medians.items():
         scored = f"{figures['scored']:.0f}" if "scored" in figures else "–"
         print(
             f"| {name} | {figures['sessions_per_second']:.0f} | {figures['ack_mean_ms']:.1f} | "
-            f"{figures['ack_p95_ms']:.1f} | {scored} |"
+            f"{figures['ack_p95_ms']:.1f} | {figures['server_cpu_ms_per_session']:.2f} | {scored} |"
         )
     print(
         f"ratio with/without: throughput {with_rules['sessions_per_second'] / without['sessions_per_second']:.3f}, "
         f"ack mean {with_rules['ack_mean_ms'] / without['ack_mean_ms']:.3f}, "
-        f"ack p95 {with_rules['ack_p95_ms'] / without['ack_p95_ms']:.3f}"
+        f"ack p95 {with_rules['ack_p95_ms'] / without['ack_p95_ms']:.3f}, "
+        f"receiver CPU per session {with_rules['server_cpu_ms_per_session'] / without['server_cpu_ms_per_session']:.3f}"
     )
     return 0
 

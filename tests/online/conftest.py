@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the _online helpers
 
-from _online import Collector  # noqa: E402
+from _online import Collector
 
 
 @pytest.fixture

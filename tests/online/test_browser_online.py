@@ -14,8 +14,8 @@ from _online import TOOL_METRICS, handled, online_server, send_sessions, wait_fo
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
-from _browser import chromium_driver, csp_violations  # noqa: E402
-from test_browser import UI, _shot  # noqa: E402
+from _browser import chromium_driver, csp_violations
+from test_browser import UI, _shot
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

@@ -26,7 +26,12 @@ def test_a_half_sample_of_200_sessions_scores_the_seeds_share(tmp_path: Path) ->
         send_sessions(url, keys)
         status = wait_for(url, lambda s: s["rules"][0]["counts"]["ended"] == 200 and handled(s) == len(chosen))
     counts = status["rules"][0]["counts"]
-    assert (counts["sampled"], counts["scored"], counts["errors"], counts["dropped"]) == (len(chosen), len(chosen), 0, 0)
+    assert (counts["sampled"], counts["scored"], counts["errors"], counts["dropped"]) == (
+        len(chosen),
+        len(chosen),
+        0,
+        0,
+    )
     assert {r["key"] for r in status["rules"][0]["recent"]} <= set(chosen)
     [period] = status["rules"][0]["trend"]
     assert period["scored"] == period["passed"] == len(chosen)
@@ -44,8 +49,7 @@ def test_the_judge_budget_stops_judge_calls(tmp_path: Path, chat_server: Any) ->
     judge = {"judge_model": "judge-model", "base_url": chat_server.base_url, "api_key": "sk-test"}
     metrics = {"criteria": {"safety_v1": {"threshold": 0.5, "judge_model_options": judge}}}
     rules = FAST_END + (
-        "rules:\n  - name: judged\n    judge_budget: {calls: 3, per: day}\n"
-        f"    metrics: {json.dumps(metrics)}\n"
+        f"rules:\n  - name: judged\n    judge_budget: {{calls: 3, per: day}}\n    metrics: {json.dumps(metrics)}\n"
     )
     with online_server(tmp_path / "data", rules) as url:
         send_sessions(url, [f"j-{i}" for i in range(6)])
@@ -71,11 +75,10 @@ def test_a_session_without_content_errors_alone(tmp_path: Path) -> None:
 
 
 def test_filters_take_only_the_named_service_and_attributes(tmp_path: Path) -> None:
-    rules = FAST_END + (
-        "rules:\n  - name: other\n    match: {service: [another_service]}\n" + TOOL_METRICS
-        + "  - name: mine\n    match: {service: [weather_loop], agent: [weather], attributes: {gen_ai.operation.name: chat}}\n"
-        + TOOL_METRICS
-    )  # fmt: skip
+    other = "  - name: other\n    match: {service: [another_service]}\n" + TOOL_METRICS
+    wanted = "{service: [weather_loop], agent: [weather], attributes: {gen_ai.operation.name: chat}}"
+    mine = f"  - name: mine\n    match: {wanted}\n"
+    rules = FAST_END + "rules:\n" + other + mine + TOOL_METRICS
     with online_server(tmp_path / "data", rules) as url:
         send_sessions(url, ["f-1", "f-2"])
         status = wait_for(url, lambda s: handled(s, 1) == 2 and s["rules"][0]["counts"]["filtered"] == 2)
@@ -112,7 +115,10 @@ def test_scores_are_exported_as_evaluation_events_and_posted_to_the_webhook(
     assert [h["session"] for h in hooks] == ["e-1", "e-2"]
     assert hooks[0]["rule"] == "sent" and hooks[0]["status"] == "passed"
     assert hooks[0]["resultId"].startswith("online_sent_")
-    assert {m["name"]: m["score"] for m in hooks[0]["metrics"]} == {"trajectory_tool_used": 1.0, "tool_call_count_v1": 1.0}
+    assert {m["name"]: m["score"] for m in hooks[0]["metrics"]} == {
+        "trajectory_tool_used": 1.0,
+        "tool_call_count_v1": 1.0,
+    }
 
 
 def test_the_rules_are_read_and_replaced_through_the_api(tmp_path: Path) -> None:

@@ -398,5 +398,5 @@ def trace_conversation(spans: list[Span], source: str) -> tuple[TraceConversatio
         return None, [*notes, f"trace {trace.trace_id}: no agent, LLM or tool spans"], trace.spans
     try:
         return extract_conversation(trace), notes, trace.spans
-    except InputError as exc:
-        return None, [*notes, str(exc)], trace.spans
+    except InputError as exc:  # the note names the trace and turn, never the server's file
+        return None, [*notes, f"{exc.location}: {exc.message}" if exc.location else exc.message], trace.spans
