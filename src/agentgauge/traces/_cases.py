@@ -195,9 +195,9 @@ def match_traces(
 ) -> TraceMatching:
     """Pair each trace with one case of ``eval_set``, explicitly and never by position.
 
-    In order: the case was made from this trace (``traces to-evalset`` records the trace id on each invocation, and
-    every format keeps the first invocation's id); else the trace's ``agentgauge.eval_id`` attribute names the
-    case; else its session id
+    In order: the trace's ``agentgauge.eval_id`` attribute names the case; else the case was made from this trace
+    (``traces to-evalset`` records the trace id on each invocation, and every format keeps the first invocation's
+    id); else its session id
     (``gen_ai.conversation.id``) equals a case id; else its first user message equals exactly one case's first
     user message (whitespace and case ignored). ``selected`` restricts the candidate cases (the ``SET:case``
     filter); when exactly one case is selected, a trace that matches nothing else is paired with it — the user
@@ -217,10 +217,6 @@ def match_traces(
             by_text.setdefault(_normalise(case.conversation[0].user_content.content), []).append(case)
     result = TraceMatching()
     for conversation in conversations:
-        recorded = recorded_in.case_of(conversation)
-        if recorded is not None:
-            result.matches.append(TraceMatch(conversation, recorded, RECORDED_TRACE))
-            continue
         if conversation.eval_id:
             attribute = conversation.eval_id_attribute or EVAL_ID_ATTRIBUTE
             how = "eval id attribute" if attribute == EVAL_ID_ATTRIBUTE else f"{attribute} attribute"
@@ -228,6 +224,10 @@ def match_traces(
                 result.matches.append(TraceMatch(conversation, by_id[conversation.eval_id], how))
             else:
                 result.unmatched.append((conversation, f"{attribute}={conversation.eval_id!r} names no selected case"))
+            continue
+        recorded = recorded_in.case_of(conversation)
+        if recorded is not None:
+            result.matches.append(TraceMatch(conversation, recorded, RECORDED_TRACE))
             continue
         if conversation.session_id in by_id:
             result.matches.append(TraceMatch(conversation, by_id[conversation.session_id], "session id"))

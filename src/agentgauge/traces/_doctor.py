@@ -199,8 +199,14 @@ def producer_of(spans: list[Span]) -> str:
 
 
 def content_fix(producer: str) -> str:
-    """The setting that makes ``producer`` record message content."""
-    return _CONTENT_FIX.get(producer, _CONTENT_FIX[GENAI])
+    """The setting that makes ``producer`` record message content (for ADK 2.x, also where ``EVENT_ONLY`` put it)."""
+    fix = _CONTENT_FIX.get(producer, _CONTENT_FIX[GENAI])
+    if producer == ADK2:
+        fix += (
+            "; with EVENT_ONLY the content is in OpenTelemetry log records: give their OTLP JSON export together "
+            "with the spans, e.g. in one directory"
+        )
+    return fix
 
 
 def _has_content(span: Span) -> bool:
