@@ -96,13 +96,13 @@ class PeriodResults:
         return period
 
     def _save(self, period: _Period) -> None:
-        from ..summary import summarize_runs
+        from ..summary import summarize_results
 
         if not period.dirty:
             return
         result = period.result.model_copy()
         result.eval_case_results = list(result.eval_case_results)
-        result.summary, _ = summarize_runs(result.eval_case_results, case_ids=period.case_ids, num_runs=1)
+        result.summary = summarize_results(result.eval_case_results, case_ids=period.case_ids, num_runs=1).full()
         self._results.save(period.app, result)
         period.dirty = False
 
