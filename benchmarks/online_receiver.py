@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -30,6 +29,12 @@ import time
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the harness's modules
+
+from _serve import _cpu_seconds as cpu_seconds
+from _serve import _free_port as free_port
+from _serve import _start as start_server
 
 RULES = """
 session_end: {settle_seconds: 1, idle_seconds: 120}
@@ -45,15 +50,6 @@ rules:
 """
 
 
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process so far (Linux ``/proc``; 0 once it has gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def _children(pid: int) -> list[int]:
     found: list[int] = []
     for task in Path(f"/proc/{pid}/task").glob("*"):
@@ -62,12 +58,6 @@ def _children(pid: int) -> list[int]:
         except OSError:
             continue
     return found
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def make_sessions(count: int) -> list[list[Any]]:
@@ -110,31 +100,10 @@ def make_sessions(count: int) -> list[list[Any]]:
     return sessions
 
 
-def _start(port: int, data: Path, rules: Path | None) -> subprocess.Popen[bytes]:
-    command = [
-        sys.executable,
-        "-c",
-        "from agentgauge.cli import main; main()",
-        "serve",
-        "--otlp",
-        "--port",
-        str(port),
-        "--data-dir",
-        str(data),
-    ]
-    if rules is not None:
-        command += ["--online", str(rules)]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2):
-                return process
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise RuntimeError(f"serve did not start: {process.stderr.read().decode()[-500:]}") from None
-            time.sleep(0.1)
+def _start_server(port: int, data: Path, rules: Path | None) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-c", "from agentgauge.cli import main; main()", "serve", "--otlp", "--port", str(port)]
+    command += ["--data-dir", str(data), *(["--online", str(rules)] if rules is not None else [])]
+    return start_server(command, dict(os.environ), port)
 
 
 def _send(port: int, batches: list[list[Any]], latencies: list[float], errors: list[str]) -> None:
@@ -175,8 +144,8 @@ def run_side(sessions: list[list[Any]], *, online: bool, clients: int, per_reque
         if online:
             rules = Path(folder) / "rules.yaml"
             rules.write_text(RULES, encoding="utf-8")
-        port = _free_port()
-        process = _start(port, Path(folder) / "data", rules)
+        port = free_port()
+        process = _start_server(port, Path(folder) / "data", rules)
         try:
             if online:  # the scoring processes start with the server: measure the receiver once they have
                 _wait_for_workers(port)
@@ -189,15 +158,15 @@ def run_side(sessions: list[list[Any]], *, online: bool, clients: int, per_reque
             errors: list[str] = []
             threads = [threading.Thread(target=_send, args=(port, share, latencies, errors)) for share in shares]
             workers = _children(process.pid)
-            cpu_before = _cpu_seconds(process.pid), sum(_cpu_seconds(w) for w in workers)
+            cpu_before = cpu_seconds(process.pid), sum(cpu_seconds(w) for w in workers)
             began = time.perf_counter()
             for thread in threads:
                 thread.start()
             for thread in threads:
                 thread.join()
             elapsed = time.perf_counter() - began
-            server_cpu = _cpu_seconds(process.pid) - cpu_before[0]
-            workers_cpu = sum(_cpu_seconds(w) for w in workers) - cpu_before[1]
+            server_cpu = cpu_seconds(process.pid) - cpu_before[0]
+            workers_cpu = sum(cpu_seconds(w) for w in workers) - cpu_before[1]
             figures: dict[str, Any] = {
                 "sessions_per_second": len(sessions) / elapsed,
                 "ack_mean_ms": statistics.fmean(latencies) * 1000,
