@@ -21,7 +21,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 def test_the_live_tab_shows_online_scores_and_edits_the_rules(tmp_path: Path) -> None:
-    rules = "session_end: {settle_seconds: 0.1}\nrules:\n  - name: weather\n    sample_rate: 1\n" + TOOL_METRICS
+    rules = "session_end: {settle_seconds: 0.1}\nniceness: 0\nrules:\n  - name: weather\n" + TOOL_METRICS
     with online_server(tmp_path / "data", rules) as url, chromium_driver() as driver:
         send_sessions(url, ["ui-1", "ui-2", "ui-3"])
         wait_for(url, lambda s: handled(s) == 3)
@@ -37,6 +37,8 @@ def test_the_live_tab_shows_online_scores_and_edits_the_rules(tmp_path: Path) ->
         recent = [r.text for r in ui.all(".online-recent tbody tr")]
         assert len(recent) == 3 and all("passed" in r and "online_weather_" in r for r in recent)
         _shot(driver, "online")
+        results = tmp_path / "data" / "results" / "weather"
+        ui.wait.until(lambda _: any(results.glob("online_weather_*.evalset_result.json")))  # saved every 5 s
         ui.click('.online-rule[data-rule="weather"] .online-history')  # each period is a run of online_weather
         ui.text_in("#history-scope", "1 runs of weather / online_weather")
         ui.click("#tab-live")

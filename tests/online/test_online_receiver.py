@@ -13,7 +13,7 @@ from _online import TOOL_METRICS, Collector, handled, online_server, send_sessio
 
 from agentgauge.online import result_id_for, sampled
 
-FAST_END = "session_end: {settle_seconds: 0.1, idle_seconds: 300}\nconcurrency: 1\n"
+FAST_END = "session_end: {settle_seconds: 0.1, idle_seconds: 300}\nconcurrency: 1\nniceness: 0\n"
 
 
 def test_a_half_sample_of_200_sessions_scores_the_seeds_share(tmp_path: Path) -> None:

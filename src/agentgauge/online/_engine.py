@@ -41,7 +41,7 @@ _log = logging.getLogger(__name__)
 
 _DECIDED_KEPT = 200_000  # session keys remembered as decided (a later span of one is not scored again)
 _TICK = 0.2  # seconds between looks for ended sessions
-_FLUSH = 30.0  # seconds between saves of the periods' results (each rewrites its period's file)
+_FLUSH = 5.0  # seconds between saves of the periods' results (each rewrites its period's file)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +173,7 @@ class OnlineEvaluator:
             self.rules.concurrency,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=start_worker,
-            initargs=(factory, argument, str(self._store.files.folder)),
+            initargs=(factory, argument, str(self._store.files.folder), self.rules.niceness),
         )
         # Each worker starts now (importing the scoring stack takes seconds), not when the first session ends.
         self._ready = [self._pool.submit(worker_ready) for _ in range(self.rules.concurrency)]
@@ -227,9 +227,9 @@ class OnlineEvaluator:
             loop.call_soon_threadsafe(stopping.set)
         if self._thread is not None:
             self._thread.join(30)
+        self._flush()  # first: a worker still busy must not keep the periods from being saved
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-        self._flush()
+            self._pool.shutdown(wait=False, cancel_futures=True)
 
     async def _work(self) -> None:
         assert self._queue is not None
@@ -348,6 +348,7 @@ class OnlineEvaluator:
         tallies = {state.rule.name: state.tally for state in self._states}
         self._states = [RuleState(rule, tallies.get(rule.name)) for rule in rules.rules]
         kept = {"queue_size": self.rules.queue_size, "concurrency": self.rules.concurrency}
+        kept["niceness"] = self.rules.niceness
         self.rules = rules.model_copy(update=kept)
 
     def wait_idle(self, timeout: float) -> bool:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["ScorerFactory", "WorkerAnswer", "score_in_worker", "start_worker"]
 
-_NICENESS = 19  # added to the worker processes' niceness (the lowest priority)
+_NICENESS = 19  # added to the worker processes' niceness by default (the lowest priority)
 
 ScorerFactory = Callable[[Any], "SessionScorer"]
 """Makes the scorer of a worker process from its argument (a module-level function: it is pickled by name)."""
@@ -52,7 +52,7 @@ class _Worker:
     loop: asyncio.AbstractEventLoop | None = None
 
 
-def start_worker(factory: ScorerFactory, argument: Any, source: str) -> None:
+def start_worker(factory: ScorerFactory, argument: Any, source: str, niceness: int = _NICENESS) -> None:
     """The initializer of a worker process: a lower priority than the receiver's (scoring is background work: on a
     busy machine the receiver gets the processor first and the queue absorbs the wait), its scorer, its event loop
     (kept: judge connections are per loop) and the call gate that charges judge calls to the rule's allowance."""
@@ -60,7 +60,7 @@ def start_worker(factory: ScorerFactory, argument: Any, source: str) -> None:
     import os
 
     with contextlib.suppress(AttributeError, OSError):  # os.nice is POSIX
-        os.nice(_NICENESS)
+        os.nice(niceness)
     _Worker.scorer = factory(argument)
     _Worker.source = source
     _Worker.loop = asyncio.new_event_loop()

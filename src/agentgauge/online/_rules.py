@@ -136,13 +136,15 @@ class SessionEnd(_Strict):
 
 class OnlineRules(_Strict):
     """A rules file: the ``rules``, when a session ends (``session_end``), the sessions waiting to be scored at
-    most (``queue_size``; beyond it sessions are dropped and counted, the receiver never waits) and how many are
-    scored at once (``concurrency``)."""
+    most (``queue_size``; beyond it sessions are dropped and counted, the receiver never waits), how many are
+    scored at once (``concurrency``: worker processes) and the niceness added to those processes (``niceness``,
+    default 19: the lowest priority, the receiver first; 0 scores as fast as the receiver)."""
 
     rules: list[OnlineRule] = Field(min_length=1, max_length=100)
     session_end: SessionEnd = Field(default_factory=SessionEnd)
     queue_size: int = Field(default=1000, ge=1, le=1_000_000)
     concurrency: int = Field(default=2, ge=1, le=64)
+    niceness: int = Field(default=19, ge=0, le=19)
 
     @field_validator("rules")
     @classmethod
