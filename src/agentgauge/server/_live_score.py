@@ -37,9 +37,7 @@ def _conversations(hub: LiveHub, key: str) -> list[TraceConversation]:
     return conversations
 
 
-def _request(
-    state: ServerState, key: str, conversations: list[TraceConversation], body: LiveScoreBody
-) -> EvalRequest:
+def _request(state: ServerState, key: str, conversations: list[TraceConversation], body: LiveScoreBody) -> EvalRequest:
     """The trace run of the session: against the eval set the body names (its cases paired as ``eval --traces``
     pairs them), else with the body's reference-free metrics."""
     from ..formats import parse_metrics
