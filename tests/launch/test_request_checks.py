@@ -98,8 +98,8 @@ CASES: dict[str, tuple[dict[str, Any], str, str]] = {
     ),
     "eval set without traces": (
         {"eval_set": SET},
-        "--eval-set and --by-session are only used with --traces",
-        "eval_set and by_session are only used with traces",
+        "--eval-set, --by-session and --require-all-cases are only used with --traces",
+        "eval_set, by_session and require_all_cases are only used with traces",
     ),
     "two sets with traces": (
         {"traces": Path("t.json"), "sets": (SET, SET)},

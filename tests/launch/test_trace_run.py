@@ -3,6 +3,8 @@ are paired, scored and named the same way."""
 
 from __future__ import annotations
 
+import copy
+import json
 from pathlib import Path
 
 import pytest
@@ -70,3 +72,33 @@ def test_a_reference_free_run_needs_reference_free_metrics(
     with pytest.raises(InputError) as refused:
         prepare(EvalRequest(traces=received, config=config, output_dir=tmp_path, surface=HTTP_API))
     assert str(refused.value).startswith(message)
+
+
+def _six_case_set(tmp_path: Path) -> Path:
+    """The weather set with four more cases no recorded trace names or asks."""
+    data = json.loads(WEATHER.read_text(encoding="utf-8"))
+    first = data["evalCases"][0]
+    for n in range(4):
+        extra = copy.deepcopy(first)
+        extra["evalId"] = f"weather_unrecorded_{n}"
+        extra["conversation"][0]["userContent"]["content"] = f"Is it snowing in city {n}?"
+        data["evalCases"].append(extra)
+    path = tmp_path / "six.evalset.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+async def test_cases_without_a_trace_are_listed_as_not_run_and_required_cases_fail(tmp_path: Path) -> None:
+    six = _six_case_set(tmp_path)
+    one = RecordedTraces(tuple(read_conversations(TRACES / "adk_weather.otlp.jsonl").conversations), "one")
+    notes: list[str] = []
+    [outcome] = await evaluate(EvalRequest(traces=one, sets=(str(six),), output_dir=tmp_path), on_note=notes.append)
+    assert set(_scores(outcome)) == {"weather_two_cities"}
+    [missing] = [note for note in notes if "not run" in note]
+    unrecorded = ", ".join(f"weather_unrecorded_{n}" for n in range(4))
+    assert missing == f"note: 5 case(s) not run: no trace: weather_oslo_lisbon, {unrecorded}"
+    with pytest.raises(InputError, match=r"5 case\(s\) of eval set '.*' have no trace: weather_oslo_lisbon, ") as err:
+        prepare(EvalRequest(traces=one, sets=(str(six),), output_dir=tmp_path, require_all_cases=True))
+    assert err.value.file == str(six) and "require_all_cases" in str(err.value)
+    with pytest.raises(InputError, match="require_all_cases are only used with traces"):
+        prepare(EvalRequest(sets=(str(six),), require_all_cases=True))

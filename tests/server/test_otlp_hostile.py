@@ -21,6 +21,16 @@ JSON_TYPE = {"Content-Type": "application/json"}
 _SPANS = "resourceSpans[0].scopeSpans[0].spans"
 
 
+def _session_rows(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
+    """The session rows of a ``/api/live/events`` stream (its ``hello`` and ``results`` events left out)."""
+    kind = ""
+    for line in lines:
+        if line.startswith("event: "):
+            kind = line[len("event: ") :]
+        elif line.startswith("data: ") and kind == "session":
+            yield json.loads(line[len("data: ") :])
+
+
 def _attrs(**values: Any) -> list[dict[str, Any]]:
     out = []
     for key, value in values.items():
@@ -78,8 +88,8 @@ def test_a_span_its_own_parent_and_a_loop_of_two_are_received_and_listed_within_
             detail = http.get(f"/api/live/sessions/{key}").json()
             assert detail["turns"] and detail["turns"][0]["inputTokens"] is not None
         with http.stream("GET", "/api/live/events") as events:
-            first = next(line for line in events.iter_lines() if line.startswith("data: "))
-        assert json.loads(first[len("data: ") :])["key"] in rows
+            first = next(_session_rows(events.iter_lines()))
+        assert first["key"] in rows
         assert http.get("/health").status_code == 200
 
 
@@ -246,9 +256,8 @@ def test_two_thousand_sessions_are_listed_and_streamed_after_a_restart_in_a_seco
         rows = http.get("/api/live/sessions", params={"limit": 1000}).json()["sessions"]
         streamed = []
         with http.stream("GET", "/api/live/events") as events:  # every session's row on connect
-            for line in events.iter_lines():
-                if line.startswith("data: "):
-                    streamed.append(json.loads(line[len("data: ") :]))
+            for row in _session_rows(events.iter_lines()):
+                streamed.append(row)
                 if len(streamed) == 2_000:
                     break
         took = time.process_time() - started

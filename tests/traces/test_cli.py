@@ -120,6 +120,27 @@ def test_unmatched_trace_is_an_error_not_paired_with_the_first_case(tmp_path: Pa
     assert not out.exists()
 
 
+def test_a_case_without_a_trace_is_listed_as_not_run_or_with_require_all_cases_is_exit_2(tmp_path: Path) -> None:
+    one_trace, golden = EXAMPLES / "adk_weather.otlp.jsonl", EXAMPLES / "weather.evalset.json"
+    out = tmp_path / "out"
+    ran = _run("eval", "--traces", one_trace, "--eval-set", golden, "--output-dir", out)
+    assert ran.exit_code == 0 and "note: 1 case(s) not run: no trace: weather_oslo_lisbon\n" in ran.output
+    refused = _run("eval", "--traces", one_trace, "--eval-set", golden, "--require-all-cases", "--output-dir", out)
+    assert refused.exit_code == 2
+    assert f"error: {golden}: 1 case(s) of eval set 'weather' have no trace: weather_oslo_lisbon" in refused.output
+    selected = _run(
+        "eval",
+        "--traces",
+        one_trace,
+        "--eval-set",
+        f"{golden}:weather_two_cities",
+        "--require-all-cases",
+        "--output-dir",
+        out,
+    )
+    assert selected.exit_code == 0 and "not run" not in selected.output
+
+
 def test_unknown_selected_case_is_exit_2(tmp_path: Path) -> None:
     result = _run("eval", "--traces", AE / "helm.json", "--eval-set", f"{AE / 'eval_set_helm.json'}:nope")
     assert result.exit_code == 2
@@ -207,7 +228,7 @@ def test_reference_free_run_scores_each_trace_as_its_own_case(
 def test_eval_set_option_without_traces_and_extra_arguments_are_refused() -> None:
     result = _run("eval", "--eval-set", AE / "eval_set_helm.json")
     assert result.exit_code == 2
-    assert "--eval-set and --by-session are only used with --traces" in result.output
+    assert "--eval-set, --by-session and --require-all-cases are only used with --traces" in result.output
     result = _run("eval", "--traces", AE / "helm.json", "agent.py", AE / "eval_set_helm.json")
     assert result.exit_code == 2
     assert "with --traces give at most one eval set" in result.output

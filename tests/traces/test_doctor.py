@@ -37,7 +37,7 @@ def test_adk_without_content_capture_is_not_ready_and_names_the_settings() -> No
     assert "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1" in out
     assert "MISSING log records: none merged into the spans" in out
     assert "MISSING tool results: 0 of 2 tool calls" in out
-    assert "not ready to score" in out
+    assert out.rstrip().endswith("not ready: no message content to read (see the fixes above)")
     assert max(len(line) for line in out.splitlines()) <= 80
 
 
@@ -63,7 +63,9 @@ def test_examples_name_each_producer_and_the_usage_gap() -> None:
     }
     # The scripted model behind the ADK recording reports no usage: a gap, not a blocker.
     assert checks["Google ADK 2.x (default schema)"]["token usage"] == ("missing", "0 of 4 model calls")
-    assert "ready to score" in result.output
+    # ... and the verdict names it: ready, with that gap.
+    verdict = " ".join(result.output.split("\n\n")[-1].split())
+    assert verdict.startswith("ready with gaps: token usage: 0 of 4 model calls (Google ADK 2.x (default schema))")
     assert "1 of 2 traces have no agent span" in result.output
 
 
@@ -130,3 +132,39 @@ def test_producers_without_content_get_their_own_fix(span: Span, producer: str, 
     content = next(c for c in found.checks if c.name == "message content")
     assert content.status == "missing" and fix in content.fix
     assert not report.ready
+
+
+def _genai_trace(content: list[bool]) -> dict[str, object]:
+    """A GenAI-convention trace whose model calls carry content where ``content`` says so."""
+    agent = [{"key": "gen_ai.operation.name", "value": {"stringValue": "invoke_agent"}}]
+    root = {"traceId": "ab" * 16, "spanId": "01" * 8, "name": "invoke_agent a", "attributes": agent}
+    spans: list[dict[str, object]] = [{**root, "startTimeUnixNano": "1", "endTimeUnixNano": "9"}]
+    for number, has in enumerate(content):
+        attributes = [{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}]
+        if has:
+            text = json.dumps([{"role": "user", "parts": [{"type": "text", "content": f"q{number}"}]}])
+            attributes.append({"key": "gen_ai.input.messages", "value": {"stringValue": text}})
+        chat = {"traceId": "ab" * 16, "spanId": f"{number + 2:016x}", "parentSpanId": "01" * 8, "name": "chat m"}
+        spans.append({**chat, "startTimeUnixNano": str(2 + number), "endTimeUnixNano": "9", "attributes": attributes})
+    return {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": spans}]}]}
+
+
+@pytest.mark.parametrize(
+    ("content", "verdict", "code"),
+    [
+        ([True] * 4, "ready with gaps", 0),
+        ([True, False, True, False], "ready with gaps", 0),
+        ([False] * 4, "not ready", 1),
+    ],
+)
+def test_the_verdict_follows_the_findings(tmp_path: Path, content: list[bool], verdict: str, code: int) -> None:
+    path = tmp_path / "t.otlp.json"
+    path.write_text(json.dumps(_genai_trace(content)))
+    result = runner.invoke(app, ["traces", "doctor", str(path)])
+    assert result.exit_code == code, result.output
+    last = " ".join(result.output.split("\n\n")[-1].split())
+    assert last.startswith(f"{verdict}:"), last
+    if content == [True, False, True, False]:  # partial content is a gap, named, not "ready"
+        assert "message content: 2 of 4 model calls (GenAI semantic conventions)" in last
+    as_json = json.loads(runner.invoke(app, ["traces", "doctor", str(path), "--format", "json"]).output)
+    assert as_json["verdict"] == verdict and as_json["ready"] is (code == 0)

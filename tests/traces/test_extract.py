@@ -184,7 +184,19 @@ def test_adk2_without_captured_content_says_how_to_enable_it() -> None:
     assert message.startswith(f"{RECORDED / 'adk_no_content.otlp.json'}: trace ")
     assert ", turn 1: " in message
     assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY" in message
-    assert CAPTURE_HINT in message
+    assert f"{CAPTURE_HINT} (Google ADK 2.x (default schema)): export " in message
+
+
+def test_genai_spans_without_content_get_the_advice_of_their_producer(tmp_path: Path) -> None:
+    agent = otlp_span("01" * 8, "invoke_agent a", start=1, **{"gen_ai.operation.name": "invoke_agent"})
+    chat = otlp_span("02" * 8, "chat m", "01" * 8, start=2, **{"gen_ai.operation.name": "chat"})
+    path = tmp_path / "plain.otlp.json"
+    path.write_text(otlp_export(agent, chat))
+    with pytest.raises(InputError) as info:
+        read_conversations(path)
+    message = str(info.value)
+    assert f"{CAPTURE_HINT} (GenAI semantic conventions): turn on your instrumentation's content capture" in message
+    assert "ADK" not in message
 
 
 def test_http_only_traces_are_skipped_but_listed(tmp_path: Path) -> None:

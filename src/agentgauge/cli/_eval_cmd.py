@@ -85,6 +85,12 @@ _Traces = Annotated[
     Path | None, typer.Option("--traces", help="Score recorded traces (file or directory); see docs/traces.md.")
 ]
 _EvalSet = Annotated[str | None, typer.Option("--eval-set", help="With --traces: the eval set to compare with.")]
+_RequireAllCases = Annotated[
+    bool,
+    typer.Option(
+        "--require-all-cases", help="With --traces and --eval-set: a case of the set without a trace is an error."
+    ),
+]
 
 # --- where cases run -------------------------------------------------------------------------------------------
 
@@ -270,6 +276,7 @@ def eval_command(
     traces: _Traces = None,
     eval_set: _EvalSet = None,
     by_session: BySessionOption = False,
+    require_all_cases: _RequireAllCases = False,
     judge_timeout: JudgeTimeoutOption = None,
     judge_model: JudgeModelOption = None,
     judge_base_url: JudgeBaseUrlOption = None,

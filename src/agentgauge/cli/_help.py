@@ -24,10 +24,10 @@ PANELS = ("Input", "Metrics", "Judges", "Execution", "Output", "Store")
 _PANEL_OF: dict[str, str] = {
     **dict.fromkeys(
         (
-            "--traces", "--eval-set", "--by-session", "--expected-agent", "--user-simulator", "--simulator-model",
-            "--simulator-base-url", "--max-turns", "--scenarios", "--session-input", "--description",
-            "--description-file", "--environment-context", "--initial-session", "--eval-set-id", "--evals-dir",
-            "--user-id", "--instruction", "--count", "--strict", "--header", "--endpoint",
+            "--traces", "--eval-set", "--by-session", "--require-all-cases", "--expected-agent", "--user-simulator",
+            "--simulator-model", "--simulator-base-url", "--max-turns", "--scenarios", "--session-input",
+            "--description", "--description-file", "--environment-context", "--initial-session", "--eval-set-id",
+            "--evals-dir", "--user-id", "--instruction", "--count", "--strict", "--header", "--endpoint",
         ),
         "Input",
     ),

@@ -165,7 +165,18 @@ _OtlpGrpcPort = Annotated[
         rich_help_panel="Input",
     ),
 ]
-
+_Online = Annotated[
+    Path | None,
+    typer.Option(
+        "--online",
+        metavar="RULES",
+        help="Score received sessions as they end, by the rules in this YAML file (which sessions, sample rate, "
+        "hourly cap, judge budget, metrics or an eval set, where scores go; implies --otlp). Docs: docs/traces.md, "
+        "section 'Online evaluation'.",
+        show_default=False,
+        rich_help_panel="Input",
+    ),
+]
 _LiveMemoryMb = Annotated[
     float,
     typer.Option(
@@ -203,6 +214,7 @@ def serve(
     otlp: _Otlp = False,
     otlp_grpc_port: _OtlpGrpcPort = None,
     live_memory_mb: _LiveMemoryMb = 256.0,  # server.DEFAULT_LIVE_MEMORY_BYTES in MiB
+    online: _Online = None,
     agent_header: AgentHeaderOption = None,
     agent_config: AgentConfigOption = None,
     agent_timeout: AgentTimeoutOption = None,
@@ -250,9 +262,10 @@ def serve(
             host=host,
             allowed_hosts=list(allowed_host or []),
             debug=debug,
-            otlp=otlp or otlp_grpc_port is not None,
+            otlp=otlp or otlp_grpc_port is not None or online is not None,
             otlp_grpc_port=otlp_grpc_port,
             live_memory_bytes=int(live_memory_mb * 1024 * 1024),
+            online_rules=online,
             remote=remote,
             strict_inputs=strict,
             **_simulated_users(judge_model, judge_base_url, simulator_model, simulator_base_url, user_simulator),
@@ -329,6 +342,8 @@ def _announce(config: ServerConfig, found: dict[str, str], port: int) -> None:
             f"{config.data_dir / 'otlp'}",
             err=True,
         )
+    if config.online_rules is not None:
+        typer.echo(f"agentgauge: online evaluation by the rules in {config.online_rules}", err=True)
     if bare_host(host) in ("0.0.0.0", "::") and not config.allowed_hosts:
         typer.echo(
             "agentgauge: other machines must name this server by an address or name given with --allowed-host "

@@ -54,12 +54,15 @@ def render_doctor(report: DoctorReport) -> str:
         for check in report.notes:
             lines += _check_lines(check)
     lines.append("")
-    verdict = (
-        "ready to score: the model calls carry their messages"
-        if report.ready
-        else "not ready to score: no message content to read (see the fixes above)"
-    )
-    lines += _wrap(verdict, "", "  ")
+    verdict = report.verdict
+    if verdict == "ready":
+        lines += _wrap("ready: every model call carries its messages, tool results and token usage", "", "  ")
+    elif verdict == "ready with gaps":
+        gaps = "; ".join(report.gaps)
+        text = f"ready with gaps: {gaps} (the metrics that need them score without them: see the fixes above)"
+        lines += _wrap(text, "", "  ")
+    else:
+        lines += _wrap("not ready: no message content to read (see the fixes above)", "", "  ")
     return "\n".join(lines)
 
 
@@ -76,7 +79,8 @@ def doctor(
     what is missing for scoring (message content, tool results, log records, token usage) and the setting that
     fixes it.
 
-    Exit code 0 when the traces can be scored, 1 when their model calls carry no message content, 2 when the input
+    The verdict follows the findings: ready, ready with gaps (naming them) or not ready. Exit code 0 when the traces
+    can be scored (with or without gaps), 1 when their model calls carry no message content, 2 when the input
     cannot be read.
     """
     if output_format not in ("text", "json"):

@@ -11,7 +11,7 @@ of metrics are checked with their names, criteria and thresholds (``Registry.val
 """
 
 from ._adk_write import to_adk_eval_set
-from ._agentevals_config import AgentevalsConfig, CodeEvaluatorSpec, load_agentevals_config
+from ._agentevals_config import AgentevalsConfig, CodeEvaluatorSpec, load_agentevals_config, read_yaml_mapping
 from ._api import (
     DocumentKind,
     Format,
@@ -84,6 +84,7 @@ __all__ = [
     "parse_eval_set",
     "parse_metrics",
     "parse_result",
+    "read_yaml_mapping",
     "save_eval_set",
     "save_metrics",
     "save_result",

@@ -27,7 +27,13 @@ from ..model import Criterion, EvalMetric
 from ._metric_keys import agentevals_key_problems
 from ._problems import InputReport
 
-__all__ = ["AGENTEVALS_DEFAULT_THRESHOLD", "AgentevalsConfig", "CodeEvaluatorSpec", "load_agentevals_config"]
+__all__ = [
+    "AGENTEVALS_DEFAULT_THRESHOLD",
+    "AgentevalsConfig",
+    "CodeEvaluatorSpec",
+    "load_agentevals_config",
+    "read_yaml_mapping",
+]
 
 AGENTEVALS_DEFAULT_THRESHOLD = 0.5
 """The threshold agentevals gives an evaluator that names none."""
@@ -130,18 +136,23 @@ def _code(entry: dict[str, Any], folder: Path, source: str, where: str) -> CodeE
 
 
 def _document(source: str) -> dict[str, Any]:
-    """The YAML mapping of an ``eval_config.yaml``: UTF-8 text (a byte order mark is skipped), nested at most
+    """The YAML mapping of an ``eval_config.yaml`` (see :func:`read_yaml_mapping`)."""
+    from ._jsonio import read_bytes
+
+    return read_yaml_mapping(read_bytes(source), source, expected="'evaluators'")
+
+
+def read_yaml_mapping(data: bytes, source: str, *, expected: str) -> dict[str, Any]:
+    """The YAML mapping in ``data``: UTF-8 text (a byte order mark is skipped), nested at most
     :data:`~._jsonio.MAX_DEPTH` levels (checked on the parser's events, which need no recursion, before anything is
-    built); anything else is one :class:`InputError` naming the file and the line."""
+    built); anything else is one :class:`InputError` naming ``source`` and the line (``expected`` says what the
+    mapping holds, for the message about a document that is not one)."""
     try:
         import yaml
     except ImportError:  # pragma: no cover - PyYAML is a dependency
-        raise InputError(
-            "reading an agentevals eval_config.yaml needs PyYAML (pip install pyyaml)", file=source
-        ) from None
-    from ._jsonio import read_bytes
+        raise InputError("reading YAML needs PyYAML (pip install pyyaml)", file=source) from None
 
-    text = _utf8_text(read_bytes(source), source)
+    text = _utf8_text(data, source)
     try:
         _check_yaml_depth(yaml.parse(text), source)
         data = yaml.safe_load(text)
@@ -150,7 +161,7 @@ def _document(source: str) -> dict[str, Any]:
         where = f"line {mark.line + 1}" if mark is not None else None
         raise InputError(f"invalid YAML: {getattr(exc, 'problem', None) or exc}", file=source, location=where) from None
     if not isinstance(data, dict):
-        raise InputError(f"expected a YAML mapping with 'evaluators' (got {type(data).__name__})", file=source)
+        raise InputError(f"expected a YAML mapping with {expected} (got {type(data).__name__})", file=source)
     return data
 
 

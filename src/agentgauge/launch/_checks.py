@@ -258,7 +258,8 @@ def _check_modes(request: EvalRequest, engine: EngineChoice) -> None:
         )
     if request.traces is None:
         raise InputError(
-            f"{name('eval_set')} and {name('by_session')} are only used with {name('traces')} (give "
+            f"{name('eval_set')}, {name('by_session')} and {name('require_all_cases')} are only used with "
+            f"{name('traces')} (give "
             "eval sets as arguments otherwise)"
         )
 

@@ -81,7 +81,8 @@ class EvalRequest:
       over ``sets`` (``FILE[:case1,case2]`` strings or :class:`EvalSetSpec`), or recorded ``traces`` (a file or
       directory, or :class:`RecordedTraces`) compared with at most one eval set (in ``sets`` or ``eval_set``;
       none: reference-free metrics of ``config``), traces sharing a session id as one conversation with
-      ``by_session``.
+      ``by_session``; ``require_all_cases``: a case of that eval set without a trace is an error (else it is listed
+      as not run).
     - How it is scored: ``config`` (a metrics file for every set, or the metrics themselves; ``None``: each set's
       metrics file), ``metrics`` (which metrics, dialect, reducer),
       ``judge``, ``simulation`` (scenario cases, the expected agent), ``prices`` (a price table file).
@@ -91,7 +92,8 @@ class EvalRequest:
     - Where results go: ``results`` (a result manager, e.g. a SQL store's), else files under ``output_dir``
       (``<app>/<id>.evalset_result.json``), saved under ``app_name`` (default: the cases' ``sessionInput.appName``)
       with ``labels`` (``KEY=VALUE``); ``keep_results=False`` reads case results back from where they were saved
-      instead of keeping them; ``registry`` scores (default: one built from ``judge``).
+      instead of keeping them; ``record_metadata=False`` leaves the run's provenance (git state, versions) out of
+      the result; ``registry`` scores (default: one built from ``judge``).
     - What it is compared with: ``gate`` (a baseline result, the gate rule and its significance level); the
       comparisons come with the run (:attr:`~agentgauge.launch.PreparedRun.baseline`).
     - ``strict``: every input warning (an unknown key the file's own tool ignores) is an error.
@@ -102,6 +104,7 @@ class EvalRequest:
     traces: Path | RecordedTraces | None = None
     eval_set: EvalSetSpec | str | None = None
     by_session: bool = False
+    require_all_cases: bool = False
     config: Path | tuple[EvalMetric, ...] | None = None
     metrics: MetricOptions = field(default_factory=MetricOptions)
     judge: JudgeOptions = field(default_factory=JudgeOptions)
@@ -119,6 +122,7 @@ class EvalRequest:
     output_dir: Path = DEFAULT_OUTPUT_DIR
     results: ResultSink | None = None
     keep_results: bool = True
+    record_metadata: bool = True
     registry: Registry | None = None
     callbacks: Callbacks | None = None
     gate: GateOptions = field(default_factory=GateOptions)
@@ -128,7 +132,7 @@ class EvalRequest:
     @property
     def trace_mode(self) -> bool:
         """Whether the request scores recorded traces (or gives an option only trace runs take)."""
-        return self.traces is not None or self.eval_set is not None or self.by_session
+        return self.traces is not None or self.eval_set is not None or self.by_session or self.require_all_cases
 
     def check(self) -> CheckedRequest:
         """Every option checked, in a fixed order, before anything is loaded; :class:`~agentgauge.errors.InputError`

@@ -128,9 +128,30 @@ def _against_set(
         )
     for match in matching.matches:
         on_note(f"trace {match.conversation.trace_id} -> case {match.case.eval_id} (by {match.how})")
+    _cases_without_trace(golden, spec, matching, checked, on_note)
     cases = found.cases(matching, golden.eval_set_id, golden)
     metrics, source, _ = find_metrics(spec, golden.eval_set_id, checked, registry)
     return cases, metrics, source, tuple((m.case.eval_id, m.how) for m in matching.matches)
+
+
+def _cases_without_trace(
+    golden: EvalSet, spec: EvalSetSpec, matching: TraceMatching, checked: CheckedRequest, on_note: Note
+) -> None:
+    """Every case of the set (of its selection, when it names cases) that no trace matched: listed and counted as
+    not run, or an error with ``require_all_cases``."""
+    paired = {m.case.eval_id for m in matching.matches}
+    wanted = set(spec.case_ids)
+    missing = [c.eval_id for c in golden.eval_cases if c.eval_id not in paired and (not wanted or c.eval_id in wanted)]
+    if not missing:
+        return
+    listed = ", ".join(missing)
+    if checked.request.require_all_cases:
+        raise InputError(
+            f"{len(missing)} case(s) of eval set {golden.eval_set_id!r} have no trace: {listed} "
+            f"({checked.surface.name('require_all_cases')})",
+            file=spec.source,
+        )
+    on_note(f"note: {len(missing)} case(s) not run: no trace: {listed}")
 
 
 def _reference_free(

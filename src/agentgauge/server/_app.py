@@ -19,6 +19,7 @@ from . import _adk_root as adk_root
 from . import _adk_trace as adk_trace
 from . import _chat as chat
 from . import _live as live_routes
+from . import _online as online_routes
 from . import _otlp as otlp
 from ._adk_eval import PREFIXES, adk_eval_router
 from ._adk_root import package_version
@@ -78,8 +79,14 @@ def create_app(config: ServerConfig) -> FastAPI:
     state = ServerState(config)
     live = _live_hub(config)
     mcp_endpoint, mcp_sessions = _mcp_endpoint(state)
+    online = _online(state, live, config)
+    inner = _inner_lifespan(_otlp_grpc_lifespan(live, config), mcp_sessions)
+    if online is not None:
+        from ._online import online_lifespan
+
+        inner = online_lifespan(online, inner)
     app = FastAPI(
-        lifespan=warm_up_lifespan(state, _inner_lifespan(_otlp_grpc_lifespan(live, config), mcp_sessions)),
+        lifespan=warm_up_lifespan(state, inner),
         generate_unique_id_function=_operation_id,
         title="agentgauge",
         version=package_version(),
@@ -92,6 +99,7 @@ def create_app(config: ServerConfig) -> FastAPI:
     )
     app.state.agentgauge = state  # what the routes' StateDep reads
     app.state.agentgauge_live = live  # what the live routes' LiveDep reads (None without --otlp)
+    app.state.agentgauge_online = online  # the online engine (None without --online)
     # Routes that only read or write files are plain functions: FastAPI runs them in its thread pool, so a large eval
     # set or report never stalls the event loop that runs evaluations and streams their progress.
     _answer_errors(app)
@@ -102,6 +110,7 @@ def create_app(config: ServerConfig) -> FastAPI:
         app.include_router(adk_eval_router(prefix))
     app.include_router(native_router())
     app.include_router(live_routes.router, prefix="/api")
+    app.include_router(online_routes.router, prefix="/api")
     app.include_router(adk_trace.router)
     if live is not None:
         app.include_router(otlp.router)
@@ -174,6 +183,15 @@ def _inner_lifespan(grpc: Any, mcp_sessions: Any) -> Any:
             yield
 
     return both
+
+
+def _online(state: ServerState, live: LiveHub | None, config: ServerConfig) -> Any:
+    """The online engine of ``config.online_rules`` (``serve --online``), else ``None``."""
+    if live is None or config.online_rules is None:
+        return None
+    from ._online import build_online
+
+    return build_online(state, live, config.online_rules)
 
 
 def _otlp_grpc_lifespan(live: LiveHub | None, config: ServerConfig) -> Any:

@@ -66,7 +66,8 @@ class ServerConfig:
     - ``debug``: keep agents' tracebacks in results and reports served over HTTP (dropped otherwise).
     - ``otlp``: receive OTLP/HTTP at ``/v1/traces`` and ``/v1/logs`` into ``<data_dir>/otlp/`` (live sessions);
       ``otlp_grpc_port``: also OTLP/gRPC on that port (the ``otlp`` extra); ``live_memory_bytes``: the memory the
-      received spans held may take.
+      received spans held may take; ``online_rules``: the rules file of online evaluation (``serve --online``):
+      received sessions scored as they end (see :mod:`agentgauge.online`).
     - ``strict_inputs``: every input warning (an unknown key the file's own tool ignores) is an error: saving such
       a case or metrics file, or running such an eval set, answers 422 (``serve --strict``).
     - ``trpc_api``: serve trpc-agent-go's evaluation service under ``trpc_base_path`` (``/evaluation``) for the app
@@ -94,6 +95,7 @@ class ServerConfig:
     otlp: bool = False
     otlp_grpc_port: int | None = None
     live_memory_bytes: int = DEFAULT_LIVE_MEMORY_BYTES
+    online_rules: Path | None = None
     remote: Any = None  # RemoteAgentSettings of the remote agents (serve --agent-header / --agent-config)
     strict_inputs: bool = False
     judge: JudgeOptions = field(default_factory=lambda: JudgeOptions(no_cache=True))

@@ -204,7 +204,7 @@ def _turns_and_more(readings: list[_TraceReading], trace_ids: list[str]) -> dict
         turns.extend(by_invocation[id(invocation)] for invocation in conversation.invocations)
     more: dict[str, Any] = {"traceIds": trace_ids, "turns": turns}
     if any(r.conversation is not None or r.notes for r in readings):
-        more["warnings"] = warnings
+        more["warnings"] = list(dict.fromkeys(warnings))  # each advice once, however many traces or turns gave it
     return more
 
 

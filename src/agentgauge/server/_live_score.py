@@ -9,20 +9,24 @@ an eval set only reference-free metrics are accepted.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import InputError, NotFoundError
 from ..launch import segment
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..launch import EvalRequest
     from ..model import EvalSetResult
+    from ..run import EvaluationResult
+    from ..storage import EvalResultManager
     from ..traces import TraceConversation
     from ._live_bodies import LiveSaveBody, LiveScoreBody
     from ._live_hub import LiveHub
     from ._state import ServerState
 
-__all__ = ["save_session", "score_session"]
+__all__ = ["LiveScoring", "save_session", "score_conversations", "score_session"]
 
 
 def _conversations(hub: LiveHub, key: str) -> list[TraceConversation]:
@@ -33,7 +37,7 @@ def _conversations(hub: LiveHub, key: str) -> list[TraceConversation]:
     return conversations
 
 
-def _request(state: ServerState, key: str, conversations: list[TraceConversation], body: LiveScoreBody) -> Any:
+def _request(state: ServerState, key: str, conversations: list[TraceConversation], body: LiveScoreBody) -> EvalRequest:
     """The trace run of the session: against the eval set the body names (its cases paired as ``eval --traces``
     pairs them), else with the body's reference-free metrics."""
     from ..formats import parse_metrics
@@ -57,23 +61,55 @@ def _request(state: ServerState, key: str, conversations: list[TraceConversation
     return served(state, request)
 
 
-async def score_session(state: ServerState, hub: LiveHub, key: str, body: LiveScoreBody) -> dict[str, Any]:
-    """Score one live session (see the module); the answer names the result, the case pairing and each case's
-    metric scores, statuses and reasons."""
+class LiveScoring(NamedTuple):
+    """A scored live session: the app and eval set its result is under, each case's pairing with the eval set
+    (``caseId``, ``by``) and the evaluation's outcome."""
+
+    app: str
+    eval_set_id: str
+    matches: list[dict[str, str]]
+    outcome: EvaluationResult
+
+
+async def score_conversations(
+    state: ServerState,
+    key: str,
+    conversations: list[TraceConversation],
+    body: LiveScoreBody,
+    *,
+    results: EvalResultManager | None = None,
+    record_metadata: bool = True,
+) -> LiveScoring:
+    """Score a session's ``conversations`` as ``body`` says (see the module): the one scoring entry of received
+    sessions, the Live tab's and online evaluation's. The result is saved to ``results``, by default with the
+    server's results; ``record_metadata`` off leaves out the run's provenance (git state, versions: a process per
+    run, which online scoring of many small sessions cannot afford)."""
     from ..launch import prepare
 
-    conversations = await asyncio.to_thread(_conversations, hub, key)
     request = _request(state, key, conversations, body)
+    if results is not None:
+        request = dataclasses.replace(request, results=results)
+    request = dataclasses.replace(request, record_metadata=record_metadata)
     prepared = await asyncio.to_thread(prepare, request)
     [set_run] = prepared.sets
     [outcome] = await prepared.run()
+    matches = [{"caseId": case_id, "by": how} for case_id, how in set_run.matches]
+    return LiveScoring(prepared.app_name, set_run.heading.eval_set_id, matches, outcome)
+
+
+async def score_session(state: ServerState, hub: LiveHub, key: str, body: LiveScoreBody) -> dict[str, Any]:
+    """Score one live session (see the module); the answer names the result, the case pairing and each case's
+    metric scores, statuses and reasons."""
+    conversations = await asyncio.to_thread(_conversations, hub, key)
+    scoring = await score_conversations(state, key, conversations, body)
+    outcome = scoring.outcome
     header = outcome.result_header
     return {
-        "appName": prepared.app_name,
-        "evalSetId": set_run.heading.eval_set_id,
+        "appName": scoring.app,
+        "evalSetId": scoring.eval_set_id,
         "resultId": header.eval_set_result_id if header is not None else None,
         "status": outcome.overall_status.value,
-        "matches": [{"caseId": case_id, "by": how} for case_id, how in set_run.matches],
+        "matches": scoring.matches,
         "cases": _case_rows(outcome.eval_set_result),
     }
 

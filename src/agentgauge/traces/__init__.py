@@ -31,7 +31,7 @@ from ._cases import (
     read_conversations,
     trace_eval_set,
 )
-from ._export import TRACE_ID_KEY, export_result, result_to_otlp, traces_endpoint
+from ._export import TRACE_ID_KEY, evaluation_events, export_result, result_to_otlp, traces_endpoint
 from ._extract import (
     AGENTEVALS_CASE_ATTRIBUTE,
     CAPTURE_HINT,
@@ -43,7 +43,7 @@ from ._extract import (
 from ._index import ConversationIndex, PlannedCase, index_conversations, plan_cases
 from ._live_files import LineRef, ReceivedFiles
 from ._live_session import SESSION_ATTRIBUTES, LiveSession, LiveTrace
-from ._live_store import DEFAULT_LIVE_MEMORY_BYTES, LiveChanges, LiveStore, trace_conversation
+from ._live_store import DEFAULT_LIVE_MEMORY_BYTES, LiveChanges, LiveStore, session_conversations, trace_conversation
 from ._live_summary import LiveSummary
 from ._messages import ChatMessage, MessageToolCall, ToolResponse, input_messages, output_messages
 from ._otlp_payload import (
@@ -95,6 +95,7 @@ __all__ = [
     "TreeRepairs",
     "build_traces",
     "check_document",
+    "evaluation_events",
     "export_document",
     "export_result",
     "extract_conversation",
@@ -115,6 +116,7 @@ __all__ = [
     "proto_request_document",
     "read_conversations",
     "result_to_otlp",
+    "session_conversations",
     "trace_conversation",
     "trace_eval_set",
     "trace_files",

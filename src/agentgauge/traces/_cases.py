@@ -116,16 +116,13 @@ def _session_input(conversation: TraceConversation) -> SessionInput | None:
 
 
 def golden_eval_set(conversations: list[TraceConversation], eval_set_id: str) -> EvalSet:
-    """An eval set with one case per trace whose ``conversation`` is the recorded one (the "golden session"
-    flow: record a good run, then evaluate the agent against it). Case ids are the ``agentgauge.eval_id``
-    attribute when present, else ``trace_<first 16 hex digits of the trace id>``."""
+    """An eval set with one case per trace (or session) whose ``conversation`` is the recorded one (the "golden
+    session" flow: record a good run, then evaluate the agent against it). Case ids are the ``agentgauge.eval_id``
+    attribute when present, else ``trace_<first 16 hex digits of the trace id>``. Each invocation records the trace
+    it came from (``traceId``), so :func:`match_traces` pairs the case with that trace before anything else."""
     unique = _UniqueIds()
     cases = [
-        EvalCase(
-            eval_id=_case_id(c, unique),
-            conversation=[inv.model_copy(deep=True) for inv in c.invocations],
-            session_input=_session_input(c),
-        )
+        EvalCase(eval_id=_case_id(c, unique), conversation=_actual(c), session_input=_session_input(c))
         for c in conversations
     ]
     return EvalSet(
@@ -163,12 +160,44 @@ def _normalise(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
+RECORDED_TRACE = "recorded trace"
+"""How a trace is paired with the case made from it (``traces to-evalset``): the case records the trace id."""
+
+
+class _RecordedTraces:
+    """The trace each case was made from: the ``traceId`` its invocations record (native files), else its first
+    invocation's id (kept by every format: ADK's invocation id, else the turn's first span id), which the trace
+    made from it gives its first invocation too."""
+
+    def __init__(self, cases: list[EvalCase]) -> None:
+        self.by_trace: dict[str, EvalCase] = {}
+        self.by_invocation: dict[str, EvalCase] = {}
+        for case in cases:
+            for invocation in case.conversation or ():
+                trace_id = (invocation.model_extra or {}).get(TRACE_ID_KEY)
+                if isinstance(trace_id, str) and trace_id:
+                    self.by_trace.setdefault(trace_id, case)
+            if case.conversation and case.conversation[0].invocation_id:
+                self.by_invocation.setdefault(case.conversation[0].invocation_id, case)
+
+    def case_of(self, conversation: TraceConversation) -> EvalCase | None:
+        """The case made from one of the conversation's traces, if any."""
+        found = next(
+            (self.by_trace[t] for t in (conversation.trace_id, *conversation.trace_ids) if t in self.by_trace), None
+        )
+        if found is None and conversation.invocations and conversation.invocations[0].invocation_id:
+            found = self.by_invocation.get(conversation.invocations[0].invocation_id)
+        return found
+
+
 def match_traces(
     conversations: list[TraceConversation], eval_set: EvalSet, *, selected: list[str] | None = None
 ) -> TraceMatching:
     """Pair each trace with one case of ``eval_set``, explicitly and never by position.
 
-    In order: the trace's ``agentgauge.eval_id`` attribute names the case; else its session id
+    In order: the trace's ``agentgauge.eval_id`` attribute names the case; else the case was made from this trace
+    (``traces to-evalset`` records the trace id on each invocation, and every format keeps the first invocation's
+    id); else its session id
     (``gen_ai.conversation.id``) equals a case id; else its first user message equals exactly one case's first
     user message (whitespace and case ignored). ``selected`` restricts the candidate cases (the ``SET:case``
     filter); when exactly one case is selected, a trace that matches nothing else is paired with it — the user
@@ -181,6 +210,7 @@ def match_traces(
         chosen = set(selected)
         cases = [c for c in cases if c.eval_id in chosen]
     by_id = {c.eval_id: c for c in cases}
+    recorded_in = _RecordedTraces(cases)
     by_text: dict[str, list[EvalCase]] = {}
     for case in cases:
         if case.conversation:
@@ -194,6 +224,10 @@ def match_traces(
                 result.matches.append(TraceMatch(conversation, by_id[conversation.eval_id], how))
             else:
                 result.unmatched.append((conversation, f"{attribute}={conversation.eval_id!r} names no selected case"))
+            continue
+        recorded = recorded_in.case_of(conversation)
+        if recorded is not None:
+            result.matches.append(TraceMatch(conversation, recorded, RECORDED_TRACE))
             continue
         if conversation.session_id in by_id:
             result.matches.append(TraceMatch(conversation, by_id[conversation.session_id], "session id"))

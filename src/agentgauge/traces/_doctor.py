@@ -22,13 +22,24 @@ from ._read import iter_trace_groups, trace_files
 from ._spans import Span, Trace, TreeRepairs, ancestor_test
 from ._usage import span_usage
 
-__all__ = ["Check", "DoctorReport", "ProducerReport", "diagnose", "diagnose_traces"]
+__all__ = [
+    "Check",
+    "DoctorReport",
+    "ProducerReport",
+    "Verdict",
+    "content_fix",
+    "diagnose",
+    "diagnose_traces",
+    "producer_of",
+]
 
 Status = Literal["ok", "missing", "partial", "note"]
+Verdict = Literal["ready", "ready with gaps", "not ready"]
 
 ADK1, ADK2 = "Google ADK 1.x (legacy schema)", "Google ADK 2.x (default schema)"
 OPENAI, OPENLLMETRY = "OpenAI instrumentation (openai-v2)", "OpenLLMetry / Traceloop"
 LANGCHAIN, STRANDS, AGENTEVALS = "LangChain / LangGraph", "Strands Agents", "agentevals SDK"
+OPENINFERENCE, TRPC = "OpenInference", "trpc-agent-go"
 GENAI = "GenAI semantic conventions"
 
 _CONTENT_FIX = {
@@ -42,6 +53,11 @@ _CONTENT_FIX = {
     "OPENINFERENCE_HIDE_OUTPUTS=false (OpenInference)",
     STRANDS: "export OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental (Strands records content by default)",
     AGENTEVALS: "export OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY for the instrumented client",
+    OPENINFERENCE: "OpenInference writes messages as llm.input_messages / llm.output_messages, which are not read: "
+    "instrument the client with the OpenTelemetry GenAI instrumentation (e.g. opentelemetry-instrumentation-"
+    "openai-v2) and export OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY",
+    TRPC: "start tracing with trpc-agent-go's telemetry/trace.Start before the runner runs: its model-call spans then "
+    "carry gen_ai.input.messages / gen_ai.output.messages",
     GENAI: "turn on your instrumentation's content capture, e.g. "
     "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY, or set gen_ai.input.messages / "
     "gen_ai.output.messages on the model-call spans",
@@ -114,13 +130,35 @@ class DoctorReport:
             c.status == "missing" and c.name in _BLOCKING for p in self.producers for c in p.checks
         )
 
+    @property
+    def gaps(self) -> list[str]:
+        """What is partly or wholly missing, per producer: ``message content: 4 of 8 model calls (OpenAI ...)``."""
+        return [
+            f"{c.name}: {c.detail} ({p.producer})"
+            for p in self.producers
+            for c in p.checks
+            if c.status in ("missing", "partial")
+        ]
+
+    @property
+    def verdict(self) -> Verdict:
+        """``ready`` (nothing missing), ``ready with gaps`` (scores can be made, some metrics miss what the
+        :attr:`gaps` name) or ``not ready`` (:attr:`ready` is false)."""
+        if not self.ready:
+            return "not ready"
+        return "ready with gaps" if self.gaps else "ready"
+
     def to_json(self) -> dict[str, Any]:
         """The report as plain JSON data (``--format json``)."""
-        return {**asdict(self), "ready": self.ready}
+        return {**asdict(self), "ready": self.ready, "verdict": self.verdict, "gaps": self.gaps}
 
 
 def _scope_producer(span: Span) -> str:
     scope = span.scope.lower()
+    if "openinference" in scope or "openinference.span.kind" in span.attributes:
+        return OPENINFERENCE
+    if "trpc" in scope or any(k.startswith("trpc.go.agent.") for k in span.attributes):
+        return TRPC
     if "langchain" in scope or "langgraph" in scope or any(k.startswith("langchain.") for k in span.attributes):
         return LANGCHAIN
     if "strands" in scope or span.attributes.get("gen_ai.system") == "strands-agents":
@@ -148,6 +186,28 @@ def _producer(span: Span, adk_legacy: bool) -> str:
     if span.resource.get("agentevals.session_name") is not None:
         return AGENTEVALS
     return GENAI
+
+
+def producer_of(spans: list[Span]) -> str:
+    """The producer that wrote most of a trace's agent, model and tool spans (:data:`GENAI` when none is known)."""
+    relevant = [s for s in spans if is_agent_span(s) or _is_llm(s) or _is_tool(s)] or spans
+    legacy = any(_adk_legacy(s) for s in relevant)
+    counts: dict[str, int] = {}
+    for span in relevant:
+        producer = _producer(span, legacy)
+        counts[producer] = counts.get(producer, 0) + 1
+    return max(counts, key=lambda p: counts[p]) if counts else GENAI
+
+
+def content_fix(producer: str) -> str:
+    """The setting that makes ``producer`` record message content (for ADK 2.x, also where ``EVENT_ONLY`` put it)."""
+    fix = _CONTENT_FIX.get(producer, _CONTENT_FIX[GENAI])
+    if producer == ADK2:
+        fix += (
+            "; with EVENT_ONLY the content is in OpenTelemetry log records: give their OTLP JSON export together "
+            "with the spans, e.g. in one directory"
+        )
+    return fix
 
 
 def _has_content(span: Span) -> bool:

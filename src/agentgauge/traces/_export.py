@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import InputError
 from ..model import EvalCaseResult, EvalMetricResult, EvalSetResult, EvalStatus
 
-__all__ = ["TRACE_ID_KEY", "export_result", "result_to_otlp"]
+__all__ = ["TRACE_ID_KEY", "evaluation_events", "export_result", "result_to_otlp"]
 
 TRACE_ID_KEY = "traceId"
 """Extra key on an actual invocation naming the trace it was read from (set by ``trace_eval_set``)."""
@@ -134,6 +134,43 @@ def result_to_otlp(result: EvalSetResult, *, service_name: str = "agentgauge") -
             {
                 "resource": {"attributes": _attributes({"service.name": service_name})},
                 "scopeSpans": [{"scope": {"name": _SCOPE}, "spans": builder.spans}],
+            }
+        ]
+    }
+
+
+def evaluation_events(
+    case: EvalCaseResult,
+    trace_id: str,
+    span_id: str,
+    *,
+    time_ns: int,
+    attributes: dict[str, Any] | None = None,
+    service_name: str = "agentgauge",
+) -> dict[str, Any]:
+    """A case's metric results as one OTLP JSON logs export (``{"resourceLogs": [...]}``): a
+    ``gen_ai.evaluation.result`` event per metric, with the GenAI evaluation attributes (and ``attributes``),
+    parented to the evaluated span ``span_id`` of trace ``trace_id`` (how online evaluation reports back)."""
+    records = []
+    for metric in case.overall_eval_metric_results:
+        values = {**_metric_attributes(metric), **(attributes or {}), "agentgauge.eval_id": case.eval_id}
+        records.append(
+            {
+                "timeUnixNano": str(time_ns),
+                "observedTimeUnixNano": str(time_ns),
+                "eventName": "gen_ai.evaluation.result",
+                "severityNumber": 17 if metric.eval_status in _NOT_PASSING else 9,
+                "traceId": trace_id,
+                "spanId": span_id,
+                "body": {"stringValue": "gen_ai.evaluation.result"},
+                "attributes": _attributes({"event.name": "gen_ai.evaluation.result", **values}),
+            }
+        )
+    return {
+        "resourceLogs": [
+            {
+                "resource": {"attributes": _attributes({"service.name": service_name})},
+                "scopeLogs": [{"scope": {"name": _SCOPE}, "logRecords": records}],
             }
         ]
     }

@@ -38,14 +38,18 @@ __all__ = [
     "is_genai_trace",
 ]
 
-CAPTURE_HINT = (
-    "the spans carry no message content. Google ADK 2.x records content only when "
-    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (or SPAN_AND_EVENT) is set, or with the legacy "
-    "schema ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1 (with EVENT_ONLY the content is in OpenTelemetry log records: "
-    "give their OTLP JSON export together with the spans, e.g. in one directory); other instrumentations have "
-    "their own content-capture switch "
-    "(e.g. OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true for the OpenAI instrumentor)"
-)
+CAPTURE_HINT = "the spans carry no message content"
+"""How the error of a turn without message content starts; :func:`capture_hint` adds the producer's setting."""
+
+
+def capture_hint(spans: list[Span]) -> str:
+    """The error of a turn without message content: the producer that wrote ``spans`` (see ``traces doctor``) and
+    the exact setting that makes it record content."""
+    from ._doctor import content_fix, producer_of
+
+    producer = producer_of(spans)
+    return f"{CAPTURE_HINT} ({producer}): {content_fix(producer)}"
+
 
 EVAL_ID_ATTRIBUTE = "agentgauge.eval_id"
 AGENTEVALS_CASE_ATTRIBUTE = "agentevals.eval.case.id"  # agentevals' explicit case attribute, read beside ours
@@ -215,7 +219,7 @@ def _invocation(
     tools = _tools(requested, tool_spans, inputs, where, conversation)
 
     if not user_text and not answers and (llms or not tools):
-        raise InputError(CAPTURE_HINT, file=trace.source, location=where)
+        raise InputError(capture_hint(spans), file=trace.source, location=where)
     if not user_text:
         conversation.warnings.append(f"{where}: no user message recorded")
     final = Message(role="assistant", content=answers[-1][1]) if answers else None

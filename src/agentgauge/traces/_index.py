@@ -50,14 +50,16 @@ class _UserText:
 
 
 class _FirstTurn:
-    """Stands in for an invocation in a summary: only what :func:`merge_by_session` (the time) and
-    ``first_user_text`` (the user message's text) read; ~100 bytes instead of a few KB of model objects."""
+    """Stands in for an invocation in a summary: only what :func:`merge_by_session` (the time),
+    ``first_user_text`` (the user message's text) and :func:`match_traces` (the invocation id a case made from the
+    trace records) read; ~100 bytes instead of a few KB of model objects."""
 
-    __slots__ = ("creation_timestamp", "user_content")
+    __slots__ = ("creation_timestamp", "invocation_id", "user_content")
 
-    def __init__(self, creation_timestamp: float | None, text: str) -> None:
+    def __init__(self, creation_timestamp: float | None, text: str, invocation_id: str = "") -> None:
         self.creation_timestamp = creation_timestamp
         self.user_content = _UserText(text)
+        self.invocation_id = invocation_id
 
 
 def _summary(conversation: TraceConversation) -> TraceConversation:
@@ -68,7 +70,8 @@ def _summary(conversation: TraceConversation) -> TraceConversation:
     if not invocations:
         return dataclasses.replace(conversation, invocations=[], trace_ids=[], warnings=[])
     first = min(range(len(invocations)), key=lambda i: invocations[i].creation_timestamp or 0.0)
-    turn = _FirstTurn(invocations[first].creation_timestamp, invocations[first].user_content.content)
+    earliest = invocations[first]
+    turn = _FirstTurn(earliest.creation_timestamp, earliest.user_content.content, earliest.invocation_id)
     trace_ids = conversation.trace_ids
     trace_id = trace_ids[first] if first < len(trace_ids) else conversation.trace_id
     light = cast("list[Invocation]", [turn])

@@ -38,7 +38,7 @@ from ._otlp_logs import LOG_RECORD, merge_log_records
 from ._otlp_payload import Signal, check_document, payload_spans
 from ._spans import Span, build_traces
 
-__all__ = ["DEFAULT_LIVE_MEMORY_BYTES", "LiveChanges", "LiveStore", "trace_conversation"]
+__all__ = ["DEFAULT_LIVE_MEMORY_BYTES", "LiveChanges", "LiveStore", "session_conversations", "trace_conversation"]
 
 DEFAULT_LIVE_MEMORY_BYTES = 256 * 1024 * 1024
 """How much memory the spans held by a live store may take (``serve --live-memory-mb``, default 256 MiB)."""
@@ -324,18 +324,25 @@ class LiveStore:
     def conversations(self, key: str) -> tuple[list[TraceConversation], list[str], list[Span]]:
         """The session's conversation (as ``eval --traces --by-session`` extracts it), notes on what could not
         be read (traces without GenAI spans, content capture off) and its spans (log records merged in)."""
-        source = str(self.files.folder)
-        found: list[TraceConversation] = []
-        notes: list[str] = []
-        merged: list[Span] = []
-        for spans in self.trace_spans(key).values():
-            conversation, trace_notes, trace_spans = trace_conversation(spans, source)
-            found.extend([conversation] if conversation is not None else [])
-            notes.extend(trace_notes)
-            merged.extend(trace_spans)
-        if not merged:
-            return [], ["only log records received so far"], []
-        return merge_by_session(found), notes, merged
+        return session_conversations(self.trace_spans(key), str(self.files.folder))
+
+
+def session_conversations(
+    trace_spans: dict[str, list[Span]], source: str
+) -> tuple[list[TraceConversation], list[str], list[Span]]:
+    """A session's conversation from the spans of its traces (:meth:`LiveStore.trace_spans`, which it links and
+    changes), read one trace at a time and merged by session; the notes on what could not be read; its spans."""
+    found: list[TraceConversation] = []
+    notes: list[str] = []
+    merged: list[Span] = []
+    for spans in trace_spans.values():
+        conversation, trace_notes, trace_merged = trace_conversation(spans, source)
+        found.extend([conversation] if conversation is not None else [])
+        notes.extend(trace_notes)
+        merged.extend(trace_merged)
+    if not merged:
+        return [], ["only log records received so far"], []
+    return merge_by_session(found), notes, merged
 
 
 def _summary_of(session: LiveSession) -> LiveSummary:
@@ -391,5 +398,5 @@ def trace_conversation(spans: list[Span], source: str) -> tuple[TraceConversatio
         return None, [*notes, f"trace {trace.trace_id}: no agent, LLM or tool spans"], trace.spans
     try:
         return extract_conversation(trace), notes, trace.spans
-    except InputError as exc:
-        return None, [*notes, str(exc)], trace.spans
+    except InputError as exc:  # the note names the trace and turn, never the server's file
+        return None, [*notes, f"{exc.location}: {exc.message}" if exc.location else exc.message], trace.spans

@@ -13,7 +13,7 @@ import bisect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ._usage import turn_tokens
+from ._usage import spans_tokens, turn_tokens
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._extract import TraceConversation
@@ -69,8 +69,16 @@ def summarize_trace(conversation: TraceConversation | None, notes: list[str], sp
     starts = [s.start_ns for s in spans if s.start_ns]
     ends = [s.end_ns for s in spans if s.end_ns]
     started, ended = (min(starts) if starts else None), (max(ends) if ends else None)
-    if conversation is None:
-        return TraceSummary(started_ns=started, ended_ns=ended, warnings=tuple(notes), spans=len(spans))
+    if conversation is None:  # no conversation to read (no content): the spans still say what the calls cost
+        input_tokens, output_tokens = spans_tokens(spans)
+        return TraceSummary(
+            started_ns=started,
+            ended_ns=ended,
+            warnings=tuple(notes),
+            spans=len(spans),
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+        )
     tokens = [turn_tokens(invocation, spans) for invocation in conversation.invocations]
     inputs = [i for i, _ in tokens if i is not None]
     outputs = [o for _, o in tokens if o is not None]
@@ -175,14 +183,14 @@ class SessionTally:
         return found[1] if found is not None else ""
 
     def warnings(self, limit: int) -> list[str]:
-        """The first ``limit`` warnings, in trace order (the count of all is :attr:`warning_count`)."""
-        out: list[str] = []
+        """The first ``limit`` distinct warnings, in trace order (the count of all is :attr:`warning_count`)."""
+        out: dict[str, None] = {}
         for index in self.warned:
             summary = self.summaries[index]
-            out.extend(summary.warnings if summary is not None else ())
+            out.update(dict.fromkeys(summary.warnings if summary is not None else ()))
             if len(out) >= limit:
-                return out[:limit]
-        return out
+                return list(out)[:limit]
+        return list(out)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ from typing import Any
 from ..model import Invocation, TokenUsage
 from ._spans import Span, ancestor_test
 
-__all__ = ["TurnCost", "span_model", "span_seconds", "span_usage", "turn_cost", "turn_tokens"]
+__all__ = ["TurnCost", "span_model", "span_seconds", "span_usage", "spans_tokens", "turn_cost", "turn_tokens"]
 
 _KEYS: dict[str, tuple[str, ...]] = {
     "input_tokens": ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.usage.prompt_tokens"),
@@ -148,12 +148,18 @@ _SIDES = {
 
 
 def turn_tokens(invocation: Invocation, spans: Sequence[Span]) -> tuple[int | None, int | None]:
-    """A turn's input and output tokens: its usage as extracted (see :func:`turn_cost`), else ``gen_ai.usage.*``
-    summed over ``spans`` (linked into their tree), leaving out a span inside another that records them (an ADK
-    ``call_llm`` around an instrumented client reports the same call). ``None`` where nothing was recorded."""
+    """A turn's input and output tokens: its usage as extracted (see :func:`turn_cost`), else
+    :func:`spans_tokens` of ``spans``. ``None`` where nothing was recorded."""
     usage = invocation.usage
     if usage is not None and usage.input_tokens is not None:
         return usage.input_tokens, usage.output_tokens
+    return spans_tokens(spans)
+
+
+def spans_tokens(spans: Sequence[Span]) -> tuple[int | None, int | None]:
+    """Input and output tokens of ``spans`` (linked into their tree): ``gen_ai.usage.*`` summed, leaving out a span
+    inside another that records them (an ADK ``call_llm`` around an instrumented client reports the same call);
+    what a trace that yields no conversation (no message content) still says of its cost."""
     totals: dict[str, int | None] = {"input": None, "output": None}
     keys = [key for pair in _SIDES.values() for key in pair]
     outer = [pair[0] for pair in _SIDES.values()]
