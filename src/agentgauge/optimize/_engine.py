@@ -1,0 +1,173 @@
+"""Running one candidate (a set of texts) on a split through the run engine -- the one place the optimisation
+builds an evaluation, so every candidate run has the engine's bounded parallelism, the judge answer cache and time
+budgets, the agent answer cache and the saved, resumable result of an ``eval``.
+
+A candidate's agent answers are cached under ``<out>/agent_cache`` keyed by the agent's source, the candidate's
+texts and the evaluation's role (a search step, or the gate's evidence on one split): an interrupted optimisation
+run again gets the answers it already had back, while the baseline's and the candidate's evidence stay independent
+samples even when the candidate's texts equal the baseline's.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..model import EvalCase, EvalCaseResult, EvalSetResult
+from ._budget import Spending
+from ._inputs import Split
+from ._patch import patch_id
+from ._surfaces import AgentSurfaces
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..evaluators import Registry
+
+__all__ = ["CandidateRunner", "EngineSettings", "RunOutcome"]
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """How candidate runs are made: cases in flight (``parallelism``), the per-case inference ``timeout``, where the
+    gate's evidence is saved (``output_dir``, as ``eval --output-dir``) under ``app_name`` with ``labels``, the judge
+    settings (default judge ``judge_model`` / ``judge_base_url``, per-call ``judge_timeout``, ``no_cache``), the price
+    table file and the agent answer cache folder (``None``: none)."""
+
+    app_name: str
+    output_dir: Path
+    parallelism: int = 4
+    timeout: float | None = None
+    judge_model: str | None = None
+    judge_base_url: str | None = None
+    judge_timeout: float | None = None
+    no_cache: bool = False
+    prices: Path | None = None
+    agent_cache: Path | None = None
+    labels: tuple[str, ...] = ()
+
+
+@dataclass
+class RunOutcome:
+    """One candidate run: its result, wall time, the model calls its turns recorded and where it was saved."""
+
+    result: EvalSetResult
+    seconds: float
+    model_calls: int = 0
+    result_file: str | None = None
+    cases: dict[str, EvalCase] = field(default_factory=dict)
+
+    @property
+    def case_results(self) -> list[EvalCaseResult]:
+        """Every case run of the result."""
+        return list(self.result.eval_case_results)
+
+
+def make_registry(settings: EngineSettings) -> Registry:
+    """The metric registry of every candidate run (judge cache under the results folder, default judge, budget)."""
+    from ..evaluators import Registry
+    from ..judges import JudgeSettings, RetryPolicy
+
+    if settings.judge_base_url and not settings.judge_model:
+        from ..errors import InputError
+
+        raise InputError("--judge-base-url needs --judge-model")
+    default = None
+    if settings.judge_model:
+        default = {"modelName": settings.judge_model}
+        if settings.judge_base_url:
+            default["baseURL"] = settings.judge_base_url
+    retry = RetryPolicy() if settings.judge_timeout is None else RetryPolicy(total_budget=settings.judge_timeout)
+    cache = None if settings.no_cache else settings.output_dir / ".judge_cache"
+    return Registry(judge_settings=JudgeSettings(cache_dir=cache, retry=retry, default_judge_model=default))
+
+
+class CandidateRunner:
+    """Runs candidates of one agent (``surfaces``) with ``settings``, adding what they spend to ``spending``."""
+
+    def __init__(self, surfaces: AgentSurfaces, settings: EngineSettings, spending: Spending) -> None:
+        from ..model import prices_for_run
+
+        self.surfaces = surfaces
+        self.settings = settings
+        self.spending = spending
+        self.registry = make_registry(settings)
+        self.prices = prices_for_run(settings.prices)
+        self._identity: str | None = None
+
+    def check(self, splits: Sequence[Split]) -> None:
+        """Refuse, before anything runs, metrics the registry cannot score or judges without a key."""
+        for split in splits:
+            self.registry.validate_metrics(split.metrics, file=split.metrics_source)
+            self.registry.check_judges_ready(split.metrics, file=split.metrics_source)
+
+    def _cache(self, texts: Mapping[str, str], role: str) -> object | None:
+        if self.settings.agent_cache is None:
+            return None
+        from ..service import AgentResponseCache, agent_identity
+
+        if self._identity is None:
+            self._identity = agent_identity(self.surfaces.spec)
+        return AgentResponseCache(self.settings.agent_cache, f"{self._identity}|{role}|{patch_id(texts)}")
+
+    async def run(
+        self,
+        texts: Mapping[str, str],
+        split: Split,
+        *,
+        role: str,
+        case_ids: Sequence[str] | None = None,
+        num_runs: int = 1,
+        labels: Sequence[str] = (),
+        save: bool = False,
+    ) -> RunOutcome:
+        """Evaluate the agent with ``texts`` on ``split`` (its chosen cases, or ``case_ids``), ``num_runs`` times.
+        ``role`` keys the agent answer cache (see the module's description); ``save`` writes the result under the
+        output folder with the settings' labels and ``labels``, else it is kept in memory only."""
+        from ..run import AgentEvaluator
+        from ..service import LoadedEvalSet
+        from ..storage import InMemoryEvalResultManager, InMemoryMetricManager, LocalEvalResultManager
+
+        app, settings = self.settings.app_name, self.settings
+        metrics = InMemoryMetricManager()
+        metrics.put_all(app, split.eval_set_id, split.metrics)
+        results = LocalEvalResultManager(base_dir=settings.output_dir) if save else InMemoryEvalResultManager()
+        evaluator = AgentEvaluator(
+            app,
+            self.surfaces.patched(texts),
+            eval_set_manager=LoadedEvalSet(split.eval_set),
+            metric_manager=metrics,
+            result_manager=results,
+            registry=self.registry,
+            num_runs=num_runs,
+            parallelism=settings.parallelism,
+            timeout=settings.timeout,
+            case_ids=list(case_ids) if case_ids is not None else split.case_ids,
+            prices=self.prices,
+            agent_cache=self._cache(texts, role),  # type: ignore[arg-type]
+            labels=[*settings.labels, *labels] if save else None,
+            agent_source=self.surfaces.spec,
+            record_metadata=save,
+        )
+        started = time.perf_counter()
+        outcome = await evaluator.evaluate(split.eval_set_id)
+        seconds = time.perf_counter() - started
+        result = outcome.eval_set_result
+        calls = self._spend(result)
+        cases = {c.eval_id: c for c in split.eval_set.eval_cases}
+        path = str(outcome.result_path) if outcome.result_path is not None else None
+        return RunOutcome(result, seconds, calls, path, cases)
+
+    def _spend(self, result: EvalSetResult) -> int:
+        """Add the run's cost to the spending; the model calls its turns recorded."""
+        from ..summary import case_usage
+
+        calls = 0
+        for case in result.eval_case_results:
+            usage = case_usage(case)
+            calls += usage.model_calls or 0
+            self.spending.agent_cost += usage.cost or 0.0
+            self.spending.agent_cost_missing += usage.cost_missing
+        self.spending.model_calls += calls
+        return calls
