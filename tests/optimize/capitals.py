@@ -35,7 +35,7 @@ CITIES = {
     "Hungary": "Budapest",
 }
 
-AGENT_FILE = '''
+AGENT_FILE = """
 import os
 
 from agentgauge.agents import OpenAIAgent
@@ -43,7 +43,7 @@ from agentgauge.agents import OpenAIAgent
 root_agent = OpenAIAgent(
     "{model}", base_url=os.environ["CAPITALS_MODEL_URL"], api_key_env="CAPITALS_KEY", system_prompt={prompt!r}
 )
-'''
+"""
 
 
 def _question(country: str) -> str:
