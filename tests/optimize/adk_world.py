@@ -55,7 +55,8 @@ class ScriptedCapitals(BaseLlm):
         found = re.search(r"capital of (\\w+)", question)
         country = found[1] if found else "nowhere"
         if HINT in system and not answered:
-            part = types.Part(function_call=types.FunctionCall(id="c1", name="lookup_capital", args={{"country": country}}))
+            call = types.FunctionCall(id="c1", name="lookup_capital", args={{"country": country}})
+            part = types.Part(function_call=call)
         else:
             part = types.Part(text="The capital is " + CITIES.get(country, "unknown") + ".")
         usage = types.GenerateContentResponseUsageMetadata(prompt_token_count=50, candidates_token_count=8)
