@@ -66,12 +66,14 @@ def agent_answer(body: dict[str, Any]) -> str:
 
 
 def reflection_answer(body: dict[str, Any]) -> str:
-    """The scripted reflection model: it reads the current text (the first fenced block) and the examples; when an
-    example failed and expected an upper-case answer, it adds :data:`HINT`, else it returns the text unchanged."""
+    """The scripted reflection model: it reads the current text (GEPA's first fenced block, or the simple
+    optimiser's ``<current_text>``) and the examples; when an example failed and expected an upper-case answer, it
+    adds :data:`HINT`, else it returns the text unchanged."""
     prompt = _user(body)
-    current = re.search(r"```\n(.*?)\n```", prompt, re.S)
+    fenced = re.search(r"```\n(.*?)\n```", prompt, re.S)
+    current = fenced or re.search(r"<current_text>\n(.*?)\n</current_text>", prompt, re.S)
     text = current[1] if current else BASE_PROMPT
-    failing = "case failed" in prompt and re.search(r"response\n+[A-Z]{3,}\n", prompt) is not None
+    failing = "case failed" in prompt and re.search(r"\b[A-Z]{4,}\b", prompt) is not None
     new = f"{text}\n{HINT}" if failing and HINT not in text else text
     return f"Here is the new text:\n```\n{new}\n```"
 

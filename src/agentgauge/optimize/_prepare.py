@@ -84,6 +84,21 @@ def _fingerprint(request: OptimizeRequest, identity: str, surfaces: AgentSurface
     return hashlib.sha256(json.dumps(document, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
 
+def _check_metric(request: OptimizeRequest, splits: list[Split]) -> None:
+    """The metric the gate (and the search) reads must be one the splits score."""
+    from ..compare import PASS_RATE_METRIC
+
+    for metric in {request.rules.metric, request.search.metric or PASS_RATE_METRIC} - {PASS_RATE_METRIC}:
+        for split in splits:
+            names = [m.metric_name for m in split.metrics]
+            if metric not in names:
+                raise InputError(
+                    f"the gate's metric {metric!r} is not a metric of the {split.name} split (it has "
+                    f"{', '.join(names) or 'none'}); give pass_rate or one of them",
+                    file=split.metrics_source or str(split.path),
+                )
+
+
 def _protected(spec: str) -> list[Path]:
     path = Path(spec)
     if path.is_dir():
@@ -128,6 +143,7 @@ def prepare(request: OptimizeRequest, *, on_note: Note | None = None) -> Prepare
         if request.validation is not None
         else Split("validation", train.path, train.eval_set, train.case_ids, train.metrics, train.metrics_source)
     )
+    _check_metric(request, [train, validation])
     surfaces = surfaces_of(load_agent_object(request.agent), request.agent).choose(request.surfaces)
     app = _app_name(request, train)
     identity = agent_identity(request.agent)
