@@ -59,7 +59,7 @@ def test_a_real_gain_is_accepted_and_the_same_result_is_not() -> None:
     assert report.gain is not None and report.gain.delta == pytest.approx(0.85) and report.gain.low > 0
     same = gate_report(compare_results(base, base, fail_on=None), GateRules(), base)
     assert not same.accepted and _statuses(same)["min_gain"] == "fail"
-    assert "the low end +0.000 is not above 0" in same.verdicts[0].findings[0]
+    assert "the low end +0.000 is not above 0 (the gain may be chance)" in same.verdicts[0].findings[0]
 
 
 def test_min_gain_asks_more_than_significance() -> None:

@@ -136,10 +136,8 @@ class _MinGain:
 
     def describe(self, alpha: float) -> str:
         what = "the pass rate of case runs" if self.metric == PASS_RATE_METRIC else f"the mean of {self.metric}"
-        return (
-            f"the 95% paired-bootstrap interval of the gain in {what} lies above 0 and its low end is at least "
-            f"{self.min_gain:g}"
-        )
+        floor = f" and its low end is at least {self.min_gain:g}" if self.min_gain > 0 else ""
+        return f"the 95% paired-bootstrap interval of the gain in {what} lies above 0{floor}"
 
     def findings(self, comparison: Comparison) -> list[str]:
         found = _estimate(comparison, self.metric)
@@ -147,8 +145,10 @@ class _MinGain:
             return [f"{self.metric}: not measured on both sides"]
         if found.low is None:
             return [f"{_gain_text(found)}: no interval (fewer than 2 cases on both sides)"]
-        if found.low <= 0 or found.low < self.min_gain:
-            return [f"{_gain_text(found)}: the low end {found.low:+.3f} is not above 0 and at least {self.min_gain:g}"]
+        if found.low <= 0:
+            return [f"{_gain_text(found)}: the low end {found.low:+.3f} is not above 0 (the gain may be chance)"]
+        if found.low < self.min_gain:
+            return [f"{_gain_text(found)}: the low end {found.low:+.3f} is below min_gain {self.min_gain:g}"]
         return []
 
 
