@@ -11,6 +11,7 @@ samples even when the candidate's texts equal the baseline's.
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,8 +25,12 @@ from ._surfaces import AgentSurfaces
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..evaluators import Registry
+    from ..service import AgentResponseCache
 
-__all__ = ["CandidateRunner", "EngineSettings", "RunOutcome"]
+__all__ = ["AGENTS_KEPT", "CandidateRunner", "EngineSettings", "RunOutcome"]
+
+AGENTS_KEPT = 8
+"""Candidate agents kept ready to run again (GEPA evaluates a candidate on a minibatch, then on validation)."""
 
 
 @dataclass(frozen=True)
@@ -50,13 +55,15 @@ class EngineSettings:
 
 @dataclass
 class RunOutcome:
-    """One candidate run: its result, wall time, the model calls its turns recorded and where it was saved."""
+    """One candidate run: its result, wall time, the model calls its turns recorded, the case runs whose answers
+    came from the agent answer cache (no model call made), and where it was saved."""
 
     result: EvalSetResult
     seconds: float
     model_calls: int = 0
     result_file: str | None = None
     cases: dict[str, EvalCase] = field(default_factory=dict)
+    cached: int = 0
 
     @property
     def case_results(self) -> list[EvalCaseResult]:
@@ -95,6 +102,7 @@ class CandidateRunner:
         self.registry = make_registry(settings)
         self.prices = prices_for_run(settings.prices)
         self._identity: str | None = None
+        self._agents: OrderedDict[str, object] = OrderedDict()
 
     def check(self, splits: Sequence[Split]) -> None:
         """Refuse, before anything runs, metrics the registry cannot score or judges without a key."""
@@ -102,7 +110,22 @@ class CandidateRunner:
             self.registry.validate_metrics(split.metrics, file=split.metrics_source)
             self.registry.check_judges_ready(split.metrics, file=split.metrics_source)
 
-    def _cache(self, texts: Mapping[str, str], role: str) -> object | None:
+    def agent(self, texts: Mapping[str, str]) -> object:
+        """The agent with ``texts``, ready to run: the same object for the same texts while it is among the last
+        :data:`AGENTS_KEPT` used, so a candidate evaluated again keeps its clients and connections (an ADK agent its
+        runner)."""
+        from ..agents import as_agent
+
+        key = patch_id(texts)
+        agent = self._agents.pop(key, None)
+        if agent is None:
+            agent = as_agent(self.surfaces.patched(texts))
+        self._agents[key] = agent
+        while len(self._agents) > AGENTS_KEPT:
+            self._agents.popitem(last=False)
+        return agent
+
+    def _cache(self, texts: Mapping[str, str], role: str) -> AgentResponseCache | None:
         if self.settings.agent_cache is None:
             return None
         from ..service import AgentResponseCache, agent_identity
@@ -133,9 +156,10 @@ class CandidateRunner:
         metrics = InMemoryMetricManager()
         metrics.put_all(app, split.eval_set_id, split.metrics)
         results = LocalEvalResultManager(base_dir=settings.output_dir) if save else InMemoryEvalResultManager()
+        cache = self._cache(texts, role)
         evaluator = AgentEvaluator(
             app,
-            self.surfaces.patched(texts),
+            self.agent(texts),
             eval_set_manager=LoadedEvalSet(split.eval_set),
             metric_manager=metrics,
             result_manager=results,
@@ -145,7 +169,7 @@ class CandidateRunner:
             timeout=settings.timeout,
             case_ids=list(case_ids) if case_ids is not None else split.case_ids,
             prices=self.prices,
-            agent_cache=self._cache(texts, role),  # type: ignore[arg-type]
+            agent_cache=cache,
             labels=[*settings.labels, *labels] if save else None,
             agent_source=self.surfaces.spec,
             record_metadata=save,
@@ -157,7 +181,7 @@ class CandidateRunner:
         calls = self._spend(result)
         cases = {c.eval_id: c for c in split.eval_set.eval_cases}
         path = str(outcome.result_path) if outcome.result_path is not None else None
-        return RunOutcome(result, seconds, calls, path, cases)
+        return RunOutcome(result, seconds, calls, path, cases, cache.hits if cache is not None else 0)
 
     def _spend(self, result: EvalSetResult) -> int:
         """Add the run's cost to the spending; the model calls its turns recorded."""

@@ -67,7 +67,7 @@ class _Run:
     def _timing(self, phase: str, split: str, outcome: RunOutcome, cases: int) -> None:
         runs = len(outcome.result.eval_case_results)
         timing = EvaluationTiming(phase=phase, split=split, cases=cases, case_runs=runs, seconds=outcome.seconds)
-        timing.model_calls = outcome.model_calls
+        timing.model_calls, timing.cached_runs = outcome.model_calls, outcome.cached
         self.timings.append(timing)
 
     async def evidence(self, role: str, texts: Mapping[str, str], split: Split) -> _Evidence:

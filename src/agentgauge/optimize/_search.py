@@ -101,8 +101,9 @@ class SearchSettings:
 
 
 class EvaluationTiming(GaugeModel):
-    """One evaluation of the optimisation: phase (``search`` or ``gate``), split, cases, case runs, wall time and
-    the agent's model calls (what the benchmark compares with the ideal)."""
+    """One evaluation of the optimisation: phase (``search`` or ``gate``), split, cases, case runs, wall time, the
+    agent's model calls its turns recorded and the case runs answered from the agent answer cache (what the benchmark
+    compares with the ideal of the model calls made)."""
 
     phase: str
     split: str
@@ -110,6 +111,7 @@ class EvaluationTiming(GaugeModel):
     case_runs: int
     seconds: float
     model_calls: int = 0
+    cached_runs: int = 0
 
 
 Evaluate = Callable[[Mapping[str, str], SplitName, Sequence[str], bool], Awaitable[ScoredBatch]]
