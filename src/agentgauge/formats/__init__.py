@@ -33,8 +33,8 @@ from ._api import (
 from ._legacy import session_input_from_initial
 from ._metric_keys import MetricPaths, MetricsLayout, metric_key_problems
 from ._metrics import ADK_DEFAULT_CRITERIA, ADK_EFFICIENCY_METRICS, default_adk_metrics, expand_env, to_test_config
-from ._problems import InputProblem, InputReport, Severity, did_you_mean
 from ._models import load_json_model, model_from_document, read_json
+from ._problems import InputProblem, InputReport, Severity, did_you_mean
 from ._results import to_adk_result
 from ._scoring_dialect import SCORING_DIALECTS, ScoringDialectName, with_scoring_dialect
 from ._unknown import (
