@@ -19,9 +19,12 @@ PATCH = "patch.json"
 AUDIT = "audit.json"
 _OURS = {STATE, PATCH, AUDIT, "audit.md", "audit.html", "agent_cache", "search"}
 
-_AGENT_FILE = '''"""{name} with the texts agentgauge optimize proposed (../patch.json; optimisation {oid}, {verdict}).
+_AGENT_FILE = '''"""An agent with the texts agentgauge optimize proposed (../patch.json), {verdict}.
 
-The agent is loaded from {spec} and the texts the patch names are replaced: run it as you run the original, e.g.
+Optimisation: {oid}
+Original agent: {spec}
+
+The original agent is loaded and the texts the patch names are replaced; run this one as you run the original, e.g.
 ``agentgauge eval {here} EVAL_SET``.
 """
 
@@ -47,6 +50,17 @@ def _agent_spec(spec: str) -> str:
     """``spec`` as the patched agent file names it: a file or folder by its absolute path, ``module:attr`` as is."""
     path = Path(spec)
     return str(path.resolve()) if path.exists() else spec
+
+
+def _folder_name(spec: str) -> str:
+    """The patched agent's folder: the agent folder's name (as ADK names the app), a file's stem, or a module's last
+    name; ``agent`` when that is empty or one of the names the folder already uses."""
+    path = Path(spec)
+    if path.exists():
+        name = path.resolve().name if path.is_dir() else path.stem
+    else:
+        name = spec.partition(":")[0].rpartition(".")[2]
+    return name if name and name not in _OURS and name.isidentifier() else "agent"
 
 
 class OutDir:
@@ -111,11 +125,10 @@ class OutDir:
         from .._util.fileio import atomic_write
 
         atomic_write(self.path / PATCH, patch.model_dump_json(indent=2).encode("utf-8"))
-        name = Path(report.agent.partition(":")[0]).stem or "agent"
-        folder = self.path / (name if name != "." else "agent")
+        folder = self.path / _folder_name(report.agent)
         spec = _agent_spec(report.agent)
         text = _AGENT_FILE.format(
-            name=report.agent, oid=report.optimization_id, verdict=report.verdict, spec=spec, here=folder / "agent.py"
+            oid=report.optimization_id, verdict=report.verdict, spec=spec, here=folder / "agent.py"
         )
         atomic_write(folder / "agent.py", text.encode("utf-8"))
         atomic_write(folder / "__init__.py", b"from . import agent  # noqa: F401\n")
