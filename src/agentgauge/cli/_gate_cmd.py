@@ -30,8 +30,9 @@ _Rules = Annotated[
     typer.Option(
         "--rules",
         readable=False,
+        rich_help_panel="Input",
         help="The gate's rules (YAML or JSON): min_gain, metric, no_new_failures, critical_cases, case_budgets, "
-        "overfit, alpha. Default: every rule with its default. See docs/optimize.md#the-gate.",
+        "overfit, alpha. Default: every rule with its default. See The gate in docs/optimize.md.",
     ),
 ]
 _Train = Annotated[
@@ -39,13 +40,18 @@ _Train = Annotated[
     typer.Option(
         "--train",
         metavar="TRAIN_BASE TRAIN_NEW",
+        rich_help_panel="Input",
         help="The two results on the train split (same forms as BASE and NEW), for the overfit rule: train "
         "improved while validation did not.",
     ),
 ]
 _Alpha = Annotated[
     float | None,
-    typer.Option("--alpha", help="The significance level of the tests (default: the rules file's, else 0.05)."),
+    typer.Option(
+        "--alpha",
+        rich_help_panel="Metrics",
+        help="The significance level of the tests (default: the rules file's, else 0.05).",
+    ),
 ]
 
 

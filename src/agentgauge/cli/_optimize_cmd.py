@@ -76,20 +76,30 @@ _LogLevel = Annotated[
     typer.Option("--log_level", "--log-level", rich_help_panel=_ADK, help="DEBUG, INFO, WARNING, ERROR or CRITICAL."),
 ]
 _Train = Annotated[
-    str | None, typer.Option("--train", metavar="SET[:cases]", help="The eval set (and cases) the search learns from.")
+    str | None,
+    typer.Option(
+        "--train",
+        metavar="SET[:cases]",
+        rich_help_panel="Input",
+        help="The eval set (and cases) the search learns from.",
+    ),
 ]
 _Validation = Annotated[
     str | None,
     typer.Option(
         "--validation",
         metavar="SET[:cases]",
+        rich_help_panel="Input",
         help="The eval set (and cases) the gate judges the candidate on (default: the train cases).",
     ),
 ]
 _Metrics = Annotated[
     Path | None,
     typer.Option(
-        "--metrics", readable=False, help="Metrics file of both splits (default: each eval set's, as eval finds it)."
+        "--metrics",
+        readable=False,
+        rich_help_panel="Metrics",
+        help="Metrics file of both splits (default: each eval set's, as eval finds it).",
     ),
 ]
 _Optimizer = Annotated[
