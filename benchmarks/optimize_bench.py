@@ -35,24 +35,19 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from optimize_world import ADK_HINT, REFLECTION, WorldServer, write_adk_world, write_openai_world
+from optimize_world import (
+    ADK_HINT,
+    REFLECTION,
+    WorldServer,
+    adk_command,
+    adk_details,
+    split_options,
+    write_adk_world,
+    write_openai_world,
+)
 
 BIN = Path(sys.executable).parent
 RESULTS = Path(__file__).resolve().parent / "results"
-
-
-def _command(paths: dict[str, Path]) -> list[str]:
-    return [
-        "optimize",
-        str(paths["agent"]),
-        "--sampler_config_file_path",
-        str(paths["sampler"]),
-        "--optimizer_config_file_path",
-        str(paths["optimizer"]),
-        "--print_detailed_results",
-        "--log_level",
-        "WARNING",
-    ]
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess[str]]:
@@ -65,8 +60,7 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, subpro
 
 
 def _adk_score(stdout: str) -> dict[str, Any]:
-    after = stdout[stdout.index("Detailed GEPA optimization metrics:") :]
-    details = json.loads(after[after.index("{") : after.rindex("}") + 1])
+    details = adk_details(stdout)
     best = details["best_idx"]
     scores = details["val_aggregate_scores"]
     calls = details["total_metric_calls"]
@@ -124,23 +118,16 @@ def _environment(server: WorldServer, args: argparse.Namespace) -> dict[str, str
 def _adk_repeat(args: argparse.Namespace, server: WorldServer, work: Path) -> dict[str, Any]:
     paths = write_adk_world(work, max_metric_calls=args.metric_calls, cases=args.cases)
     env = _environment(server, args)
-    adk_seconds, adk = _run([str(BIN / "adk"), *_command(paths)], work, env)
-    ours_argv = [str(BIN / "agentgauge"), *_command(paths), "--parallelism", str(args.parallelism)]
+    adk_seconds, adk = _run([str(BIN / "adk"), *adk_command(paths)], work, env)
+    ours_argv = [str(BIN / "agentgauge"), *adk_command(paths), "--parallelism", str(args.parallelism)]
     ours_seconds, _ = _run(ours_argv, work, env)
     return {"adk": {"seconds": adk_seconds, **_adk_score(adk.stdout)}, "agentgauge": _ours(ours_seconds, work, args)}
 
 
 def _openai_repeat(args: argparse.Namespace, server: WorldServer, work: Path) -> dict[str, Any]:
     paths = write_openai_world(work / "world", cases=args.cases)
-    sets = [
-        "--train",
-        str(paths["train"]),
-        "--validation",
-        str(paths["validation"]),
-        "--metrics",
-        str(paths["metrics"]),
-    ]
-    argv = [str(BIN / "agentgauge"), "optimize", str(paths["agent"]), *sets, "--reflection-model", REFLECTION]
+    argv = [str(BIN / "agentgauge"), "optimize", str(paths["agent"]), *split_options(paths)]
+    argv += ["--reflection-model", REFLECTION]
     argv += ["--budget", f"calls={args.metric_calls}", "--parallelism", str(args.parallelism)]
     seconds, _ = _run(argv, work, _environment(server, args))
     return {"agentgauge": _ours(seconds, work, args)}

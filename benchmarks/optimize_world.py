@@ -335,3 +335,37 @@ def write_openai_world(folder: Path, *, cases: int = 8, prompt: str = OPENAI_PRO
         paths[name] = folder / f"{name}.evalset.json"
         paths[name].write_text(json.dumps({"evalSetId": name, "evalCases": [_openai_case(c) for c in chosen]}))
     return paths
+
+
+def adk_command(paths: dict[str, Path]) -> list[str]:
+    """The command line ``adk optimize`` and ``agentgauge optimize`` both get for the ADK world (after the
+    program's name)."""
+    return [
+        "optimize",
+        str(paths["agent"]),
+        "--sampler_config_file_path",
+        str(paths["sampler"]),
+        "--optimizer_config_file_path",
+        str(paths["optimizer"]),
+        "--print_detailed_results",
+        "--log_level",
+        "WARNING",
+    ]
+
+
+def adk_details(stdout: str) -> dict[str, Any]:
+    """The JSON ``adk optimize --print_detailed_results`` prints after ``Detailed GEPA optimization metrics:``."""
+    after = stdout[stdout.index("Detailed GEPA optimization metrics:") :]
+    return dict(json.loads(after[after.index("{") : after.rindex("}") + 1]))
+
+
+def split_options(paths: dict[str, Path]) -> list[str]:
+    """``--train``, ``--validation`` and ``--metrics`` of the OpenAI world."""
+    return [
+        "--train",
+        str(paths["train"]),
+        "--validation",
+        str(paths["validation"]),
+        "--metrics",
+        str(paths["metrics"]),
+    ]

@@ -10,9 +10,9 @@ from chat_server import ChatServer, Reply, completion
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from optimize_world import ADK_HINT, REFLECTION, world_answer, write_adk_world
+from optimize_world import ADK_HINT, REFLECTION, adk_command, adk_details, world_answer, write_adk_world
 
-__all__ = ["ADK_HINT", "REFLECTION", "serve", "write_adk_world"]
+__all__ = ["ADK_HINT", "REFLECTION", "adk_command", "adk_details", "serve", "write_adk_world"]
 
 
 def serve(server: ChatServer) -> None:

@@ -13,10 +13,18 @@ from chat_server import ChatServer, Reply, completion
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from optimize_world import AGENT_MODEL, OPENAI_HINT, OPENAI_PROMPT, world_answer
+from optimize_world import AGENT_MODEL, OPENAI_HINT, OPENAI_PROMPT, split_options, world_answer
 from optimize_world import write_openai_world as write_world
 
-__all__ = ["AGENT_MODEL", "BASE_PROMPT", "HINT", "REFLECTION_MODEL", "start_world", "write_world"]
+__all__ = [
+    "AGENT_MODEL",
+    "BASE_PROMPT",
+    "HINT",
+    "REFLECTION_MODEL",
+    "split_options",
+    "start_world",
+    "write_world",
+]
 
 HINT = OPENAI_HINT
 BASE_PROMPT = OPENAI_PROMPT

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from adk_world import ADK_HINT, serve, write_adk_world
+from adk_world import ADK_HINT, adk_command, adk_details, serve, write_adk_world
 from chat_server import ChatServer
 
 ADK = Path(sys.executable).with_name("adk")
@@ -41,21 +41,6 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ChatServer
         server.stop()
 
 
-def _command(paths: dict[str, Path]) -> list[str]:
-    """The command line both tools get (after the program name)."""
-    return [
-        "optimize",
-        str(paths["agent"]),
-        "--sampler_config_file_path",
-        str(paths["sampler"]),
-        "--optimizer_config_file_path",
-        str(paths["optimizer"]),
-        "--print_detailed_results",
-        "--log_level",
-        "WARNING",
-    ]
-
-
 def _run(program: list[str], server: ChatServer, cwd: Path) -> subprocess.CompletedProcess[str]:
     # The reflection model is named in the optimizer config; both tools reach it at the loopback server (ADK through
     # the model class the agent registers, agentgauge as any OpenAI-compatible endpoint: OPENAI_BASE_URL).
@@ -72,25 +57,18 @@ def _instruction(stdout: str) -> str:
     return "\n".join(lines[start:end])
 
 
-def _adk_details(stdout: str) -> dict[str, object]:
-    """The JSON ``adk optimize --print_detailed_results`` prints after ``Detailed GEPA optimization metrics:``."""
-    after = stdout[stdout.index("Detailed GEPA optimization metrics:") :]
-    body = after[after.index("{") : after.rindex("}") + 1]
-    return dict(json.loads(body))
-
-
 def test_adk_and_agentgauge_both_improve_the_validation_score(world: tuple[ChatServer, dict[str, Path]]) -> None:
     server, paths = world
     root = paths["agent"].parent
-    adk = _run([str(ADK), *_command(paths)], server, root)
+    adk = _run([str(ADK), *adk_command(paths)], server, root)
     assert adk.returncode == 0, adk.stderr[-3000:]
     assert ADK_HINT in _instruction(adk.stdout)
-    details = _adk_details(adk.stdout)
+    details = adk_details(adk.stdout)
     scores, best = details["val_aggregate_scores"], details["best_idx"]
     assert isinstance(scores, list) and isinstance(best, int)
     assert scores[0] == 0.0 and scores[best] == 1.0
 
-    ours = _run([str(AGENTGAUGE), *_command(paths)], server, root)
+    ours = _run([str(AGENTGAUGE), *adk_command(paths)], server, root)
     assert ours.returncode == 0, ours.stdout[-3000:] + ours.stderr[-3000:]
     assert ADK_HINT in _instruction(ours.stdout)
     assert "Gate: ACCEPTED" in ours.stdout

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from capitals import AGENT_MODEL, HINT, REFLECTION_MODEL, start_world, write_world
+from capitals import AGENT_MODEL, HINT, REFLECTION_MODEL, split_options, start_world, write_world
 from chat_server import ChatServer
 from typer.testing import CliRunner
 
@@ -38,14 +38,7 @@ def optimised(world: ChatServer, tmp_path_factory: pytest.TempPathFactory) -> di
     tmp = tmp_path_factory.mktemp("gepa")
     paths = write_world(tmp / "world")
     out = tmp / "out"
-    sets = [
-        "--train",
-        str(paths["train"]),
-        "--validation",
-        str(paths["validation"]),
-        "--metrics",
-        str(paths["metrics"]),
-    ]
+    sets = split_options(paths)
     reflection = ["--reflection-model", REFLECTION_MODEL, "--reflection-base-url", world.base_url]
     places = ["--out", str(out), "--output-dir", str(tmp / "results")]
     mp = pytest.MonkeyPatch()
