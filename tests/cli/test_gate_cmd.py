@@ -55,7 +55,7 @@ def test_json_train_alpha_and_an_accepted_gain(tmp_path: Path) -> None:
     ("args", "message"),
     [
         ([BASE, "missing.json"], "error: missing.json: no such file"),
-        ([BASE, NEW, "--rules", "nope.yaml"], "nope.yaml: cannot read the rules file"),
+        ([BASE, NEW, "--rules", "nope.yaml"], "error: nope.yaml: file not found"),
         ([BASE, NEW, "--alpha", "1.5"], "error: --alpha must be between 0 and 1 (exclusive), got 1.5"),
         ([BASE, NEW, "--train", BASE, "missing.json"], "error: missing.json: no such file"),
     ],

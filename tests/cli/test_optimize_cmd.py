@@ -170,3 +170,17 @@ def test_the_gate_metric_must_be_scored(tmp_path: Path) -> None:
     assert (
         "the gate's metric 'response_match_score' is not a metric of the train split (it has final_response" in output
     )
+
+
+def test_an_optimizer_that_fails_ends_the_search_not_the_command(tmp_path: Path) -> None:
+    plugin = tmp_path / "broken.py"
+    plugin.write_text(
+        "class Broken:\n    name = 'broken'\n    uses_reflection = False\n"
+        "    async def search(self, session):\n        raise RuntimeError('the model is down')\n"
+    )
+    code, output = _invoke("optimize", AGENT, *SETS, "--optimizer", f"{plugin}:Broken", *_places(tmp_path))
+    assert code == 1 and "Traceback" not in output
+    assert "note: the broken optimizer failed: RuntimeError: the model is down; run again to retry" in output
+    assert "Gate: not run (the search proposed no candidate better than the baseline)" in output
+    state = json.loads((tmp_path / "out" / "state.json").read_text())
+    assert "search_done" not in state  # a run again searches again

@@ -118,6 +118,17 @@ def test_rules_files(tmp_path: Path) -> None:
     assert load_gate_rules(path).metric == "response_match_score"
 
 
+def test_a_rules_file_that_is_not_a_file(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "gate.yaml"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="gate.yaml: a FIFO, expected a regular JSON file"):
+        load_gate_rules(fifo)
+    with pytest.raises(InputError, match="missing.yaml: file not found"):
+        load_gate_rules(tmp_path / "missing.yaml")
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -127,6 +138,8 @@ def test_rules_files(tmp_path: Path) -> None:
         ("alpha: 2\n", "gate.yaml: alpha: input should be less than 1"),
         ("critical_cases: [a\n", "gate.yaml: line 2 column 1: invalid YAML"),
         ("- a\n- b\n", "gate.yaml: input should be a valid dictionary or instance of GateRules (got array)"),
+        ("a: &x [1, 2]\nb: [*x, *x]\n", "gate.yaml: line 2 column 5: invalid YAML: aliases are not allowed"),
+        ("min_gain: 0.1\n" + "# padding\n" * 30_000, "gate.yaml: the rules file is over the 262144-byte limit"),
     ],
 )
 def test_bad_rules_files_name_the_file_and_the_key(tmp_path: Path, text: str, message: str) -> None:

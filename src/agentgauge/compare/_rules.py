@@ -19,7 +19,7 @@ The rules file (YAML or JSON; every key optional)::
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -69,20 +69,40 @@ class GateRules(BaseModel):
     alpha: float | None = Field(default=None, gt=0, lt=1)
 
 
-def load_gate_rules(path: Path) -> GateRules:
-    """Read a rules file (YAML, or JSON as YAML's subset); problems raise :class:`InputError` naming the file and the
-    key."""
+MAX_RULES_BYTES = 256 * 1024
+"""The largest rules file read (a rules file is a few lines)."""
+
+
+def _yaml(text: str) -> object:
+    """The YAML document of ``text``, anchors and aliases refused (an alias bomb of a few lines expands to
+    gigabytes)."""
     import yaml
 
-    from ..formats import model_from_document
+    class NoAliases(yaml.SafeLoader):
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.events.AliasEvent):
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise yaml.composer.ComposerError(None, None, "aliases are not allowed in a rules file", mark)
+            return super().compose_node(parent, index)
+
+    return yaml.load(text, Loader=NoAliases)
+
+
+def load_gate_rules(path: Path) -> GateRules:
+    """Read a rules file (YAML, or JSON as YAML's subset; at most :data:`MAX_RULES_BYTES`); problems raise
+    :class:`InputError` naming the file and the key."""
+    import yaml
+
+    from ..formats import model_from_document, read_limited
 
     source = str(path)
+    data = read_limited(source, MAX_RULES_BYTES, what="the rules file")  # a FIFO or a missing file: named
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise InputError(f"cannot read the rules file: {exc}", file=source) from None
     try:
-        document = yaml.safe_load(text)
+        document = _yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1} column {mark.column + 1}" if mark is not None else None

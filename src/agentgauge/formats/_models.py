@@ -8,9 +8,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..errors import InputError
-from ._jsonio import parse_json, read_bytes, validation_error
+from ._jsonio import open_input, parse_json, read_bytes, validation_error
 
-__all__ = ["load_json_model", "model_from_document", "read_json"]
+__all__ = ["load_json_model", "model_from_document", "read_json", "read_limited"]
 
 _Model = TypeVar("_Model", bound=BaseModel)
 
@@ -20,6 +20,20 @@ def read_json(path: str | os.PathLike[str]) -> Any:
     non-regular or malformed file raises :class:`InputError` naming it."""
     source = os.fspath(path)
     return parse_json(read_bytes(source), source)
+
+
+def read_limited(path: str | os.PathLike[str], limit: int, *, what: str = "the file") -> bytes:
+    """The bytes of a small input file, at most ``limit`` of them (reading stops there); a larger, missing,
+    unreadable or non-regular file raises :class:`InputError` naming it."""
+    source = os.fspath(path)
+    with open_input(source) as handle:
+        try:
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise InputError(f"cannot read file: {exc.strerror or exc}", file=source) from None
+    if len(data) > limit:
+        raise InputError(f"{what} is over the {limit}-byte limit", file=source)
+    return data
 
 
 def model_from_document(document: Any, model: type[_Model], source: str, *, camel: bool = True) -> _Model:

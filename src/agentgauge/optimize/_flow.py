@@ -134,7 +134,18 @@ class _Run:
         )
         self.note(f"searching with {p.optimizer.name} ({calls} metric calls at most)")
         started = time.perf_counter()
-        outcome = await p.optimizer.search(session)
+        try:
+            outcome = await p.optimizer.search(session)
+        except Exception as exc:  # a failing optimiser ends the search, not the optimisation: nothing to gate
+            from .._util.redact import redact
+            from ..errors import shorten
+
+            self.search_seconds += time.perf_counter() - started
+            why = shorten(redact(" ".join(f"{type(exc).__name__}: {exc}".split())))
+            failure = f"the {p.optimizer.name} optimizer failed: {why}; run again to retry"
+            self.note(failure)
+            p.notes.append(failure)
+            return SearchOutcome([SearchCandidate(p.surfaces.texts())], None, {"error": failure})
         self.search_seconds += time.perf_counter() - started
         from .._util.fileio import atomic_write
 
