@@ -123,9 +123,9 @@ def test_a_rules_file_that_is_not_a_file(tmp_path: Path) -> None:
 
     fifo = tmp_path / "gate.yaml"
     os.mkfifo(fifo)
-    with pytest.raises(InputError, match="gate.yaml: a FIFO, expected a regular JSON file"):
+    with pytest.raises(InputError, match=r"gate\.yaml: a FIFO, expected a regular JSON file"):
         load_gate_rules(fifo)
-    with pytest.raises(InputError, match="missing.yaml: file not found"):
+    with pytest.raises(InputError, match=r"missing\.yaml: file not found"):
         load_gate_rules(tmp_path / "missing.yaml")
 
 
