@@ -149,7 +149,9 @@ class OpenAIAgent:
             for name, tool in self.tools.items()
         }
         clone.model_settings = dict(self.model_settings)
-        clone._clients = {}  # a client is per event loop and per agent
+        # The copies share the clients (one per event loop): a client holds no text, and making one costs tens of
+        # milliseconds (its TLS context), a cost every candidate of an optimisation would pay again.
+        clone._clients = self._clients
         return clone
 
     def _get_client(self) -> AsyncOpenAI:
@@ -166,7 +168,8 @@ class OpenAIAgent:
                 raise AgentError(f"environment variable {self.api_key_env} is not set (the API key for {self.model})")
             register_secret(api_key)  # masked in every result, report and message from now on
             client = AsyncOpenAI(api_key=api_key, base_url=self.base_url, max_retries=2)
-            self._clients = {loop_id: client}
+            self._clients.clear()  # in place: the copies of with_text_fields share this table
+            self._clients[loop_id] = client
         return client
 
     def _initial_messages(self, request: AgentRequest) -> list[dict[str, Any]]:

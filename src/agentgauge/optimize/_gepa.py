@@ -12,6 +12,7 @@ iteration that fails (the reflection model unreachable, say) is a note; GEPA goe
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import logging
 import threading
@@ -26,6 +27,12 @@ __all__ = ["GepaOptimizer"]
 
 _log = logging.getLogger("agentgauge.optimize.gepa")
 _T = TypeVar("_T")
+_THREAD_GRACE = 30.0
+"""Seconds a cancelled search waits for GEPA's thread to end (it ends at its next step)."""
+
+
+class _SearchStopped(Exception):
+    """A call GEPA's thread made after the search was stopped (cancelled, or its evaluation cancelled)."""
 
 
 class _Logger:
@@ -64,11 +71,33 @@ class _Adapter:
         self.session = session
         self.loop = loop
         self.stop = stop
+        self.pending: set[concurrent.futures.Future[Any]] = set()
+        self.lock = threading.Lock()
         self.owners = {s.surface_id: (s.kind, s.owner) for s in session.surfaces}
 
     def bridge(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
-        """Run ``coroutine`` on the optimisation's event loop and wait for it (from GEPA's thread)."""
-        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+        """Run ``coroutine`` on the optimisation's event loop and wait for it (from GEPA's thread); once the search
+        is stopped, refuse: GEPA's iteration ends with no further call and its stop check ends the thread."""
+        with self.lock:  # halt() sees every call made before it, and none is made after it
+            if self.stop.is_set():
+                coroutine.close()
+                raise _SearchStopped("the search was stopped")
+            future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+            self.pending.add(future)
+        try:
+            return future.result()
+        except concurrent.futures.CancelledError:
+            raise _SearchStopped("the search was stopped") from None
+        finally:
+            self.pending.discard(future)
+
+    def halt(self) -> None:
+        """Stop the search: no new call, and the calls in flight cancelled (on the event loop's thread)."""
+        with self.lock:
+            self.stop.set()
+            pending = list(self.pending)
+        for future in pending:
+            future.cancel()
 
     def evaluate(self, batch: list[str], candidate: dict[str, str], capture_traces: bool = False) -> Any:
         from gepa.core.adapter import EvaluationBatch
@@ -156,10 +185,18 @@ class GepaOptimizer:
                 raise_on_exception=False,
             )
 
+        thread = asyncio.ensure_future(asyncio.to_thread(run))
         try:
-            result = await asyncio.to_thread(run)
-        finally:
-            stop.set()  # a cancelled search: GEPA's thread stops at its next step
+            result = await asyncio.shield(thread)
+        except asyncio.CancelledError:
+            # Cancelled (interrupted, or a time limit): GEPA's thread gets no further call and ends at its stop
+            # check; it is waited for, so no search outlives the optimisation and writes its state behind it.
+            adapter.halt()
+            done, _ = await asyncio.wait([thread], timeout=_THREAD_GRACE)
+            for ended in done:
+                if not ended.cancelled():
+                    ended.exception()  # read: the thread's own end (stopped mid-step) is no news
+            raise
         outcome = _outcome(session, result)
         if logger.failures:
             outcome.details["failed_iterations"] = logger.failures
