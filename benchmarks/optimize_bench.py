@@ -67,31 +67,48 @@ def _adk_score(stdout: str) -> dict[str, Any]:
     return {"baseline": scores[0], "best": scores[best], "metric_calls": calls, "hint_found": ADK_HINT in stdout}
 
 
+def _calling(evaluations: list[dict[str, Any]]) -> list[tuple[dict[str, Any], int, int]]:
+    """The evaluations that made model calls, each with its fresh case runs (not answered from the cache) and the
+    model calls of one such run."""
+    found = []
+    for e in evaluations:
+        fresh = e["caseRuns"] - e.get("cachedRuns", 0)
+        if fresh > 0 and e.get("modelCalls"):
+            found.append((e, fresh, round(e["modelCalls"] / fresh)))
+    return found
+
+
 def _ideal(evaluations: list[dict[str, Any]], latency: float, parallelism: int) -> tuple[float, float]:
     """(measured, ideal) seconds of the evaluations that made model calls."""
     measured = ideal = 0.0
-    for e in evaluations:
-        fresh = e["caseRuns"] - e.get("cachedRuns", 0)
-        if fresh <= 0 or not e.get("modelCalls"):
-            continue
-        per_run = e["modelCalls"] / e["caseRuns"]
+    for e, fresh, per_run in _calling(evaluations):
         measured += e["seconds"]
         ideal += math.ceil(fresh / parallelism) * per_run * latency
     return measured, ideal
 
 
-def _ours(root: Path) -> dict[str, Any]:
-    (audit,) = (root / ".agentgauge" / "optimize").glob("*/audit.json")
-    return dict(json.loads(audit.read_text()))
+def _floor(
+    kind: str, evaluations: list[dict[str, Any]], args: argparse.Namespace, env: dict[str, str], agent: Path | None
+) -> float:
+    """The seconds ``optimize_floor.py`` takes for the same model calls, in the same shapes, without agentgauge."""
+    shapes = [[fresh, per_run] for _, fresh, per_run in _calling(evaluations)]
+    argv = [sys.executable, str(Path(__file__).resolve().parent / "optimize_floor.py"), kind, json.dumps(shapes)]
+    argv += [str(args.parallelism), *([str(agent)] if agent is not None else [])]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=1800, check=True)
+    return float(json.loads(done.stdout)["total"])
 
 
-def _ours(seconds: float, work: Path, args: argparse.Namespace) -> dict[str, Any]:
-    """What one agentgauge run reported, and its evaluations against their ideal."""
+def _ours(
+    seconds: float, work: Path, args: argparse.Namespace, env: dict[str, str], agent: Path | None = None
+) -> dict[str, Any]:
+    """What one agentgauge run reported, and its evaluations against their ideal and their floor (the first
+    evaluation, which also pays the one-time imports, left out of the floor's)."""
     (audit,) = (work / ".agentgauge" / "optimize").glob("*/audit.json")
     report = json.loads(audit.read_text())
     evaluations = report["evaluations"]
     measured, ideal = _ideal(evaluations, args.latency, args.parallelism)
     later, later_ideal = _ideal(evaluations[1:], args.latency, args.parallelism)
+    floor = _floor("openai" if agent is None else "adk", evaluations[1:], args, env, agent)
     validation = report["evidence"].get("validation", {})
     return {
         "seconds": seconds,
@@ -105,6 +122,9 @@ def _ours(seconds: float, work: Path, args: argparse.Namespace) -> dict[str, Any
         "ideal_seconds": ideal,
         "ratio_to_ideal": measured / ideal if ideal else None,
         "ratio_to_ideal_after_first": later / later_ideal if later_ideal else None,
+        "floor_seconds_after_first": floor,
+        "floor_to_ideal": floor / later_ideal if later_ideal else None,
+        "ratio_to_floor_after_first": later / floor if floor else None,
     }
 
 
@@ -121,7 +141,8 @@ def _adk_repeat(args: argparse.Namespace, server: WorldServer, work: Path) -> di
     adk_seconds, adk = _run([str(BIN / "adk"), *adk_command(paths)], work, env)
     ours_argv = [str(BIN / "agentgauge"), *adk_command(paths), "--parallelism", str(args.parallelism)]
     ours_seconds, _ = _run(ours_argv, work, env)
-    return {"adk": {"seconds": adk_seconds, **_adk_score(adk.stdout)}, "agentgauge": _ours(ours_seconds, work, args)}
+    ours = _ours(ours_seconds, work, args, env, paths["agent"])
+    return {"adk": {"seconds": adk_seconds, **_adk_score(adk.stdout)}, "agentgauge": ours}
 
 
 def _openai_repeat(args: argparse.Namespace, server: WorldServer, work: Path) -> dict[str, Any]:
@@ -129,8 +150,9 @@ def _openai_repeat(args: argparse.Namespace, server: WorldServer, work: Path) ->
     argv = [str(BIN / "agentgauge"), "optimize", str(paths["agent"]), *split_options(paths)]
     argv += ["--reflection-model", REFLECTION]
     argv += ["--budget", f"calls={args.metric_calls}", "--parallelism", str(args.parallelism)]
-    seconds, _ = _run(argv, work, _environment(server, args))
-    return {"agentgauge": _ours(seconds, work, args)}
+    env = _environment(server, args)
+    seconds, _ = _run(argv, work, env)
+    return {"agentgauge": _ours(seconds, work, args, env)}
 
 
 def main() -> int:
@@ -186,7 +208,8 @@ def _summary(runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     for name in ("adk", "openai"):
         part = summary.setdefault(name, {})
         part["ratio_to_ideal"] = _median(runs[name], "agentgauge", "ratio_to_ideal")
-        part["ratio_to_ideal_after_first"] = _median(runs[name], "agentgauge", "ratio_to_ideal_after_first")
+        for key in ("ratio_to_ideal_after_first", "floor_to_ideal", "ratio_to_floor_after_first"):
+            part[key] = _median(runs[name], "agentgauge", key)
     summary["openai"]["agentgauge_seconds"] = _median(runs["openai"], "agentgauge", "seconds")
     return summary
 

@@ -29,7 +29,16 @@ if TYPE_CHECKING:
         load_optimizer_config,
         load_sampler_config,
     )
-    from ._audit import AUDIT_FORMAT, AuditReport, CandidateRecord, Spent, SplitEvidence, SplitRef, SplitScore
+    from ._audit import (
+        AUDIT_FORMAT,
+        AuditReport,
+        CandidateRecord,
+        Spent,
+        SplitEvidence,
+        SplitRef,
+        SplitScore,
+        SurfaceRecord,
+    )
     from ._budget import Budget, Spending
     from ._engine import CandidateRunner, EngineSettings, RunOutcome
     from ._entry import optimize
