@@ -5,19 +5,24 @@ from __future__ import annotations
 
 import asyncio
 import time
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from agentgauge.optimize import Budget, ScoredBatch, ScoredCase, SearchSession, SearchSettings, Spending, Surface
-
-pytest.importorskip("gepa")
+from agentgauge.optimize import (
+    Budget,
+    ScoredBatch,
+    ScoredCase,
+    SearchSession,
+    SearchSettings,
+    Spending,
+    Surface,
+    load_optimizer,
+)
 
 
 def test_a_cancelled_search_stops_its_thread_and_the_call_in_flight() -> None:
-    from agentgauge.optimize._gepa import GepaOptimizer
-
     calls: list[str] = []
     cancelled: list[str] = []
     blocked = asyncio.Event()
@@ -50,7 +55,7 @@ def test_a_cancelled_search_stops_its_thread_and_the_call_in_flight() -> None:
             budget=Budget(metric_calls=50),
             spending=Spending(),
         )
-        search = asyncio.create_task(GepaOptimizer().search(session))
+        search = asyncio.create_task(load_optimizer("gepa").search(session))
         await asyncio.wait_for(blocked.wait(), 30)
         started = time.perf_counter()
         search.cancel()
