@@ -117,8 +117,8 @@ _Budget = Annotated[
         "--budget",
         metavar="calls=N,cost=X,time=T",
         rich_help_panel=_SEARCH,
-        help="Limits of the search: metric calls (case runs scored; default 100), cost (agent and reflection "
-        "model, at --prices), wall time (90, 15m, 2h).",
+        help="Limits of the search: metric calls (case runs scored; default 100), cost (agent, judge and "
+        "reflection model calls, at --prices), wall time (90, 15m, 2h).",
     ),
 ]
 _Surface = Annotated[

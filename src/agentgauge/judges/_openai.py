@@ -150,6 +150,14 @@ class ChatUsage:
             if isinstance(count, int) and not isinstance(count, bool) and count >= 0:
                 setattr(self, attr, (getattr(self, attr) or 0) + count)
 
+    def merge(self, other: ChatUsage) -> None:
+        """Add ``other``'s answers and token counts to these."""
+        self.answers += other.answers
+        for attr in ("input_tokens", "output_tokens"):
+            theirs = getattr(other, attr)
+            if theirs is not None:
+                setattr(self, attr, (getattr(self, attr) or 0) + theirs)
+
 
 class OpenAIJudge:
     """:class:`~agentgauge.judges.JudgeModel` over an OpenAI-compatible chat-completions endpoint (``stream=false``).

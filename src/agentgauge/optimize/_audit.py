@@ -124,7 +124,8 @@ class CandidateRecord(GaugeModel):
 class Spent(GaugeModel):
     """What the optimisation spent: the search's metric calls (case runs scored), the gate's case runs, the agent's
     model calls, costs (known prices only, in ``currency``; ``agent_cost_missing``: turns without a known price),
-    the reflection model's calls, wall time, and the budget limit that stopped the search (if one did)."""
+    the reflection model's and the judge metrics' calls (answers from the judge cache are not calls), wall time, and
+    the budget limit that stopped the search (if one did)."""
 
     metric_calls: int = 0
     gate_case_runs: int = 0
@@ -133,6 +134,8 @@ class Spent(GaugeModel):
     agent_cost_missing: int = 0
     reflection_calls: int = 0
     reflection_cost: float | None = None
+    judge_calls: int = 0
+    judge_cost: float = 0.0
     total_cost: float = 0.0
     currency: str = "USD"
     seconds: float = 0.0

@@ -2,9 +2,10 @@
 
 ``--budget calls=200,cost=1.5,time=10m`` (or the option given once per limit): ``calls`` bounds the search's metric
 calls (one case run scored, as GEPA and ADK count them), ``cost`` the money spent by the agent's model calls (their
-recorded token usage at the price table's prices) and the reflection model's, ``time`` the wall time (seconds, or
-with ``s``, ``m``, ``h``). The search stops at its next step once a limit is reached; the baseline and the candidate
-are then evaluated on train and validation in any case: that evidence is what the gate judges.
+recorded token usage at the price table's prices), the judge metrics' calls and the reflection model's, ``time`` the
+wall time (seconds, or with ``s``, ``m``, ``h``). The search stops at its next step once a limit is reached; the
+baseline and the candidate are then evaluated on train and validation in any case: that evidence is what the gate
+judges.
 """
 
 from __future__ import annotations
@@ -13,10 +14,15 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
 
-__all__ = ["Budget", "Spending"]
+if TYPE_CHECKING:  # pragma: no cover
+    from ..judges import ChatUsage
+    from ..model._prices import PriceTable
+
+__all__ = ["Budget", "Spending", "chat_cost"]
 
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0}
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(s|m|min|h)?$")
@@ -84,6 +90,17 @@ class Budget:
         return ", ".join(parts) or "unlimited"
 
 
+def chat_cost(prices: PriceTable, model: str, usage: ChatUsage) -> float | None:
+    """What ``usage`` (a judge or reflection endpoint's answers) cost at ``prices`` (``None``: no known price, or
+    no token counts reported)."""
+    from ..model import TokenUsage
+
+    price = prices.price(model)
+    if price is None or usage.input_tokens is None:
+        return None
+    return price.cost(TokenUsage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens or 0))
+
+
 @dataclass
 class Spending:
     """What the running optimisation has spent so far (costs in the price table's currency)."""
@@ -100,6 +117,9 @@ class Spending:
     """The agent's model calls, as its turns recorded them."""
     reflection_cost: float | None = None
     reflection_calls: int = 0
+    judge_cost: float = 0.0
+    """What the judge metrics' calls cost (known prices only): the judges of the search's and the gate's runs."""
+    judge_calls: int = 0
 
     @property
     def seconds(self) -> float:
@@ -108,8 +128,8 @@ class Spending:
 
     @property
     def cost(self) -> float:
-        """Agent and reflection cost together (known prices only)."""
-        return self.agent_cost + (self.reflection_cost or 0.0)
+        """Agent, judge and reflection cost together (known prices only)."""
+        return self.agent_cost + self.judge_cost + (self.reflection_cost or 0.0)
 
     def exhausted(self, budget: Budget) -> str | None:
         """Which limit of ``budget`` is reached (``calls``, ``cost``, ``time``), or ``None``."""

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..model import EvalCase, EvalCaseResult, EvalSetResult
-from ._budget import Spending
+from ._budget import Spending, chat_cost
 from ._inputs import Split
 from ._patch import patch_id
 from ._surfaces import AgentSurfaces
@@ -194,4 +194,11 @@ class CandidateRunner:
             self.spending.agent_cost += usage.cost or 0.0
             self.spending.agent_cost_missing += usage.cost_missing
         self.spending.model_calls += calls
+        self._spend_judges()
         return calls
+
+    def _spend_judges(self) -> None:
+        """The judges' calls and cost so far (the registry counts over every run it scored)."""
+        usage = self.registry.judge_usage()
+        self.spending.judge_calls = sum(u.answers for u in usage.values())
+        self.spending.judge_cost = sum(chat_cost(self.prices, model, u) or 0.0 for model, u in usage.items())

@@ -253,6 +253,8 @@ def _spent(p: Prepared, run: _Run, stopped_by: str | None) -> Spent:
         agent_cost_missing=s.agent_cost_missing,
         reflection_calls=s.reflection_calls,
         reflection_cost=s.reflection_cost,
+        judge_calls=s.judge_calls,
+        judge_cost=s.judge_cost,
         total_cost=s.cost,
         currency=p.runner.prices.currency,
         seconds=s.seconds,

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
-from ._budget import Spending
+from ._budget import Spending, chat_cost
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..judges import JudgeClient
@@ -104,14 +104,11 @@ class Reflector:
 
     def _count(self) -> None:
         from ..judges import OpenAIJudge
-        from ..model import TokenUsage
 
         assert self._client is not None
         model = self._client.model
         self.spending.reflection_calls = self._client.calls
-        if not isinstance(model, OpenAIJudge) or model.usage.input_tokens is None:
-            return
-        usage = TokenUsage(input_tokens=model.usage.input_tokens, output_tokens=model.usage.output_tokens or 0)
-        price = self.prices.price(self.model)
-        if price is not None:
-            self.spending.reflection_cost = price.cost(usage)
+        if isinstance(model, OpenAIJudge):
+            cost = chat_cost(self.prices, self.model, model.usage)
+            if cost is not None:
+                self.spending.reflection_cost = cost

@@ -65,7 +65,8 @@ def _facts(report: AuditReport) -> list[str]:
         f"{report.validation.eval_set_id} ({len(report.validation.case_ids)} cases); metrics: "
         f"{', '.join(report.train.metrics) or '-'}",
         f"budget: {report.budget}; spent: {spent.metric_calls} metric calls, {spent.gate_case_runs} gate case runs, "
-        f"{spent.model_calls} agent model calls, {spent.reflection_calls} reflection calls, cost {cost}, "
+        f"{spent.model_calls} agent model calls, {spent.reflection_calls} reflection calls, "
+        f"{spent.judge_calls} judge calls, cost {cost}, "
         f"{spent.seconds:.1f} s" + (f" (search stopped by the {spent.stopped_by} budget)" if spent.stopped_by else ""),
         f"agentgauge {report.agentgauge_version}, {when}",
     ]
