@@ -98,13 +98,18 @@ def test_the_faq_example_is_accepted_and_its_patched_agent_scores_the_same(tmp_p
 def test_a_candidate_breaking_a_critical_case_is_rejected(tmp_path: Path) -> None:
     rules = tmp_path / "gate.yaml"
     rules.write_text("critical_cases: [returns, refunds]\n")
-    code, output = _invoke("optimize", AGENT, *SETS, *OPTIMIZER, *_places(tmp_path), "--rules", str(rules))
+    runs = ("--num-runs", "2", "--case-status", "all")
+    code, output = _invoke("optimize", AGENT, *SETS, *OPTIMIZER, *_places(tmp_path), "--rules", str(rules), *runs)
     assert code == 1, output
     assert "Gate: REJECTED (alpha 0.05)" in output
     assert "  FAIL  critical_cases: these cases pass in the candidate: returns, refunds" in output
-    assert "        returns: failed (0/1 runs passed)" in output
+    assert "        returns: failed (0/2 runs passed)" in output
     report = json.loads((tmp_path / "out" / "audit.json").read_text())
     assert report["accepted"] is False and report["patch"]["texts"]
+    assert report["settings"]["num_runs"] == 2 and report["settings"]["case_status"] == "all"
+    state = json.loads((tmp_path / "out" / "state.json").read_text())
+    evidence = json.loads(Path(state["results"]["candidate:validation"]).read_text())
+    assert evidence["summary"]["caseStatusRule"] == "all"  # the gate's evidence is decided by the rule given
 
 
 def test_a_candidate_that_only_fits_train_is_flagged_as_overfit(tmp_path: Path) -> None:
@@ -129,6 +134,7 @@ def test_a_candidate_that_only_fits_train_is_flagged_as_overfit(tmp_path: Path) 
         ([AGENT, *SETS, "--log_level", "LOUD"], "error: --log_level: choose one of DEBUG, INFO, WARNING, ERROR"),
         ([AGENT, *SETS, *OPTIMIZER, "--surface", "tone"], "error: --surface: " + AGENT + " has no text 'tone'"),
         ([AGENT, *SETS, *OPTIMIZER, "--num-runs", "0"], "error: --num-runs must be between 1 and 1000, got 0"),
+        ([AGENT, *SETS, *OPTIMIZER, "--case-status", "most"], "error: --case-status: unknown case status rule 'most'"),
         ([str(FAQ.parents[0] / "calculator" / "agent.py"), *SETS, *OPTIMIZER], "has no texts to optimise"),
         (["a2a+http://127.0.0.1:9/", *SETS, *OPTIMIZER], "a remote agent's texts live on its server"),
         ([AGENT, *SETS], "error: no reflection model: give --reflection-model"),

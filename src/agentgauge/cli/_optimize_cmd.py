@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from ._app import app
+from ._metric_opts import CaseStatusOption
 from ._options import (
     DEFAULT_OUTPUT_DIR,
     AppNameOption,
@@ -184,6 +185,7 @@ def optimize_command(
     rules: _Rules = None,
     alpha: _Alpha = None,
     num_runs: _NumRuns = 1,
+    case_status: CaseStatusOption = None,
     out: _Out = None,
     parallelism: _Parallelism = 4,
     timeout: _Timeout = None,
@@ -233,6 +235,7 @@ def optimize_command(
             rules=rules,
             alpha=alpha,
             num_runs=num_runs,
+            case_status=case_status,
             out=out,
             parallelism=parallelism,
             timeout=timeout,

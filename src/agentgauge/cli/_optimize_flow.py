@@ -12,7 +12,7 @@ import typer
 from ._common import EXIT_FAILED, EXIT_OK, input_errors_exit_2
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..model import EvalMetric
+    from ..model import CaseStatusRule, EvalMetric
     from ..optimize import AuditReport, OptimizerConfig, OptimizeRequest, SplitSpec
 
 __all__ = ["OptimizeArgs", "build_request", "run_optimize"]
@@ -41,6 +41,7 @@ class OptimizeArgs:
     rules: Path | None = None
     alpha: float | None = None
     num_runs: int = 1
+    case_status: str | None = None
     out: Path | None = None
     parallelism: int = 4
     timeout: float | None = None
@@ -143,6 +144,16 @@ def _optimizer_config(args: OptimizeArgs) -> OptimizerConfig:
     return config
 
 
+def _case_status(name: str | None) -> CaseStatusRule | None:
+    from ..errors import InputError
+    from ..model import parse_case_status_rule
+
+    try:
+        return parse_case_status_rule(name) if name is not None else None
+    except ValueError as exc:
+        raise InputError(f"--case-status: {exc}") from None
+
+
 def build_request(args: OptimizeArgs) -> OptimizeRequest:
     """The request the options (and ADK's config files) describe; :class:`InputError` on bad input."""
     from ..compare import GateRules, load_gate_rules
@@ -181,6 +192,7 @@ def build_request(args: OptimizeArgs) -> OptimizeRequest:
         rules=rules,
         alpha=args.alpha,
         num_runs=args.num_runs,
+        case_status=_case_status(args.case_status),
         parallelism=args.parallelism,
         timeout=args.timeout,
         app_name=sets.app_name,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..model import EvalCase, EvalCaseResult, EvalSetResult
+from ..model import CaseStatusRule, EvalCase, EvalCaseResult, EvalSetResult
 from ._budget import Spending, chat_cost
 from ._inputs import Split
 from ._patch import patch_id
@@ -38,7 +38,7 @@ class EngineSettings:
     """How candidate runs are made: cases in flight (``parallelism``), the per-case inference ``timeout``, where the
     gate's evidence is saved (``output_dir``, as ``eval --output-dir``) under ``app_name`` with ``labels``, the judge
     settings (default judge ``judge_model`` / ``judge_base_url``, per-call ``judge_timeout``, ``no_cache``), the price
-    table file and the agent answer cache folder (``None``: none)."""
+    table file, the agent answer cache folder (``None``: none) and the rule of a case's status over its runs."""
 
     app_name: str
     output_dir: Path
@@ -51,6 +51,7 @@ class EngineSettings:
     prices: Path | None = None
     agent_cache: Path | None = None
     labels: tuple[str, ...] = ()
+    case_status: CaseStatusRule | None = None
 
 
 @dataclass
@@ -173,6 +174,7 @@ class CandidateRunner:
             labels=[*settings.labels, *labels] if save else None,
             agent_source=self.surfaces.spec,
             record_metadata=save,
+            case_status=settings.case_status,
         )
         started = time.perf_counter()
         outcome = await evaluator.evaluate(split.eval_set_id)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..compare import Comparison, compare_results, gate_report
-from ..model import EvalSetResult
+from ..model import DEFAULT_CASE_STATUS, EvalSetResult
 from ._audit import AuditReport, CandidateRecord, Spent, SplitEvidence, SplitRef, SplitScore, SurfaceRecord, split_score
 from ._engine import RunOutcome
 from ._inputs import Split
@@ -236,6 +236,7 @@ def _settings(p: Prepared, search: SearchSettings) -> dict[str, Any]:
         "batch_size": search.batch_size,
         "metric": search.metric or "passed",
         "num_runs": request.num_runs,
+        "case_status": (request.case_status or DEFAULT_CASE_STATUS).value,
         "parallelism": request.parallelism,
         "alpha": p.alpha,
         "rules": request.rules.model_dump(),

@@ -80,6 +80,7 @@ def _fingerprint(request: OptimizeRequest, identity: str, surfaces: AgentSurface
         "optimizer": request.optimizer,
         "search": [search.seed, search.minibatch, search.iterations, search.batch_size, search.metric],
         "num_runs": request.num_runs,
+        "case_status": request.case_status.value if request.case_status is not None else None,
     }
     return hashlib.sha256(json.dumps(document, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
@@ -119,6 +120,7 @@ def _engine_settings(request: OptimizeRequest, app: str, out: OutDir) -> EngineS
         prices=request.prices,
         agent_cache=out.agent_cache,
         labels=request.labels,
+        case_status=request.case_status,
     )
 
 

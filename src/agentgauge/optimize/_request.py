@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..compare import GateRules
-from ..model import EvalMetric
+from ..model import CaseStatusRule, EvalMetric
 from ._budget import Budget
 from ._inputs import SplitSpec
 from ._reflect import ReflectionSettings
@@ -31,7 +31,7 @@ class OptimizeRequest:
     - ``optimizer``: ``gepa``, ``simple`` or a plug-in spec; ``search``: its settings; ``budget``; ``reflection``:
       the reflection model.
     - ``rules`` and ``alpha`` (``None``: the rules file's, else 0.05): the gate; ``num_runs``: runs per case of
-      the gate's evidence.
+      the gate's evidence, ``case_status``: how a case's status follows from them (``None``: ``mean``).
     - How runs are made (:class:`~agentgauge.optimize.EngineSettings`'s fields) and where things go: ``out`` (the
       optimisation's folder; ``None``: one under :data:`DEFAULT_OUT_ROOT` named after the app and the settings, so
       the same command run again continues), ``output_dir`` (the gate's results, as ``eval --output-dir``).
@@ -50,6 +50,7 @@ class OptimizeRequest:
     rules: GateRules = field(default_factory=GateRules)
     alpha: float | None = None
     num_runs: int = 1
+    case_status: CaseStatusRule | None = None
     parallelism: int = 4
     timeout: float | None = None
     app_name: str | None = None
