@@ -190,3 +190,15 @@ def test_an_optimizer_that_fails_ends_the_search_not_the_command(tmp_path: Path)
     assert "Gate: not run (the search proposed no candidate better than the baseline)" in output
     state = json.loads((tmp_path / "out" / "state.json").read_text())
     assert "search_done" not in state  # a run again searches again
+
+
+def test_metric_plugins_score_the_candidates_as_in_eval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(FAQ.parents[1]))  # examples.plugins.length_plugin
+    metrics = tmp_path / "length.metrics.json"
+    metrics.write_text(json.dumps([{"metricName": "answer_length", "threshold": 1.0}]))
+    args = ["optimize", AGENT, *SETS, *OPTIMIZER, "--metrics", str(metrics), *_places(tmp_path)]
+    code, output = _invoke(*args)
+    assert code == 2 and "answer_length" in output, output  # unknown without the plug-in, as eval says
+    code, output = _invoke(*args, "--plugin", "examples.plugins.length_plugin", "--json")
+    assert code in (0, 1), output
+    assert "answer_length" in output, output

@@ -12,11 +12,11 @@ from typing import Annotated
 import typer
 
 from ._app import app
-from ._metric_opts import CaseStatusOption
 from ._options import (
     DEFAULT_OUTPUT_DIR,
     AppNameOption,
     BootstrapResamplesOption,
+    CaseStatusOption,
     JsonOption,
     JudgeBaseUrlOption,
     JudgeModelOption,
@@ -24,6 +24,7 @@ from ._options import (
     LabelOption,
     NoCacheOption,
     OutputDirOption,
+    PluginOption,
 )
 
 __all__ = ["optimize_command"]
@@ -196,6 +197,7 @@ def optimize_command(
     judge_base_url: JudgeBaseUrlOption = None,
     judge_timeout: JudgeTimeoutOption = None,
     no_cache: NoCacheOption = False,
+    plugin: PluginOption = None,
     label: LabelOption = None,
     json_out: JsonOption = False,
     bootstrap_resamples: BootstrapResamplesOption = 10_000,
@@ -246,6 +248,7 @@ def optimize_command(
             judge_base_url=judge_base_url,
             judge_timeout=judge_timeout,
             no_cache=no_cache,
+            plugins=tuple(plugin or ()),
             labels=tuple(label or ()),
             json_out=json_out,
             bootstrap_resamples=bootstrap_resamples,

@@ -52,6 +52,7 @@ class OptimizeArgs:
     judge_base_url: str | None = None
     judge_timeout: float | None = None
     no_cache: bool = False
+    plugins: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
     json_out: bool = False
     bootstrap_resamples: int = 10_000
@@ -200,6 +201,7 @@ def build_request(args: OptimizeArgs) -> OptimizeRequest:
         judge_base_url=args.judge_base_url,
         judge_timeout=args.judge_timeout,
         no_cache=args.no_cache,
+        plugins=args.plugins,
         prices=args.prices,
         labels=args.labels,
         output_dir=args.output_dir,

@@ -205,4 +205,5 @@ class PreparedRun:
             labels=checked.labels,
             agent_source=shared.agent_source,
             case_status=checked.case_status,
+            record_metadata=request.record_metadata,
         )

@@ -1,6 +1,6 @@
-"""Running one candidate (a set of texts) on a split through the run engine -- the one place the optimisation
-builds an evaluation, so every candidate run has the engine's bounded parallelism, the judge answer cache and time
-budgets, the agent answer cache and the saved, resumable result of an ``eval``.
+"""Running one candidate (a set of texts) on a split through :func:`agentgauge.launch.evaluate` -- the one place
+the optimisation builds an evaluation request, so every candidate run has the engine's bounded parallelism, the judge
+answer cache and time budgets, the agent answer cache and the saved, resumable result of an ``eval``.
 
 A candidate's agent answers are cached under ``<out>/agent_cache`` keyed by the agent's source, the candidate's
 texts and the evaluation's role (a search step, or the gate's evidence on one split): an interrupted optimisation
@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..errors import InputError
+from ..launch import JudgeOptions
 from ..model import CaseStatusRule, EvalCase, EvalCaseResult, EvalSetResult
 from ._budget import Spending, chat_cost
 from ._inputs import Split
@@ -24,7 +26,6 @@ from ._patch import patch_id
 from ._surfaces import AgentSurfaces
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..evaluators import Registry
     from ..service import AgentResponseCache
 
 __all__ = ["AGENTS_KEPT", "CandidateRunner", "EngineSettings", "RunOutcome"]
@@ -36,18 +37,15 @@ AGENTS_KEPT = 8
 @dataclass(frozen=True)
 class EngineSettings:
     """How candidate runs are made: cases in flight (``parallelism``), the per-case inference ``timeout``, where the
-    gate's evidence is saved (``output_dir``, as ``eval --output-dir``) under ``app_name`` with ``labels``, the judge
-    settings (default judge ``judge_model`` / ``judge_base_url``, per-call ``judge_timeout``, ``no_cache``), the price
+    gate's evidence is saved (``output_dir``, as ``eval --output-dir``) under ``app_name`` with ``labels``, the judges
+    (``judge``: the default judge, per-call timeout, answer cache and metric plug-ins, as ``eval``'s), the price
     table file, the agent answer cache folder (``None``: none) and the rule of a case's status over its runs."""
 
     app_name: str
     output_dir: Path
     parallelism: int = 4
     timeout: float | None = None
-    judge_model: str | None = None
-    judge_base_url: str | None = None
-    judge_timeout: float | None = None
-    no_cache: bool = False
+    judge: JudgeOptions = field(default_factory=JudgeOptions)
     prices: Path | None = None
     agent_cache: Path | None = None
     labels: tuple[str, ...] = ()
@@ -72,35 +70,19 @@ class RunOutcome:
         return list(self.result.eval_case_results)
 
 
-def make_registry(settings: EngineSettings) -> Registry:
-    """The metric registry of every candidate run (judge cache under the results folder, default judge, budget)."""
-    from ..evaluators import Registry
-    from ..judges import JudgeSettings, RetryPolicy
-
-    if settings.judge_base_url and not settings.judge_model:
-        from ..errors import InputError
-
-        raise InputError("--judge-base-url needs --judge-model")
-    default = None
-    if settings.judge_model:
-        default = {"modelName": settings.judge_model}
-        if settings.judge_base_url:
-            default["baseURL"] = settings.judge_base_url
-    retry = RetryPolicy() if settings.judge_timeout is None else RetryPolicy(total_budget=settings.judge_timeout)
-    cache = None if settings.no_cache else settings.output_dir / ".judge_cache"
-    return Registry(judge_settings=JudgeSettings(cache_dir=cache, retry=retry, default_judge_model=default))
-
-
 class CandidateRunner:
     """Runs candidates of one agent (``surfaces``) with ``settings``, adding what they spend to ``spending``."""
 
     def __init__(self, surfaces: AgentSurfaces, settings: EngineSettings, spending: Spending) -> None:
+        from ..launch import make_registry
         from ..model import prices_for_run
 
+        if settings.judge.base_url and not settings.judge.model:
+            raise InputError("--judge-base-url needs --judge-model")
         self.surfaces = surfaces
         self.settings = settings
         self.spending = spending
-        self.registry = make_registry(settings)
+        self.registry = make_registry(settings.output_dir, settings.judge)
         self.prices = prices_for_run(settings.prices)
         self._identity: str | None = None
         self._agents: OrderedDict[str, object] = OrderedDict()
@@ -149,35 +131,33 @@ class CandidateRunner:
         """Evaluate the agent with ``texts`` on ``split`` (its chosen cases, or ``case_ids``), ``num_runs`` times.
         ``role`` keys the agent answer cache (see the module's description); ``save`` writes the result under the
         output folder with the settings' labels and ``labels``, else it is kept in memory only."""
-        from ..run import AgentEvaluator
-        from ..service import LoadedEvalSet
-        from ..storage import InMemoryEvalResultManager, InMemoryMetricManager, LocalEvalResultManager
+        from ..launch import EvalRequest, EvalSetSpec, MetricOptions, evaluate
+        from ..storage import InMemoryEvalResultManager
 
-        app, settings = self.settings.app_name, self.settings
-        metrics = InMemoryMetricManager()
-        metrics.put_all(app, split.eval_set_id, split.metrics)
-        results = LocalEvalResultManager(base_dir=settings.output_dir) if save else InMemoryEvalResultManager()
+        settings = self.settings
         cache = self._cache(texts, role)
-        evaluator = AgentEvaluator(
-            app,
-            self.agent(texts),
-            eval_set_manager=LoadedEvalSet(split.eval_set),
-            metric_manager=metrics,
-            result_manager=results,
-            registry=self.registry,
+        chosen = tuple(case_ids) if case_ids is not None else tuple(split.case_ids)
+        request = EvalRequest(
+            agent=self.agent(texts),
+            sets=(EvalSetSpec(split.path, chosen, split.eval_set, name=str(split.path)),),
+            config=tuple(split.metrics),
+            metrics=MetricOptions(case_status=settings.case_status),
+            judge=settings.judge,
             num_runs=num_runs,
             parallelism=settings.parallelism,
             timeout=settings.timeout,
-            case_ids=list(case_ids) if case_ids is not None else split.case_ids,
-            prices=self.prices,
             agent_cache=cache,
-            labels=[*settings.labels, *labels] if save else None,
+            labels=(*settings.labels, *labels) if save else (),
+            prices=settings.prices,
+            app_name=settings.app_name,
+            output_dir=settings.output_dir,
+            results=None if save else InMemoryEvalResultManager(),
+            registry=self.registry,
             agent_source=self.surfaces.spec,
             record_metadata=save,
-            case_status=settings.case_status,
         )
         started = time.perf_counter()
-        outcome = await evaluator.evaluate(split.eval_set_id)
+        [outcome] = await evaluate(request)
         seconds = time.perf_counter() - started
         result = outcome.eval_set_result
         calls = self._spend(result)

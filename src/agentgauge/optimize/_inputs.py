@@ -22,17 +22,12 @@ class SplitSpec:
 
 
 def parse_split(arg: str) -> SplitSpec:
-    """``FILE[:case1,case2]`` (an existing file whose name holds ``:`` is taken whole; a drive letter is part of the
-    path)."""
-    path = Path(arg)
-    if path.exists():
-        return SplitSpec(path)
-    start = 2 if len(arg) > 2 and arg[1] == ":" and arg[0].isalpha() else 0
-    cut = arg.find(":", start)
-    if cut < 0:
-        return SplitSpec(path)
-    cases = arg[cut + 1 :].split(":")[0]
-    return SplitSpec(Path(arg[:cut]), tuple(c.strip() for c in cases.split(",") if c.strip()))
+    """``FILE[:case1,case2]``, read as an eval set argument of ``eval`` (see
+    :meth:`agentgauge.launch.EvalSetSpec.parse`)."""
+    from ..launch import EvalSetSpec
+
+    spec = EvalSetSpec.parse(arg)
+    return SplitSpec(spec.path or Path(arg), spec.case_ids)
 
 
 @dataclass

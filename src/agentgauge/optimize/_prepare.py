@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
+from ..launch import JudgeOptions
 from ._budget import Spending
 from ._engine import CandidateRunner, EngineSettings
 from ._inputs import Split, load_split
@@ -113,10 +114,9 @@ def _engine_settings(request: OptimizeRequest, app: str, out: OutDir) -> EngineS
         output_dir=request.output_dir,
         parallelism=request.parallelism,
         timeout=request.timeout,
-        judge_model=request.judge_model,
-        judge_base_url=request.judge_base_url,
-        judge_timeout=request.judge_timeout,
-        no_cache=request.no_cache,
+        judge=JudgeOptions(
+            request.judge_model, request.judge_base_url, request.judge_timeout, request.no_cache, request.plugins
+        ),
         prices=request.prices,
         agent_cache=out.agent_cache,
         labels=request.labels,

@@ -32,6 +32,8 @@ class OptimizeRequest:
       the reflection model.
     - ``rules`` and ``alpha`` (``None``: the rules file's, else 0.05): the gate; ``num_runs``: runs per case of
       the gate's evidence, ``case_status``: how a case's status follows from them (``None``: ``mean``).
+    - ``judge_model`` / ``judge_base_url`` / ``judge_timeout`` / ``no_cache`` and ``plugins`` (modules whose
+      ``register(registry)`` runs first): the judges of every run, as ``eval``'s.
     - How runs are made (:class:`~agentgauge.optimize.EngineSettings`'s fields) and where things go: ``out`` (the
       optimisation's folder; ``None``: one under :data:`DEFAULT_OUT_ROOT` named after the app and the settings, so
       the same command run again continues), ``output_dir`` (the gate's results, as ``eval --output-dir``).
@@ -58,6 +60,7 @@ class OptimizeRequest:
     judge_base_url: str | None = None
     judge_timeout: float | None = None
     no_cache: bool = False
+    plugins: tuple[str, ...] = ()
     prices: Path | None = None
     labels: tuple[str, ...] = ()
     output_dir: Path = Path(".agentgauge/results")
