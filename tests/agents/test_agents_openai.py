@@ -193,6 +193,36 @@ async def test_missing_api_key_is_a_clear_agent_error(monkeypatch: pytest.Monkey
         await agent.run(AgentRequest(user_content=Message(content="q"), session_id="s"))
 
 
+async def test_copies_with_other_texts_share_the_client(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An optimisation's candidates (with_text_fields copies) send their own texts over the original's client: a
+    client costs tens of milliseconds to make (its TLS context), which every candidate would pay again."""
+    import openai
+
+    made: list[object] = []
+
+    class CountingClient(openai.AsyncOpenAI):
+        def __init__(self, **kwargs: Any) -> None:
+            made.append(self)
+            super().__init__(**kwargs)
+
+    monkeypatch.setattr(openai, "AsyncOpenAI", CountingClient)
+    original = _agent(server)
+    copies = [original.with_text_fields({"system_prompt": f"Prompt {i}."}) for i in range(3)]
+    server.replies = [{"role": "assistant", "content": "ok"} for _ in range(4)]
+    for agent in [original, *copies]:
+        await agent.run(AgentRequest(user_content=Message(content="q"), session_id="s"))
+    assert len(made) == 1
+    assert [r["messages"][0]["content"] for r in server.requests] == [
+        "You are a calculator.",
+        "Prompt 0.",
+        "Prompt 1.",
+        "Prompt 2.",
+    ]
+    assert original.system_prompt == "You are a calculator."
+
+
 def test_openai_agent_is_native() -> None:
     agent = OpenAIAgent("m", tools=[calculator])
     assert as_agent(agent) is agent

@@ -4,6 +4,7 @@ plugin, and interrupting a prepared run."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -182,3 +183,20 @@ def test_an_in_memory_spec_is_named_as_given() -> None:
     assert EvalSetSpec(SET, eval_set=eval_set, name="calculator/calculator.evalset.json").source == (
         "calculator/calculator.evalset.json"
     )
+
+
+async def test_a_callers_own_agent_cache_and_source_serve_an_agent_object(tmp_path: Path) -> None:
+    from agentgauge.agents import load_agent
+    from agentgauge.service import AgentResponseCache
+
+    cache = AgentResponseCache(tmp_path / "cache", "calculator|variant-a")
+    request = EvalRequest(
+        agent=load_agent(AGENT), sets=(f"{SET}:calc_add",), output_dir=tmp_path, agent_cache=cache, agent_source=AGENT
+    )
+    [first] = await evaluate(request)
+    metadata = first.eval_set_result.run_metadata
+    assert metadata is not None and metadata.agent_source_hash  # hashed from the spec, not the object
+    [again] = await evaluate(dataclasses.replace(request, record_metadata=False))
+    assert cache.hits == 1 and again.eval_set_result.run_metadata is None
+    with pytest.raises(InputError, match="needs the agent given by its spec"):
+        prepare(dataclasses.replace(request, agent_cache=tmp_path / "folder"))  # a folder keys by the spec

@@ -37,6 +37,7 @@ VALID = {
     "run_id": "r",
     "event_id": "e",
     "session_key": "k",
+    "optimization_id": "o",
 }
 # What the error message calls each parameter.
 FIELD = {
@@ -50,6 +51,7 @@ FIELD = {
     "session_id": "session id",
     "eval_result_id": "eval set result id",
     "result_id": "eval set result id",
+    "optimization_id": "optimization id",
 }
 
 

@@ -1,5 +1,6 @@
 """Agents: the request/response contract, adapters for Python callables and Google ADK agents, an
-OpenAI-compatible tool-calling agent, and the loader used by the command line.
+OpenAI-compatible tool-calling agent, the loader used by the command line, and the :class:`TextFields` protocol of
+an agent's rewritable texts (what ``agentgauge optimize`` changes).
 
 ``mockable`` (from :mod:`agentgauge.mocks`) decorates a Python agent's own tool functions so that eval-set tool
 mocks apply to them.
@@ -12,7 +13,8 @@ from typing import TYPE_CHECKING
 from .._util.lazy import lazy_exports
 from ..errors import AgentError
 from ._adapt import CallableAgent, as_agent, to_output
-from ._loader import load_agent, load_python_object, looks_like_agent_spec
+from ._loader import load_agent, load_agent_object, load_named_object, load_python_object, looks_like_agent_spec
+from ._texts import TextFields, has_text_fields
 from ._timing import time_model, time_tool
 from ._types import Agent, AgentOutput, AgentRequest
 
@@ -42,12 +44,16 @@ __all__ = [
     "IntermediateMessage",
     "OpenAIAgent",
     "TextDelta",
+    "TextFields",
     "ToolCall",
     "ToolResult",
     "as_agent",
     "collect_events",
     "collect_events_sync",
+    "has_text_fields",
     "load_agent",
+    "load_agent_object",
+    "load_named_object",
     "load_python_object",
     "looks_like_agent_spec",
     "parse_docstring",

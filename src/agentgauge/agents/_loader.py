@@ -19,7 +19,7 @@ from ._types import Agent
 if TYPE_CHECKING:
     from .remote import RemoteAgentSettings
 
-__all__ = ["load_agent", "looks_like_agent_spec"]
+__all__ = ["load_agent", "load_agent_object", "load_named_object", "looks_like_agent_spec"]
 
 _MODULE_SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
@@ -166,6 +166,40 @@ def _litellm_requirement() -> str:
     return "litellm"
 
 
+def load_agent_object(spec: str) -> object:
+    """The object ``spec`` names, as its module defines it (an ADK agent, an :class:`OpenAIAgent`, a function, an
+    object with ``run``), before :func:`as_agent` wraps it: ``path/to/agent.py``, an ADK agent directory or
+    ``package.module:attribute`` (see :func:`load_agent`; remote agent URLs name no object). Every failure raises
+    :class:`InputError` naming ``spec``."""
+    try:
+        return _load_object(spec)
+    except InputError:
+        raise
+    except (Exception, SystemExit) as exc:  # sys.exit() at import must not end the run with exit code 0
+        hint = missing_package_hint(exc)
+        raise InputError(f"cannot import the agent: {hint or describe_exception(exc)}", file=spec) from None
+
+
+def load_named_object(spec: str, *, defaults: tuple[str, ...], what: str) -> object:
+    """The object ``spec`` names: ``path/to/file.py:attribute``, ``path/to/file.py`` (its first attribute of
+    ``defaults``) or ``package.module:attribute``. ``what`` names the object in errors (:class:`InputError` naming
+    ``spec``), e.g. ``"optimizer"``."""
+    path, sep, attribute = spec.partition(".py:")
+    try:
+        if sep or spec.endswith(".py"):
+            file = Path(path + ".py") if sep else Path(spec)
+            if not file.is_file():
+                raise InputError(f"{what} file not found", file=spec)
+            return _pick(_import_file(file.resolve(), package=False), (attribute,) if sep else defaults, spec)
+        if not _MODULE_SPEC.match(spec):
+            raise InputError(f"not a {what}: expected path/to/file.py:attribute or package.module:attribute", file=spec)
+        return _load_object(spec)
+    except InputError:
+        raise
+    except (Exception, SystemExit) as exc:  # sys.exit() at import must not end the run with exit code 0
+        raise InputError(f"cannot load the {what}: {describe_exception(exc)}", file=spec) from None
+
+
 def load_agent(spec: str, *, remote: RemoteAgentSettings | None = None) -> Agent:
     """Load an agent from ``spec`` and wrap it with :func:`as_agent`.
 
@@ -186,13 +220,7 @@ def load_agent(spec: str, *, remote: RemoteAgentSettings | None = None) -> Agent
         from .remote import load_remote_agent
 
         return load_remote_agent(spec, remote)
-    try:
-        obj = _load_object(spec)
-    except InputError:
-        raise
-    except (Exception, SystemExit) as exc:  # sys.exit() at import must not end the run with exit code 0
-        hint = missing_package_hint(exc)
-        raise InputError(f"cannot import the agent: {hint or describe_exception(exc)}", file=spec) from None
+    obj = load_agent_object(spec)
     try:
         return as_agent(obj)
     except TypeError as exc:

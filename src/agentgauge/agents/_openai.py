@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import copy
+import dataclasses
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from .._util.redact import register_secret
@@ -94,6 +96,9 @@ class OpenAIAgent:
 
     Each turn's output carries its token usage (summed over the turn's model calls, from ``response.usage``) and
     the run engine records the time spent in model requests and in tools.
+
+    Its texts are :class:`~agentgauge.agents.TextFields` (what ``agentgauge optimize`` rewrites): ``system_prompt``
+    and each tool's description as ``tool:<name>``.
     """
 
     agentgauge_native = True
@@ -126,6 +131,29 @@ class OpenAIAgent:
     def __repr__(self) -> str:
         return f"OpenAIAgent(model={self.model!r}, tools={sorted(self.tools)})"
 
+    def text_fields(self) -> dict[str, str]:
+        """The system prompt (``system_prompt``) and the tools' descriptions (``tool:<name>``)."""
+        return {"system_prompt": self.system_prompt, **{f"tool:{n}": t.description for n, t in self.tools.items()}}
+
+    def with_text_fields(self, texts: Mapping[str, str]) -> OpenAIAgent:
+        """A copy with the system prompt and tool descriptions of ``texts`` (names as :meth:`text_fields`); an
+        unknown name raises ``KeyError``."""
+        known = self.text_fields()
+        unknown = [name for name in texts if name not in known]
+        if unknown:
+            raise KeyError(f"OpenAIAgent has no text field {unknown[0]!r}; it has {', '.join(known)}")
+        clone = copy.copy(self)
+        clone.system_prompt = texts.get("system_prompt", self.system_prompt)
+        clone.tools = {
+            name: dataclasses.replace(tool, description=texts.get(f"tool:{name}", tool.description))
+            for name, tool in self.tools.items()
+        }
+        clone.model_settings = dict(self.model_settings)
+        # The copies share the clients (one per event loop): a client holds no text, and making one costs tens of
+        # milliseconds (its TLS context), a cost every candidate of an optimisation would pay again.
+        clone._clients = self._clients
+        return clone
+
     def _get_client(self) -> AsyncOpenAI:
         if self._client is not None:
             return self._client
@@ -140,7 +168,8 @@ class OpenAIAgent:
                 raise AgentError(f"environment variable {self.api_key_env} is not set (the API key for {self.model})")
             register_secret(api_key)  # masked in every result, report and message from now on
             client = AsyncOpenAI(api_key=api_key, base_url=self.base_url, max_retries=2)
-            self._clients = {loop_id: client}
+            self._clients.clear()  # in place: the copies of with_text_fields share this table
+            self._clients[loop_id] = client
         return client
 
     def _initial_messages(self, request: AgentRequest) -> list[dict[str, Any]]:

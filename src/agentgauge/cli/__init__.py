@@ -16,9 +16,11 @@ from . import _calibrate_cmd as _calibrate_cmd
 from . import _diff_cmd as _diff_cmd
 from . import _eval_cmd as _eval_cmd
 from . import _formats_cmds as _formats_cmds
+from . import _gate_cmd as _gate_cmd
 from . import _generate_cmd as _generate_cmd
 from . import _mcp_cmd as _mcp_cmd
 from . import _metrics_cmds as _metrics_cmds
+from . import _optimize_cmd as _optimize_cmd
 from . import _plan_cmd as _plan_cmd
 from . import _replay_cmd as _replay_cmd
 from . import _serve_cmd as _serve_cmd

@@ -23,6 +23,7 @@ from ._options import (
     AppNameOption,
     BootstrapResamplesOption,
     BySessionOption,
+    CaseStatusOption,
     DetailedOption,
     HtmlOption,
     JsonOption,
@@ -235,18 +236,6 @@ _Reducer = Annotated[
         show_default=False,
     ),
 ]
-_CaseStatus = Annotated[
-    str | None,
-    typer.Option(
-        "--case-status",
-        metavar="mean|all|majority|any",
-        help="How a case's status follows from its --num-runs runs: mean (default: each metric's scores over the "
-        "runs against its threshold, as ADK and trpc-agent-go decide), all, majority or any run passed. Every "
-        "report names the rule. See docs/running.md.",
-        rich_help_panel="Metrics",
-        show_default=False,
-    ),
-]
 
 
 @app.command(
@@ -304,7 +293,7 @@ def eval_command(
     judge_parallelism: _JudgeParallelism = None,
     dialect: _Dialect = None,
     reducer: _Reducer = None,
-    case_status: _CaseStatus = None,
+    case_status: CaseStatusOption = None,
     replay: _Replay = False,
     agent_header: AgentHeaderOption = None,
     agent_config: AgentConfigOption = None,

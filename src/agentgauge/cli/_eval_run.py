@@ -71,7 +71,8 @@ def run_eval(request: EvalRequest, report: ReportOptions, store: str | None, boo
     mask_standard_streams()  # judge keys registered during the run never reach stdout/stderr
     # Resolved now: an agent calling os.chdir() must not move where results and reports are written.
     start, report = Path.cwd(), report.absolute()
-    cache = request.agent_cache.absolute() if request.agent_cache is not None else None
+    cache = request.agent_cache
+    cache = cache.absolute() if isinstance(cache, Path) else cache  # --cache-agent gives a folder
     request = dataclasses.replace(with_agent(request), output_dir=request.output_dir.absolute(), agent_cache=cache)
     # rich is imported when something is printed (see _console); user text may hold ":name:" (no emoji codes)
     console = deferred_console(stderr=report.json_out, soft_wrap=False, emoji=False)

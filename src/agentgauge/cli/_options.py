@@ -22,6 +22,7 @@ __all__ = [
     "AppNameOption",
     "BootstrapResamplesOption",
     "BySessionOption",
+    "CaseStatusOption",
     "DetailedOption",
     "HtmlOption",
     "JsonOption",
@@ -192,6 +193,18 @@ JudgeTimeoutOption = Annotated[
     ),
 ]
 NoCacheOption = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the judge answer cache.")]
+CaseStatusOption = Annotated[
+    str | None,
+    typer.Option(
+        "--case-status",
+        metavar="mean|all|majority|any",
+        help="How a case's status follows from its --num-runs runs: mean (default: each metric's scores over the "
+        "runs against its threshold, as ADK and trpc-agent-go decide), all, majority or any run passed. Every "
+        "report names the rule. See docs/running.md.",
+        rich_help_panel="Metrics",
+        show_default=False,
+    ),
+]
 PluginOption = Annotated[
     list[str] | None, typer.Option("--plugin", help="Import this module's register(registry) first (repeatable).")
 ]

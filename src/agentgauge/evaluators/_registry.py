@@ -22,6 +22,7 @@ from ._trajectory import ToolTrajectoryEvaluator
 
 if TYPE_CHECKING:
     from ..formats import InputProblem, InputReport, MetricPaths
+    from ..judges import ChatUsage, JudgePool
     from ..judges._settings import JudgeSettings
 
 __all__ = ["MetricInfo", "Registry"]
@@ -105,18 +106,26 @@ class Registry:
         # importing them costs more than a whole short run that uses none. A name registered before that keeps its
         # evaluator, as if it had replaced the built-in one.
         self._judge_metrics_pending = True
+        self._judge_pool: JudgePool | None = None
 
     def _register_llm_builtins(self) -> None:
         if not self._judge_metrics_pending:
             return
         self._judge_metrics_pending = False
+        from ..judges import JudgePool
         from .llm import build_llm_evaluators
 
-        for evaluator in build_llm_evaluators(self.judge_settings):
+        self._judge_pool = JudgePool(self.judge_settings)
+        for evaluator in build_llm_evaluators(pool=self._judge_pool):
             m = evaluator.metric
             if m.name not in self._evaluators:
                 info = MetricInfo(m.name, m.description, m.needs_expected, True, m.min_value, m.max_value)
                 self.register(evaluator, name=m.name, info=info)
+
+    def judge_usage(self) -> dict[str, ChatUsage]:
+        """What the built-in judge metrics' endpoint judges have used so far, by judge model (empty before one is
+        needed)."""
+        return self._judge_pool.usage() if self._judge_pool is not None else {}
 
     def register(self, evaluator: Evaluator, *, name: str | None = None, info: MetricInfo | None = None) -> None:
         """Register ``evaluator`` under ``name`` (default ``evaluator.name``), replacing any earlier one.

@@ -35,6 +35,7 @@ from ._api import (
 from ._legacy import session_input_from_initial
 from ._metric_keys import MetricPaths, MetricsLayout, metric_key_problems
 from ._metrics import ADK_DEFAULT_CRITERIA, ADK_EFFICIENCY_METRICS, default_adk_metrics, expand_env, to_test_config
+from ._models import load_json_model, model_from_document, read_json, read_limited
 from ._problems import InputProblem, InputReport, Severity, did_you_mean
 from ._results import to_adk_result
 from ._scoring_dialect import SCORING_DIALECTS, ScoringDialectName, with_scoring_dialect
@@ -77,13 +78,17 @@ __all__ = [
     "expand_env",
     "load_agentevals_config",
     "load_eval_set",
+    "load_json_model",
     "load_metrics",
     "load_result",
     "load_set_or_result",
     "metric_key_problems",
+    "model_from_document",
     "parse_eval_set",
     "parse_metrics",
     "parse_result",
+    "read_json",
+    "read_limited",
     "read_yaml_mapping",
     "save_eval_set",
     "save_metrics",

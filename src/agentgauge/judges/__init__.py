@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ._endpoint import PROVIDERS, JudgeEndpoint, ProviderDefaults
     from ._errors import JudgeAnswerError, JudgeConfigError, JudgeError, JudgeParseError, JudgeTimeoutError, snippet
     from ._json import extract_json, extract_json_object, strip_code_fence
-    from ._openai import OpenAIJudge
+    from ._openai import ChatUsage, OpenAIJudge
     from ._protocol import CallableJudge, JudgeMessage, JudgeModel, ResponseSchema, as_judge_model
     from ._retry import RetryPolicy, parse_retry_after
     from ._settings import DEFAULT_JUDGE_CONCURRENCY, RUN_PARALLELISM, JudgeSettings
@@ -31,6 +31,7 @@ __all__ = [
     "PROVIDERS",
     "RUN_PARALLELISM",
     "CallableJudge",
+    "ChatUsage",
     "JudgeAnswerError",
     "JudgeCache",
     "JudgeClient",
@@ -62,6 +63,7 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "CallableJudge": "._protocol",
+        "ChatUsage": "._openai",
         "DEFAULT_JUDGE_CONCURRENCY": "._settings",
         "RUN_PARALLELISM": "._settings",
         "JudgeAnswerError": "._errors",

@@ -16,7 +16,7 @@ from .._util.redact import redact
 from ._cache import JudgeCache, cache_key
 from ._endpoint import JudgeEndpoint
 from ._errors import JudgeTimeoutError
-from ._openai import OpenAIJudge
+from ._openai import ChatUsage, OpenAIJudge
 from ._protocol import JudgeMessage, JudgeModel, ResponseSchema, as_judge_model
 from ._settings import RUN_PARALLELISM, JudgeSettings
 
@@ -192,6 +192,15 @@ class JudgePool:
             )
             self._clients[memo] = client
         return client
+
+    def usage(self) -> dict[str, ChatUsage]:
+        """What the endpoint judges handed out have used so far, by judge model (answers from the cache made no
+        call and are not counted)."""
+        totals: dict[str, ChatUsage] = {}
+        for client in self._clients.values():
+            if isinstance(client.model, OpenAIJudge):
+                totals.setdefault(client.model.endpoint.model, ChatUsage()).merge(client.model.usage)
+        return totals
 
     async def aclose(self) -> None:
         """Close the HTTP clients of every endpoint judge handed out."""

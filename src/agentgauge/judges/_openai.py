@@ -9,6 +9,7 @@ import math
 import time
 import weakref
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from .._util.redact import redact
@@ -20,7 +21,7 @@ from ._retry import RetryPolicy, parse_retry_after, retryable_status
 if TYPE_CHECKING:
     from ._http import ChatTransport
 
-__all__ = ["LOGPROBS_ENVELOPE", "OpenAIJudge"]
+__all__ = ["LOGPROBS_ENVELOPE", "ChatUsage", "OpenAIJudge"]
 
 LOGPROBS_ENVELOPE = "agentgauge_logprobs_envelope"
 """Generation-config switch: ask for token logprobs and answer with a JSON envelope
@@ -126,6 +127,38 @@ def _envelope(content: str, body: bytes) -> str:
     return json.dumps({"content": content, "logprobs": entries}, ensure_ascii=False)
 
 
+@dataclass
+class ChatUsage:
+    """What an endpoint's answers said they used: answers received and the ``usage`` token counts they reported
+    (``None`` until one reports them)."""
+
+    answers: int = 0
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+    def add(self, body: bytes) -> None:
+        """Count one answer and the ``usage.prompt_tokens`` / ``usage.completion_tokens`` of its (valid) body."""
+        self.answers += 1
+        try:
+            usage = json.loads(body).get("usage")
+        except (ValueError, AttributeError):
+            return
+        if not isinstance(usage, dict):
+            return
+        for attr, key in (("input_tokens", "prompt_tokens"), ("output_tokens", "completion_tokens")):
+            count = usage.get(key)
+            if isinstance(count, int) and not isinstance(count, bool) and count >= 0:
+                setattr(self, attr, (getattr(self, attr) or 0) + count)
+
+    def merge(self, other: ChatUsage) -> None:
+        """Add ``other``'s answers and token counts to these."""
+        self.answers += other.answers
+        for attr in ("input_tokens", "output_tokens"):
+            theirs = getattr(other, attr)
+            if theirs is not None:
+                setattr(self, attr, (getattr(self, attr) or 0) + theirs)
+
+
 class OpenAIJudge:
     """:class:`~agentgauge.judges.JudgeModel` over an OpenAI-compatible chat-completions endpoint (``stream=false``).
 
@@ -135,11 +168,13 @@ class OpenAIJudge:
     that are not chat completions) per :class:`RetryPolicy`, honouring ``Retry-After``, within the call's time
     budget. A JSON-schema ``response_format`` is sent when a schema is given, and dropped for the rest
     of the run once the server rejects it. Answers and error messages never contain a registered secret.
+    :attr:`usage` counts the answers and the tokens they reported.
     """
 
     def __init__(self, endpoint: JudgeEndpoint, *, retry: RetryPolicy | None = None) -> None:
         self.endpoint = endpoint
         self.retry = retry or RetryPolicy()
+        self.usage = ChatUsage()
         self._structured_ok = True
         # httpx connection pools belong to one event loop; keep one transport (one pool) per loop.
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, ChatTransport] = weakref.WeakKeyDictionary()
@@ -208,6 +243,7 @@ class OpenAIJudge:
             content = _answer_text(raw.body, raw.content_type)
         except ValueError as exc:
             raise _Retryable(self._scrub(str(exc)), raw.status, None, invalid=True) from None
+        self.usage.add(raw.body)
         if envelope:
             return redact(_envelope(content, raw.body))
         return redact(content)

@@ -54,11 +54,14 @@ def prepare_agents(checked: CheckedRequest, on_note: Note, on_warning: Warn) -> 
     agent = load_agent(spec, remote=checked.remote) if spec is not None else request.agent
     if getattr(agent, "remote", False):
         _note_tool_mocks(sets, on_note)
-    shared = Shared(app, agent, registry, prices=prices, agent_source=spec, timeout=request.timeout)
+    source = spec if spec is not None else request.agent_source
+    shared = Shared(app, agent, registry, prices=prices, agent_source=source, timeout=request.timeout)
     plan = _simulation_plan(checked, sets)
     shared.simulation = plan.build() if plan is not None else None
-    if request.agent_cache is not None and spec is not None:
+    if isinstance(request.agent_cache, Path) and spec is not None:
         shared.agent_cache = make_agent_cache(request.agent_cache, spec)
+    elif request.agent_cache is not None and not isinstance(request.agent_cache, Path):
+        shared.agent_cache = request.agent_cache  # the caller's own cache, keyed as it chose
     # A remote agent is shipped to the workers as loaded here (with its headers), not loaded again there.
     shipped = spec is not None and is_remote_agent_spec(spec)
     shared.executor = checked.engine.build(

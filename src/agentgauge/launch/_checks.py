@@ -237,7 +237,7 @@ def _check_modes(request: EvalRequest, engine: EngineChoice) -> None:
             f"{name('agent_cache')} is not available with {name('executor')} ray (each worker would keep its own cache)"
         )
     if not request.trace_mode:
-        if request.agent_cache is not None and not isinstance(request.agent, str):
+        if isinstance(request.agent_cache, Path) and not isinstance(request.agent, str):
             raise InputError(
                 f"{name('agent_cache')} needs the agent given by its spec (a file, module:attribute or a remote URL): "
                 "the cache is kept per agent source"

@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..evaluators import Registry
     from ..model import EvalMetric, EvalSet
     from ..run import ResultSink
-    from ..service import Callbacks
+    from ..service import AgentResponseCache, Callbacks
     from ..traces import TraceConversation
     from ._checks import CheckedRequest
 
@@ -88,12 +88,14 @@ class EvalRequest:
       ``judge``, ``simulation`` (scenario cases, the expected agent), ``prices`` (a price table file).
     - How it runs: ``remote`` (reaching remote agents), ``engine``, ``num_runs`` per case, ``parallelism`` (cases
       and runs in flight), ``timeout`` (seconds per case's inference), ``resume`` (an interrupted run's result
-      file, progress log or id), ``agent_cache`` (the folder of the agent's reused answers), ``callbacks``.
+      file, progress log or id), ``agent_cache`` (the folder of the agent's reused answers, or a cache the caller
+      keys itself, for any agent), ``callbacks``.
     - Where results go: ``results`` (a result manager, e.g. a SQL store's), else files under ``output_dir``
       (``<app>/<id>.evalset_result.json``), saved under ``app_name`` (default: the cases' ``sessionInput.appName``)
       with ``labels`` (``KEY=VALUE``); ``keep_results=False`` reads case results back from where they were saved
-      instead of keeping them; ``record_metadata=False`` leaves the run's provenance (git state, versions) out of
-      the result; ``registry`` scores (default: one built from ``judge``).
+      instead of keeping them; ``registry`` scores (default: one built from ``judge``); ``agent_source`` is the
+      spec an agent object was loaded from (its source hash in the result's metadata); ``record_metadata=False``
+      records no run metadata (git state, labels, agent source).
     - What it is compared with: ``gate`` (a baseline result, the gate rule and its significance level); the
       comparisons come with the run (:attr:`~agentgauge.launch.PreparedRun.baseline`).
     - ``strict``: every input warning (an unknown key the file's own tool ignores) is an error.
@@ -115,15 +117,16 @@ class EvalRequest:
     parallelism: int = 4
     timeout: float | None = None
     resume: str | None = None
-    agent_cache: Path | None = None
+    agent_cache: Path | AgentResponseCache | None = None
     labels: tuple[str, ...] = ()
     prices: Path | None = None
     app_name: str | None = None
     output_dir: Path = DEFAULT_OUTPUT_DIR
     results: ResultSink | None = None
     keep_results: bool = True
-    record_metadata: bool = True
     registry: Registry | None = None
+    agent_source: str | None = None
+    record_metadata: bool = True
     callbacks: Callbacks | None = None
     gate: GateOptions = field(default_factory=GateOptions)
     strict: bool = False

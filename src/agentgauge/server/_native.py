@@ -20,6 +20,7 @@ from . import (
     _native_runs,
     _native_sets,
     _native_validate,
+    _optimize_views,
     _picker,
     _replay,
     _timeline,
@@ -94,6 +95,7 @@ def native_router() -> APIRouter:
         _trends.router,
         _picker.router,
         _native_validate.router,
+        _optimize_views.router,
     )
     for part in (*parts, _service):  # in this order: it is the order of the API reference
         router.include_router(part)

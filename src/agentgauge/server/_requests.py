@@ -46,6 +46,7 @@ _PATH_IDS = {
     "result_id": "eval set result id",
     "user_id": "user id",
     "session_id": "session id",
+    "optimization_id": "optimization id",
 }
 _APP_PARAMS = frozenset({"app_name", "app"})
 _CASE_PARAMS = frozenset({"eval_case_id", "case_id"})

@@ -56,9 +56,12 @@ ALL_METRICS: tuple[JudgeMetric, ...] = (
 """Every built-in judge metric."""
 
 
-def build_llm_evaluators(settings: JudgeSettings | None = None) -> list[LLMJudgeEvaluator]:
-    """One evaluator per built-in judge metric, all sharing one :class:`JudgePool` (per-judge limits, cache)."""
-    pool = JudgePool(settings)
+def build_llm_evaluators(
+    settings: JudgeSettings | None = None, *, pool: JudgePool | None = None
+) -> list[LLMJudgeEvaluator]:
+    """One evaluator per built-in judge metric, all sharing one :class:`JudgePool` (per-judge limits, cache):
+    ``pool``, else a new one with ``settings``."""
+    pool = pool if pool is not None else JudgePool(settings)
     out: list[LLMJudgeEvaluator] = []
     special: dict[
         str,

@@ -9,7 +9,8 @@ window.AgentgaugeNav = (() => {
   // The fragment's keys, in the order they are written (so one view has one address).
   const KEYS = ["app", "set", "tab", "result", "case", "run", "turn", "base", "new", "q", "status", "labels"];
   const TABS = { cases: "panel-cases", chat: "panel-chat", results: "panel-runs", compare: "panel-compare",
-    live: "panel-live", replay: "panel-review", history: "panel-history", metrics: "panel-metrics" };
+    live: "panel-live", replay: "panel-review", triage: "panel-triage", history: "panel-history",
+    metrics: "panel-metrics", optimize: "panel-optimize" };
   const PANELS = Object.fromEntries(Object.entries(TABS).map(([name, panel]) => [panel, name]));
   let applying = 0;  // while the page follows the address, its own changes are not written back
 
@@ -53,6 +54,7 @@ window.AgentgaugeNav = (() => {
     "panel-compare": (s) => window.AgentgaugeCompare.restore(s),
     "panel-history": () => window.AgentgaugeHistory.load(),
     "panel-metrics": () => window.AgentgaugePicker.load(),
+    "panel-optimize": () => window.AgentgaugeOptimize.load(),
   };
 
   async function following(work) {
