@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import NotFoundError
+from ..launch import segment
 from ._limits import period_start, sampled
 from ._process import ScorerFactory, WorkerAnswer, score_in_worker, start_worker, worker_ready
-from ._rule_state import RuleState, error_case, segment, webhook_body
+from ._rule_state import RuleState, error_case, webhook_body
 from ._select import session_matches
 from ._sinks import PeriodResults, period_label
 
@@ -271,10 +272,10 @@ class OnlineEvaluator:
                 answer = await self._in_worker(rule, key, trace_spans, allowance)
                 counter.give_back(allowance - answer.judge_calls)
                 state.meter.refused += answer.judge_refused
-        app = segment(answer.app) or "online"
+        app = segment(answer.app)[:100] or "online"
         period = period_label(period_start(now, rule.period), rule.period)
         for number, case in enumerate(answer.cases, start=1):
-            case.eval_id = (segment(key) or "session") + (f"_{number}" if number > 1 else "")
+            case.eval_id = (segment(key)[:100] or "session") + (f"_{number}" if number > 1 else "")
             case.session_id = key
             result_id = None
             if rule.sinks.store and self._results is not None:

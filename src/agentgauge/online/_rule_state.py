@@ -5,7 +5,6 @@ webhook's body."""
 from __future__ import annotations
 
 import asyncio
-import re
 from typing import TYPE_CHECKING, Any
 
 from ._limits import JudgeMeter, PeriodCounter
@@ -17,7 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..traces import Span, TraceConversation
     from ._rules import OnlineRule
 
-__all__ = ["DEFAULT_MAX_PER_HOUR", "RuleState", "error_case", "evaluated_span", "segment", "webhook_body"]
+__all__ = ["DEFAULT_MAX_PER_HOUR", "RuleState", "error_case", "evaluated_span", "webhook_body"]
 
 DEFAULT_MAX_PER_HOUR = 1000
 """The hourly cap of a rule that names none (``max_per_hour``): online scoring is bounded by default."""
@@ -58,11 +57,6 @@ class RuleState:
             "judgeBudget": budget,
             **self.tally.as_json(),
         }
-
-
-def segment(name: str) -> str:
-    """``name`` made safe as one path segment (app names and session ids come from span attributes)."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:100]
 
 
 def error_case(message: str) -> EvalCaseResult:
