@@ -60,7 +60,11 @@ async def test_no_get_route_answers_a_foreign_host(config: ServerConfig) -> None
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client:
         answered = [p for p in paths if (await client.get(p, headers={"Host": "evil.example"})).status_code != 403]
         assert answered == []
-        refused_locally = [p for p in paths if (await client.get(p)).status_code in (401, 403)]
+        # The live event stream never ends when answered (the in-process transport reads a whole body), so it is
+        # left out here; tests/server/test_live_sessions.py reads it from a real server.
+        endless = {"/api/live/events"}
+        local = [p for p in paths if p not in endless]
+        refused_locally = [p for p in local if (await client.get(p)).status_code in (401, 403)]
         assert refused_locally == []
 
 
