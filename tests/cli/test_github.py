@@ -156,3 +156,15 @@ def test_not_evaluated_cases_are_annotated_too() -> None:
     case = EvalCaseResult(eval_set_id="s", eval_id="n", final_eval_status=EvalStatus.NOT_EVALUATED)
     (line,) = annotation_lines(build_view(EvalSetResult(eval_set_id="s", eval_case_results=[case])), [])
     assert line == "::error title=s%3A case n not evaluated::not evaluated: no metric produced a score"
+
+
+def test_trace_run_warns_of_the_cases_without_a_trace(github: Path, tmp_path: Path) -> None:
+    examples = ROOT / "examples" / "traces"
+    args = ["eval", "--traces", str(examples / "adk_weather.otlp.jsonl"), "--eval-set"]
+    result = CliRunner().invoke(app, [*args, str(examples / "weather.evalset.json"), "--output-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output  # not a failure: --require-all-cases makes it one
+    assert (
+        "::warning title=weather%3A cases not run::1 case of the eval set not run: no trace (weather_oslo_lisbon)"
+        in (result.output)
+    )
+    assert "*1 case of the eval set not run: no trace (weather_oslo_lisbon).*" in github.read_text(encoding="utf-8")

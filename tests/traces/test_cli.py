@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -125,6 +126,39 @@ def test_a_case_without_a_trace_is_listed_as_not_run_or_with_require_all_cases_i
     out = tmp_path / "out"
     ran = _run("eval", "--traces", one_trace, "--eval-set", golden, "--output-dir", out)
     assert ran.exit_code == 0 and "note: 1 case(s) not run: no trace: weather_oslo_lisbon\n" in ran.output
+    assert "1 case of the eval set not run: no trace (weather_oslo_lisbon)" in ran.output
+
+
+def test_a_case_without_a_trace_is_counted_apart_in_every_output(tmp_path: Path) -> None:
+    one_trace, golden = EXAMPLES / "adk_weather.otlp.jsonl", EXAMPLES / "weather.evalset.json"
+    out, md, junit, html = tmp_path / "out", tmp_path / "s.md", tmp_path / "j.xml", tmp_path / "r.html"
+    ran = _run(
+        "eval", "--traces", one_trace, "--eval-set", golden, "--output-dir", out,
+        "--markdown", md, "--junit", junit, "--html", html,
+    )  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    line = "1 case of the eval set not run: no trace (weather_oslo_lisbon)"
+    assert "Cases: 1 passed, 0 failed, 0 error, 0 not evaluated, 1 total\n  " + line in ran.output
+    [saved] = out.rglob("*.evalset_result.json")
+    summary = json.loads(saved.read_text())["summary"]
+    assert summary["casesNotRun"] == [{"evalId": "weather_oslo_lisbon", "reason": "no trace"}]
+    assert f"*{line}.*" in md.read_text()
+    assert f'<div class="error" id="not-run">{line}.</div>' in html.read_text()
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None and (suite.get("tests"), suite.get("skipped"), suite.get("failures")) == ("2", "1", "0")
+    skipped = suite.find("testcase[@name='weather_oslo_lisbon']/skipped")
+    assert skipped is not None and skipped.get("message") == "not run: no trace"
+    shown = _run("show", saved)
+    assert shown.exit_code == 0 and line in shown.output
+    # Against a run of the whole set, the case is "not run" in the trace run, not removed from the set.
+    both = tmp_path / "both"
+    full = _run("eval", "--traces", EXAMPLES, "--eval-set", golden, "--output-dir", both, "--json")
+    assert full.exit_code == 0, full.output
+    full_id = json.loads(full.stdout)["evalSetResultId"]
+    [full_saved] = [p for p in both.rglob("*.evalset_result.json") if full_id in p.name]
+    compared = _run("compare", full_saved, saved)
+    assert "weather_oslo_lisbon" in compared.output and "removed" not in compared.output, compared.output
+    assert "not run" in compared.output
     refused = _run("eval", "--traces", one_trace, "--eval-set", golden, "--require-all-cases", "--output-dir", out)
     assert refused.exit_code == 2
     assert f"error: {golden}: 1 case(s) of eval set 'weather' have no trace: weather_oslo_lisbon" in refused.output
@@ -327,6 +361,8 @@ def test_one_trace_per_turn_grouped_by_session(tmp_path: Path) -> None:
         "eval", "--traces", per_turn, "--by-session", "--eval-set", golden, "--output-dir", tmp_path, "--json",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
+    # one session of two traces, counted as such (not "1 trace(s)")
+    assert f"weather (1 session (2 traces) from {per_turn}): metrics from" in result.output
     document = json.loads(result.stdout)
     assert _scores(document) == {
         "weather_two_cities": {"tool_trajectory_avg_score": (1.0, "passed"), "response_match_score": (1.0, "passed")}

@@ -168,3 +168,22 @@ def test_the_verdict_follows_the_findings(tmp_path: Path, content: list[bool], v
         assert "message content: 2 of 4 model calls (GenAI semantic conventions)" in last
     as_json = json.loads(runner.invoke(app, ["traces", "doctor", str(path), "--format", "json"]).output)
     assert as_json["verdict"] == verdict and as_json["ready"] is (code == 0)
+
+
+def test_trpc_messages_withheld_by_its_attribute_policy_are_missing_content() -> None:
+    # trpc-agent-go's span attribute policy writes an envelope instead of the messages (Omit(), Truncate(n)).
+    omitted = json.dumps({"omitted": True})
+    truncated = json.dumps({"truncated": True, "prefix": '[{"ro', "sha256": "ab", "original_bytes": 900})
+    withheld = {
+        "gen_ai.input.messages.otel": omitted,
+        "gen_ai.output.messages.otel": truncated,
+        "gen_ai.input.messages": omitted,
+        "gen_ai.output.messages": omitted,
+    }
+    root = Span("t1", "root", "", "request", 0, 3)
+    report = diagnose_traces(build_traces([root, _llm("a", "trpc.agent.go", **withheld)]), "<test>", 1)
+    [found] = report.producers
+    assert found.producer == "trpc-agent-go"
+    content = next(c for c in found.checks if c.name == "message content")
+    assert content.status == "missing" and "trace.WithSpanAttributePolicy" in content.fix
+    assert "trace.AttrInputMessagesOTel" in content.fix and report.verdict == "not ready"

@@ -165,10 +165,15 @@ def _shown_path(path: Path) -> str:
 
 def annotation_lines(view: ResultView, sources: list[Path]) -> Iterator[str]:
     """One ``::error`` command per case that did not pass (at most :data:`MAX_ANNOTATIONS`), located at the case
-    in whichever of ``sources`` holds the most of those cases."""
+    in whichever of ``sources`` holds the most of those cases; first a ``::warning`` naming the cases of the set
+    the run could not run (a trace run's cases without a trace)."""
     from ..model import EvalStatus
     from ..summary._reasons import one_line
 
+    not_run = view.not_run_text()
+    if not_run is not None:  # cases of the set the run could not run (no trace): a warning, not a failure
+        title = escape_property(f"{view.result.eval_set_id}: cases not run")
+        yield f"::warning title={title}::{escape_data(not_run)}"
     failed = [c for c in view.cases if c.status is not EvalStatus.PASSED]
     if not failed:
         return

@@ -36,8 +36,10 @@ def _means(case: CaseSummary) -> dict[str, float | None]:
 
 
 def _partial(result: EvalSetResult) -> bool:
-    """Whether ``result`` may lack cases of its eval set: a run of selected cases, or an interrupted one."""
-    return result.interrupted or bool(result.summary is not None and result.summary.selected_eval_ids)
+    """Whether ``result`` may lack cases of its eval set: a run of selected cases, an interrupted one, or one that
+    could not run some cases (a trace run's cases without a trace)."""
+    summary = result.summary
+    return result.interrupted or bool(summary is not None and (summary.selected_eval_ids or summary.cases_not_run))
 
 
 def _kind(base: CaseSummary | None, new: CaseSummary | None, partial: tuple[bool, bool] = (False, False)) -> ChangeKind:

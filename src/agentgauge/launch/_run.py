@@ -15,7 +15,7 @@ from ._resume import agent_cache_note
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..formats import InputProblem
-    from ..model import EvalMetric
+    from ..model import CaseNotRun, EvalMetric
     from ..run import ResumeState
     from ..service import AgentResponseCache, EvaluatorSource, Executor
     from ..simulation import SimulationSettings
@@ -68,7 +68,8 @@ class RunProgress:
 class SetRun:
     """One eval set of a prepared run: its heading, where its cases are read from, its metrics, the ids of the cases
     that run (``selected``) and the case filter the run applies (empty: every case of the source), the interrupted
-    run it continues and, for traces, how each trace was paired with a case (``(case id, how)``)."""
+    run it continues and, for traces, how each trace was paired with a case (``(case id, how)``) and the cases of
+    the eval set no trace matched (``not_run``)."""
 
     heading: SetHeading
     source: Any
@@ -77,6 +78,7 @@ class SetRun:
     case_ids: tuple[str, ...] = ()
     resume: ResumeState | None = None
     matches: tuple[tuple[str, str], ...] = ()
+    not_run: tuple[CaseNotRun, ...] = ()
     metric_store: InMemoryMetricManager = field(default_factory=InMemoryMetricManager)
 
 
@@ -206,4 +208,5 @@ class PreparedRun:
             agent_source=shared.agent_source,
             case_status=checked.case_status,
             record_metadata=request.record_metadata,
+            cases_not_run=set_run.not_run,
         )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..formats import default_id_for
+from ..model import CaseNotRun
 from ..service import LoadedEvalSet
 from ..storage import check_segment
 from ..traces import EVAL_ID_ATTRIBUTE, index_conversations, match_traces, plan_cases, trace_eval_set
@@ -26,7 +27,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._checks import CheckedRequest
     from ._request import EvalSetSpec
 
-__all__ = ["prepare_traces", "segment"]
+__all__ = ["NO_TRACE", "prepare_traces", "segment"]
+
+NO_TRACE = "no trace"
+"""Why a case of the eval set was not run by a trace run: no recorded trace matched it."""
 
 
 def segment(name: str) -> str:
@@ -55,6 +59,17 @@ class _Conversations:
         eval_set = trace_eval_set(matching if matching is not None else self.found, set_id, golden=golden)
         return LoadedEvalSet(eval_set), eval_set
 
+    def counted(self, by_session: bool) -> str:
+        """``3 trace(s) from SOURCE``, or by session ``2 sessions (5 traces) from SOURCE``."""
+        sessions = len(self.found)
+        if not by_session:
+            return f"{sessions} trace(s) from {self.source}"
+        if self.index is not None:
+            traces = self.index.conversation_traces
+        else:
+            traces = len({t for c in self.found for t in (c.trace_ids or [c.trace_id])})
+        return f"{_plural(sessions, 'session')} ({_plural(traces, 'trace')}) from {self.source}"
+
     def shown(self, conversation: TraceConversation) -> str:
         """A conversation as messages name it (a file's also says where it was read)."""
         shown = f"trace {conversation.trace_id}"
@@ -64,6 +79,10 @@ class _Conversations:
         """Remove the index's spill file (conversations given in memory hold none)."""
         if self.index is not None:
             self.index.close()
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _conversations(traces: Path | RecordedTraces, by_session: bool, on_note: Note) -> _Conversations:
@@ -87,10 +106,11 @@ def prepare_traces(checked: CheckedRequest, on_note: Note, on_warning: Warn) -> 
     try:
         spec = checked.trace_set
         if spec is not None:
-            (cases, header), metrics, source, matches = _against_set(found, spec, checked, registry, on_note)
+            against = _against_set(found, spec, checked, registry, on_note)
+            (cases, header), metrics, source, matches, not_run = against
         else:
             (cases, header), metrics, source = _reference_free(found, checked, registry)
-            matches = ()
+            matches, not_run = (), ()
         metrics = checked.scored(metrics, source)
         skipped = checked_metrics(checked.selection, metrics, registry, source, checked.report)
         checked.settle_inputs(on_warning)
@@ -103,20 +123,19 @@ def prepare_traces(checked: CheckedRequest, on_note: Note, on_warning: Warn) -> 
     except BaseException:
         found.close()
         raise
-    heading = SetHeading(
-        header.eval_set_id, f"{len(header.eval_cases)} trace(s) from {found.source}", source, tuple(skipped)
-    )
+    by_session = request.by_session or isinstance(request.traces, RecordedTraces)
+    heading = SetHeading(header.eval_set_id, found.counted(by_session), source, tuple(skipped))
     shared = Shared(app, None, registry)
     selected = tuple(case.eval_id for case in header.eval_cases)
-    set_run = SetRun(heading, cases, metrics, selected, matches=matches)
+    set_run = SetRun(heading, cases, metrics, selected, matches=matches, not_run=not_run)
     return PreparedRun(checked, shared, [set_run], on_note=on_note, close=found.close)
 
 
 def _against_set(
     found: _Conversations, spec: EvalSetSpec, checked: CheckedRequest, registry: Registry, on_note: Note
-) -> tuple[tuple[Any, EvalSet], list[EvalMetric], str, tuple[tuple[str, str], ...]]:
-    """The cases of the traces paired with the eval set's cases, its metrics and where they came from, and each
-    pairing (case id, how)."""
+) -> tuple[tuple[Any, EvalSet], list[EvalMetric], str, tuple[tuple[str, str], ...], tuple[CaseNotRun, ...]]:
+    """The cases of the traces paired with the eval set's cases, its metrics and where they came from, each
+    pairing (case id, how) and the cases no trace matched."""
     golden = load_golden(spec, checked)
     matching = match_traces(found.found, golden, selected=list(spec.case_ids) or None)
     if matching.unmatched:
@@ -128,22 +147,23 @@ def _against_set(
         )
     for match in matching.matches:
         on_note(f"trace {match.conversation.trace_id} -> case {match.case.eval_id} (by {match.how})")
-    _cases_without_trace(golden, spec, matching, checked, on_note)
+    not_run = _cases_without_trace(golden, spec, matching, checked, on_note)
     cases = found.cases(matching, golden.eval_set_id, golden)
     metrics, source, _ = find_metrics(spec, golden.eval_set_id, checked, registry)
-    return cases, metrics, source, tuple((m.case.eval_id, m.how) for m in matching.matches)
+    return cases, metrics, source, tuple((m.case.eval_id, m.how) for m in matching.matches), not_run
 
 
 def _cases_without_trace(
     golden: EvalSet, spec: EvalSetSpec, matching: TraceMatching, checked: CheckedRequest, on_note: Note
-) -> None:
-    """Every case of the set (of its selection, when it names cases) that no trace matched: listed and counted as
-    not run, or an error with ``require_all_cases``."""
+) -> tuple[CaseNotRun, ...]:
+    """Every case of the set (of its selection, when it names cases) that no trace matched: listed, and not run
+    (the result counts them apart, see :class:`~agentgauge.model.CaseNotRun`), or an error with
+    ``require_all_cases``."""
     paired = {m.case.eval_id for m in matching.matches}
     wanted = set(spec.case_ids)
     missing = [c.eval_id for c in golden.eval_cases if c.eval_id not in paired and (not wanted or c.eval_id in wanted)]
     if not missing:
-        return
+        return ()
     listed = ", ".join(missing)
     if checked.request.require_all_cases:
         raise InputError(
@@ -152,6 +172,7 @@ def _cases_without_trace(
             file=spec.source,
         )
     on_note(f"note: {len(missing)} case(s) not run: no trace: {listed}")
+    return tuple(CaseNotRun(eval_id=eval_id, reason=NO_TRACE) for eval_id in missing)
 
 
 def _reference_free(

@@ -27,6 +27,7 @@ from ._metric import UNSAVED_KEY, Criterion, EvalMetric, redact_secrets
 from ._replay import REPLAY_MODES, ReplayCall, ReplayDrift, ReplayMode, ReplayRecord
 from ._result import (
     CaseMetricRunResult,
+    CaseNotRun,
     CaseRunSummary,
     EvalCaseResult,
     EvalCaseSummary,
@@ -66,6 +67,7 @@ __all__ = [
     "REPLAY_MODES",
     "UNSAVED_KEY",
     "CaseMetricRunResult",
+    "CaseNotRun",
     "CaseRubric",
     "CaseRunSummary",
     "CaseStatusRule",

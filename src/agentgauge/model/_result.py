@@ -235,6 +235,14 @@ class EvalCaseSummary(GaugeModel):
     run_summaries: list[CaseRunSummary] = Field(default_factory=empty_list)
 
 
+class CaseNotRun(GaugeModel):
+    """A case of the eval set that a run did not run, and why: ``no trace`` when no recorded trace matched it
+    (``eval --traces`` against an eval set)."""
+
+    eval_id: str
+    reason: str
+
+
 class EvalSetResultSummary(GaugeModel):
     """Multi-run summary of an eval set result (trpc-agent-go shape).
 
@@ -246,6 +254,8 @@ class EvalSetResultSummary(GaugeModel):
     their status, as trpc-agent-go does. ``selected_eval_ids`` (agentgauge's own)
     lists the cases a run was limited to (``EVAL_SET:case,...``, the web UI's or the API's case selection); it is
     empty when every case of the eval set ran, so ``compare`` tells cases not run from cases removed from the set.
+    ``cases_not_run`` (agentgauge's own) lists the cases of the eval set the run could not run, each with why (a
+    trace run's cases without a trace): they are not among the counted cases, and every report counts them apart.
     """
 
     overall_status: StatusField = EvalStatus.NOT_EVALUATED
@@ -255,6 +265,7 @@ class EvalSetResultSummary(GaugeModel):
     case_status_rule: CaseStatusRule | None = omit_empty()
     case_run_status_counts: StatusCounts | None = omit_empty()
     selected_eval_ids: list[str] = omit_empty(factory=list)
+    cases_not_run: list[CaseNotRun] = omit_empty(factory=list)
     run_summaries: list[RunSummary] = Field(default_factory=empty_list)
     eval_case_summaries: list[EvalCaseSummary] = Field(default_factory=empty_list)
 

@@ -154,6 +154,9 @@ def html_head(view: ResultView) -> str:
         if result.interrupted
         else ""
     )
+    not_run = view.not_run_text()
+    if not_run is not None:  # cases of the set the run could not run: apart from the counted cases
+        note += f'<div class="error" id="not-run">{escape(not_run)}.</div>'
     sort = "".join(
         f'<option value="{key}">{label}</option>'
         for key, label in (

@@ -224,6 +224,10 @@ class JUnitWriter:
                 self._grouped(self._runs)
             finally:
                 self._runs.close()
+        for missing in self.view.not_run:  # a case of the set the run could not run (no trace): listed, skipped
+            element = ET.Element("testcase", {"classname": _clean(self.result.eval_set_id), "name": missing.eval_id})
+            _verdict(element, "skipped", f"not run: {missing.reason}", "")
+            self._write(element, "skipped", None)
         body = self._body
         result = self.result
         attributes = {
@@ -268,9 +272,10 @@ def render_junit(result: EvalSetResult, *, per_run: bool = False) -> str:
     One ``<testcase>`` per eval case: failed cases are ``<failure>`` elements carrying the Expected / Actual text,
     cases with status ``error`` (the agent, the inference or a metric's evaluator failed and nothing failed) are
     ``<error>``, and cases that were not evaluated are ``<skipped>``: the suite's counts are the report's case
-    counts. With several runs the case's status (named with its rule) decides the element; the properties
-    ``case_status``, ``runs``, ``runs_passed``, ``flaky`` and ``run.N.status`` and the ``<system-out>`` give its
-    runs, and the failure text holds the details of every run that did not pass. ``per_run`` (``--junit-runs``)
+    counts, plus the cases of the set the run could not run (a trace run's cases without a trace: ``<skipped>``
+    with ``not run: no trace``). With several runs the case's status (named with its rule) decides the element;
+    the properties ``case_status``, ``runs``, ``runs_passed``, ``flaky`` and ``run.N.status`` and the
+    ``<system-out>`` give its runs, and the failure text holds the details of every run that did not pass. ``per_run`` (``--junit-runs``)
     writes one ``<testcase>`` per case run instead (``case_id [run 2]``; a flaky case's runs have the properties
     ``flaky`` and ``runs_passed``). ``time`` (seconds) is set on a ``<testcase>`` whose invocations recorded
     durations, and on the suites as the sum of those; recorded tokens, model calls and cost are ``usage.*``

@@ -85,6 +85,9 @@ def _counts_table(view: ResultView) -> list[str]:
         f"{view.count(EvalStatus.ERROR)} | {view.count(EvalStatus.NOT_EVALUATED)} | {view.num_runs} |",
         "",
     ]
+    not_run = view.not_run_text()
+    if not_run is not None:  # cases of the set the run could not run: apart from the counted cases
+        lines += [f"*{_text(not_run)}.*", ""]
     if view.multi_run:
         runs = view.case_runs
         lines += [

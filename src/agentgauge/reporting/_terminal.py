@@ -122,6 +122,9 @@ def print_overview(view: ResultView, console: Console, duration: float | None = 
     if view.multi_run:
         counts.append(f", {view.num_runs} runs each")
     console.print(counts)
+    not_run = view.not_run_text()
+    if not_run is not None:  # cases of the set the run could not run: apart from the counted cases
+        console.print(Text(f"  {not_run}", style="yellow"))
     if view.multi_run:
         console.print(Text(f"  Case status rule: {view.rule_text}"))
         runs = view.case_runs

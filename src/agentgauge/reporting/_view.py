@@ -13,7 +13,15 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..model import DEFAULT_CASE_STATUS, CaseStatusRule, EvalSetResult, EvalStatus, StatusCounts, UsageTotals
+from ..model import (
+    DEFAULT_CASE_STATUS,
+    CaseNotRun,
+    CaseStatusRule,
+    EvalSetResult,
+    EvalStatus,
+    StatusCounts,
+    UsageTotals,
+)
 from ..stats import pass_at_k, pass_hat_k
 from ..summary import (
     CaseSummaries,
@@ -138,6 +146,28 @@ class ResultView:
     def first_not_passing(self, limit: int) -> list[CaseSummary]:
         """The first ``limit`` cases of :attr:`not_passing` (without building the whole list)."""
         return list(itertools.islice(self.cases.select(_not_passed), limit))
+
+    @property
+    def not_run(self) -> list[CaseNotRun]:
+        """The cases of the eval set the run could not run, each with why (a trace run's cases without a trace):
+        not among :attr:`cases` (nor in any count of them), listed and counted apart by every report."""
+        summary = self.result.summary
+        return list(summary.cases_not_run) if summary is not None else []
+
+    def not_run_text(self, limit: int = 10) -> str | None:
+        """``2 cases of the eval set not run: no trace (case_a, case_b)``: the cases of :attr:`not_run` by reason,
+        the first ``limit`` of each named; ``None`` when every case ran."""
+        by_reason: dict[str, list[str]] = {}
+        for case in self.not_run:
+            by_reason.setdefault(case.reason, []).append(case.eval_id)
+        if not by_reason:
+            return None
+        parts = []
+        for reason, ids in by_reason.items():
+            named = ", ".join(ids[:limit]) + (f", … {len(ids) - limit} more" if len(ids) > limit else "")
+            cases = "1 case" if len(ids) == 1 else f"{len(ids)} cases"
+            parts.append(f"{cases} of the eval set not run: {reason} ({named})")
+        return "; ".join(parts)
 
     def outcome(self, eval_id: str) -> CaseSummary | None:
         """The summary of the case ``eval_id`` (``None`` when the view has no such case)."""

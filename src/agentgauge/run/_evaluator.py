@@ -8,8 +8,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from ..errors import InputError, NotFoundError
-from ..model import CaseStatusRule, EvalCase, EvalMetric, EvalSet, RunMetadata, parse_case_status_rule
+from ..model import CaseNotRun, CaseStatusRule, EvalCase, EvalMetric, EvalSet, RunMetadata, parse_case_status_rule
 from ._collector import _Collector, _collector_ignores_loaded_data, _prepare_scorers
+from ._evaluator_args import agent_object, executor_named, simulation_settings
 from ._finish import ResultSink, ResultTarget, open_writer
 from ._metadata import checked_labels
 from ._result import EvaluationResult
@@ -94,6 +95,8 @@ class AgentEvaluator:
     - ``case_aggregator`` (:class:`~agentgauge.service.CaseResultAggregator`) gives each case run its case score and
       status (trpc-agent-go's ``evalCaseResults[].score``); by default trpc's own rule scores the cases whose
       metrics follow trpc's rules (1 passed, 0 otherwise).
+    - ``cases_not_run`` (:class:`~agentgauge.model.CaseNotRun`) names cases of the eval set this evaluation
+      cannot run, with why (a trace run's cases without a trace): saved in the result's summary, counted apart.
 
     ``parallelism``, ``timeout``, ``prices``, the simulation settings and ``agent_cache`` go into :attr:`options` (a
     :class:`~agentgauge.service.RunOptions`, also what the executor receives); a timeout that is not positive
@@ -135,6 +138,7 @@ class AgentEvaluator:
         record_metadata: bool = True,
         case_status: CaseStatusRule | str | None = None,
         case_aggregator: CaseResultAggregator | None = None,
+        cases_not_run: Sequence[CaseNotRun] = (),
     ) -> None:
         from ..service import Callbacks, RunOptions
 
@@ -142,7 +146,7 @@ class AgentEvaluator:
             raise ValueError(f"num_runs must be at least 1, got {num_runs}")
         self.case_status = parse_case_status_rule(case_status)
         """How a case's status follows from its runs (:class:`~agentgauge.model.CaseStatusRule`; default ``mean``)."""
-        simulation = _simulation_settings(simulation, user_simulator, expected_agent)
+        simulation = simulation_settings(simulation, user_simulator, expected_agent)
         self.options = RunOptions(
             parallelism=parallelism,
             timeout=timeout,
@@ -167,7 +171,7 @@ class AgentEvaluator:
 
             registry = Registry(judge_settings=judge_settings)
         self.app_name = app_name
-        self.agent = _agent_object(agent)
+        self.agent = agent_object(agent)
         self.eval_set_manager = eval_set_manager
         self.metric_manager = metric_manager
         self.result_manager = result_manager
@@ -180,11 +184,12 @@ class AgentEvaluator:
         self.max_results_in_memory = (
             DEFAULT_MAX_RESULTS_IN_MEMORY if max_results_in_memory is None else max_results_in_memory
         )
-        self.executor = _executor(executor)
+        self.executor = executor_named(executor)
         self.metric_selection = metric_selection
         self.labels = checked_labels(labels)
         self.agent_source = agent if agent_source is None else agent_source
         self.record_metadata = record_metadata
+        self.cases_not_run = list(cases_not_run)
         self._stop: Interruption | None = None  # the running evaluation's; a new one per evaluate()
 
     def _metrics(self, eval_set_id: str) -> list[EvalMetric]:
@@ -289,7 +294,7 @@ class AgentEvaluator:
         chosen = selected_ids(eval_set, runs)
         target = ResultTarget(
             app_name, eval_set, result_id, self.num_runs, chosen, self.result_manager, writer, started,
-            self._start_metadata(metrics), self.case_status,
+            self._start_metadata(metrics), self.case_status, self.cases_not_run,
         )  # fmt: skip
         total = sum(len(run.cases) for run in runs)
         collector = _Collector(
@@ -357,49 +362,3 @@ class AgentEvaluator:
         except RuntimeError:
             return asyncio.run(self.evaluate(eval_set_id))
         raise RuntimeError("evaluate_sync() cannot run inside a running event loop; use `await evaluate()`")
-
-
-def _executor(executor: Executor | str | None) -> Executor:
-    """The executor an :class:`AgentEvaluator` argument names (see its docstring)."""
-    if executor is None or executor == "local":
-        from ..service import LocalExecutor
-
-        return LocalExecutor()
-    if executor == "ray":
-        from ..distributed import RayExecutor
-
-        return RayExecutor()
-    if isinstance(executor, str):
-        raise ValueError(f"unknown executor {executor!r}: use 'local', 'ray' or an Executor object")
-    return executor
-
-
-def _simulation_settings(
-    settings: SimulationSettings | None, user_simulator: object | None, expected_agent: object | None
-) -> SimulationSettings | None:
-    """``settings`` with the ``user_simulator`` / ``expected_agent`` shortcuts filled in (``None`` when none)."""
-    if settings is None and user_simulator is None and expected_agent is None:
-        return None
-    import dataclasses
-
-    from ..agents import as_agent
-    from ..simulation import SimulationSettings, as_user_simulator
-
-    out = dataclasses.replace(settings) if settings is not None else SimulationSettings()
-    if user_simulator is not None:
-        out.user_simulator = as_user_simulator(user_simulator)
-    if expected_agent is not None:
-        out.expected_agent = as_agent(_agent_object(expected_agent))
-    elif out.expected_agent is not None:
-        out.expected_agent = as_agent(_agent_object(out.expected_agent))
-    return out
-
-
-def _agent_object(agent: object) -> object:
-    """``agent`` itself, or the agent a string names (a file, ``module:attribute`` or a remote agent URL such as
-    ``a2a+http://host:8000``, with default connection settings; see :func:`agentgauge.agents.load_agent`)."""
-    if not isinstance(agent, str):
-        return agent
-    from ..agents import load_agent
-
-    return load_agent(agent)

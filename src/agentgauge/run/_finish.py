@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..model import (
     DEFAULT_CASE_STATUS,
+    CaseNotRun,
     CaseStatusRule,
     EvalSet,
     EvalSetResult,
@@ -72,6 +73,8 @@ class ResultTarget:
     """The run's labels and provenance as known at its start; completed (models seen, end time) by :meth:`finish`."""
     case_status: CaseStatusRule = DEFAULT_CASE_STATUS
     """The rule that decides each case's status over its runs, written once into the summary."""
+    cases_not_run: Sequence[CaseNotRun] = ()
+    """The cases of the eval set this evaluation could not run, with why: written into the summary."""
 
     def finish(self, collector: _Collector, *, interrupted: bool, cancelled: bool) -> EvaluationResult:
         """Save the result of the collected cases and return it (``cancelled`` counts only when ``interrupted``)."""
@@ -148,6 +151,7 @@ class ResultTarget:
     def _rows(self, collector: _Collector, case_ids: list[str], *, interrupted: bool) -> RowSummary:
         rows = summarize_rows(collector.rows, case_ids=case_ids, num_runs=self.num_runs, rule=self.case_status)
         rows.head.selected_eval_ids = list(self.selected_ids)  # `compare` tells cases not run from removed ones
+        rows.head.cases_not_run = list(self.cases_not_run)
         if interrupted and rows.head.overall_status is EvalStatus.PASSED:
             rows.head.overall_status = EvalStatus.NOT_EVALUATED  # the cases that never ran were not evaluated
         return rows

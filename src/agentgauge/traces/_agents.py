@@ -9,20 +9,29 @@ from collections.abc import Sequence
 from ..model import ExecutedAgent
 from ._spans import Span
 
-__all__ = ["agent_records", "is_agent_span"]
+__all__ = ["OPENINFERENCE_KIND", "agent_records", "is_agent_span"]
+
+OPENINFERENCE_KIND = "openinference.span.kind"
+"""OpenInference's span kind attribute (``LLM``, ``TOOL``, ``AGENT``, ``CHAIN``, ...)."""
 
 _PREFIXES = ("invoke_agent", "invoke_workflow")
 
 
 def is_agent_span(span: Span) -> bool:
-    """Whether the span is an agent's run (ADK's and the GenAI conventions' ``invoke_agent``, ``invoke_workflow``)."""
-    return span.name.startswith(_PREFIXES) or span.operation in _PREFIXES
+    """Whether the span is an agent's run (ADK's and the GenAI conventions' ``invoke_agent``, ``invoke_workflow``;
+    OpenInference's ``AGENT`` kind)."""
+    return (
+        span.name.startswith(_PREFIXES)
+        or span.operation in _PREFIXES
+        or span.attributes.get(OPENINFERENCE_KIND) == "AGENT"
+    )
 
 
 def _name(span: Span) -> str:
-    value = span.attr("gen_ai.agent.name")
-    if isinstance(value, str) and value:
-        return value
+    for key in ("gen_ai.agent.name", "agent.name"):  # the GenAI conventions', OpenInference's
+        value = span.attr(key)
+        if isinstance(value, str) and value:
+            return value
     for prefix in _PREFIXES:
         if span.name.startswith(prefix):
             return span.name[len(prefix) :].strip()

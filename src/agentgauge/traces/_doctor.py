@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from ._agents import is_agent_span
 from ._extract import AGENTEVALS_CASE_ATTRIBUTE, EVAL_ID_ATTRIBUTE, _is_llm, _is_tool
-from ._messages import input_messages, output_messages
+from ._messages import input_messages, is_withheld, output_messages
 from ._read import iter_trace_groups, trace_files
 from ._spans import Span, Trace, TreeRepairs, ancestor_test
 from ._usage import span_usage
@@ -53,11 +53,14 @@ _CONTENT_FIX = {
     "OPENINFERENCE_HIDE_OUTPUTS=false (OpenInference)",
     STRANDS: "export OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental (Strands records content by default)",
     AGENTEVALS: "export OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY for the instrumented client",
-    OPENINFERENCE: "OpenInference writes messages as llm.input_messages / llm.output_messages, which are not read: "
-    "instrument the client with the OpenTelemetry GenAI instrumentation (e.g. opentelemetry-instrumentation-"
-    "openai-v2) and export OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY",
-    TRPC: "start tracing with trpc-agent-go's telemetry/trace.Start before the runner runs: its model-call spans then "
-    "carry gen_ai.input.messages / gen_ai.output.messages",
+    OPENINFERENCE: "OpenInference records llm.input_messages / llm.output_messages unless hidden: unset "
+    "OPENINFERENCE_HIDE_INPUTS, OPENINFERENCE_HIDE_OUTPUTS, OPENINFERENCE_HIDE_INPUT_MESSAGES and "
+    "OPENINFERENCE_HIDE_OUTPUT_MESSAGES (or pass TraceConfig(hide_inputs=False, hide_outputs=False) to the "
+    "instrumentor)",
+    TRPC: "trpc-agent-go's chat spans carry gen_ai.input.messages.otel / gen_ai.output.messages.otel unless a span "
+    "attribute policy given to trace.Start withholds them: remove trace.WithAttributeRule(trace.OperationChat, "
+    "trace.AttrInputMessagesOTel or trace.AttrOutputMessagesOTel, trace.Drop() / trace.Omit() / trace.Truncate(n)) "
+    'from trace.WithSpanAttributePolicy (an omitted value reads {"omitted":true})',
     GENAI: "turn on your instrumentation's content capture, e.g. "
     "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY, or set gen_ai.input.messages / "
     "gen_ai.output.messages on the model-call spans",
@@ -221,7 +224,7 @@ def _has_usage(span: Span, above: Callable[[Span], bool]) -> bool:
 
 def _tool_result(span: Span) -> bool:
     keys = ("gen_ai.tool.call.result", "gcp.vertex.agent.tool_response", "trpc.go.agent.tool_response")
-    return any(key in span.attributes for key in keys)
+    return any(key in span.attributes and not is_withheld(span.attributes[key]) for key in keys)
 
 
 def _answered_ids(spans: Iterable[Span]) -> set[str]:

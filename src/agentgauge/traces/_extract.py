@@ -24,8 +24,16 @@ from typing import Any
 
 from ..errors import InputError
 from ..model import Invocation, Message, Tool
-from ._agents import agent_records, is_agent_span
-from ._messages import ChatMessage, MessageToolCall, ToolResponse, input_messages, output_messages, parse_json_value
+from ._agents import OPENINFERENCE_KIND, agent_records, is_agent_span
+from ._messages import (
+    ChatMessage,
+    MessageToolCall,
+    ToolResponse,
+    input_messages,
+    is_withheld,
+    output_messages,
+    parse_json_value,
+)
 from ._spans import Span, Trace, ancestor_test
 from ._usage import turn_cost
 
@@ -88,6 +96,7 @@ def _is_tool(span: Span) -> bool:
         span.name.startswith("execute_tool")
         or span.operation == "execute_tool"
         or isinstance(span.attributes.get("gen_ai.tool.name"), str)
+        or span.attributes.get(OPENINFERENCE_KIND) == "TOOL"
     )
 
 
@@ -112,6 +121,7 @@ def _is_llm(span: Span) -> bool:
         span.name.startswith("call_llm")
         or span.operation in _LLM_OPERATIONS
         or "gen_ai.request.model" in attrs
+        or attrs.get(OPENINFERENCE_KIND) == "LLM"
         or any(key in attrs for key in _MESSAGE_KEYS)
     )
 
@@ -306,20 +316,30 @@ class _SpanCall:
     has_result: bool
 
 
+_ARGUMENT_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args", "trpc.go.agent.tool_call_args")
+_RESULT_KEYS = ("gcp.vertex.agent.tool_response", "gen_ai.tool.call.result", "trpc.go.agent.tool_response")
+# An OpenInference TOOL span records its call as the span's input and output (input.value / output.value).
+_OPENINFERENCE_TOOL = (("tool.name",), ("input.value",), ("output.value",))
+
+
 def _span_call(span: Span) -> _SpanCall:
-    name = span.attributes.get("gen_ai.tool.name")
+    openinference = span.attributes.get(OPENINFERENCE_KIND) == "TOOL"
+    names, argument_keys, result_keys = (
+        _OPENINFERENCE_TOOL if openinference else (("gen_ai.tool.name",), _ARGUMENT_KEYS, _RESULT_KEYS)
+    )
+    name = span.attributes.get(names[0])
     if not isinstance(name, str) or not name:
         name = span.name.removeprefix("execute_tool").strip()
-    call_id = span.attributes.get("gen_ai.tool.call.id")
+    call_id = span.attributes.get("gen_ai.tool.call.id", span.attributes.get("tool_call.id"))
     arguments: Any = None
-    for key in ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args", "trpc.go.agent.tool_call_args"):
+    for key in argument_keys:
         if key in span.attributes:
             arguments = parse_json_value(span.attributes[key])
             break
     result: Any = None
     has_result = False
-    for key in ("gcp.vertex.agent.tool_response", "gen_ai.tool.call.result", "trpc.go.agent.tool_response"):
-        if key in span.attributes:
+    for key in result_keys:
+        if key in span.attributes and not is_withheld(span.attributes[key]):
             result, has_result = _wrap_result(parse_json_value(span.attributes[key])), True
             break
     arguments = {} if arguments in (None, "") else arguments

@@ -95,6 +95,11 @@ class ConversationIndex:
         self.traces = 0
         """How many traces the input held."""
 
+    @property
+    def conversation_traces(self) -> int:
+        """How many traces the conversations are made of (a session's traces each counted; skipped ones not)."""
+        return sum(len(group) for group in self._groups)
+
     def _add(self, conversation: TraceConversation) -> int:
         data = pickle.dumps(conversation, protocol=pickle.HIGHEST_PROTOCOL)
         offset = self._spill.seek(0, os.SEEK_END)

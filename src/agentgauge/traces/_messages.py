@@ -7,6 +7,9 @@ Shapes read:
   ``{role, parts[{type: text | tool_call | tool_call_response, ...}]}``) or content-based (OpenAI style:
   ``{role, content, tool_calls[{id, function{name, arguments}}], tool_call_id}``); trpc-agent-go's ``.otel`` keys;
 - the older flattened OpenLLMetry attributes ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*``;
+- OpenInference's flattened ``llm.input_messages.N.message.*`` / ``llm.output_messages.N.message.*`` (``role``,
+  ``content`` or ``contents.M.message_content.text``, ``tool_calls.K.tool_call.{id,function.name,function.arguments}``,
+  ``tool_call_id``);
 - messages carried by span events (``gen_ai.input.messages`` on an event, or ``gen_ai.user.message`` /
   ``gen_ai.choice`` events).
 """
@@ -19,7 +22,15 @@ from typing import Any
 
 from ._spans import Span
 
-__all__ = ["ChatMessage", "MessageToolCall", "ToolResponse", "input_messages", "output_messages", "parse_json_value"]
+__all__ = [
+    "ChatMessage",
+    "MessageToolCall",
+    "ToolResponse",
+    "input_messages",
+    "is_withheld",
+    "output_messages",
+    "parse_json_value",
+]
 
 
 @dataclass(slots=True)
@@ -70,6 +81,18 @@ def parse_json_value(value: Any) -> Any:
     return value
 
 
+def is_withheld(value: Any) -> bool:
+    """Whether a recorded payload was withheld by its producer: trpc-agent-go's span attribute policy writes
+    ``{"omitted": true}`` (``Omit()``) or ``{"truncated": true, "prefix": ...}`` (``Truncate(n)``) instead of the
+    value, which is then not content to read."""
+    value = parse_json_value(value)
+    return (
+        isinstance(value, dict)
+        and (value.get("omitted") is True or value.get("truncated") is True)
+        and not {"messages", "role", "parts", "content"} & value.keys()
+    )
+
+
 _ROLES = {
     "user": "user",
     "human": "user",
@@ -101,7 +124,7 @@ def input_messages(span: Span) -> list[ChatMessage]:
         found = _message_list(span.attr(key))
         if found is not None:
             return found
-    flat = _flattened(span, "gen_ai.prompt")
+    flat = _flattened(span, "gen_ai.prompt") or _openinference(span, "llm.input_messages")
     if flat:
         return flat
     return _event_messages(span, "input")
@@ -118,6 +141,7 @@ def output_messages(span: Span) -> list[ChatMessage]:
         if found is not None:
             return found
     flat = _flattened(span, "gen_ai.completion", default_role="assistant")
+    flat = flat or _openinference(span, "llm.output_messages", default_role="assistant")
     if flat:
         return flat
     return _event_messages(span, "output")
@@ -161,6 +185,8 @@ def _adk_content(content: Any, default_role: str = "") -> ChatMessage | None:
 
 def _message_list(raw: Any, default_role: str = "") -> list[ChatMessage] | None:
     value = parse_json_value(raw)
+    if is_withheld(value):
+        return None
     if isinstance(value, dict):
         value = value.get("messages", [value])
     if not isinstance(value, list):
@@ -279,6 +305,55 @@ def _flattened(span: Span, prefix: str, default_role: str = "") -> list[ChatMess
             )
         if message.role == "tool" and entry.get("tool_call_id"):
             message.tool_responses.append(ToolResponse(str(entry["tool_call_id"]), "", _response(text)))
+            text = ""
+        message.text = text
+        out.append(message)
+    return out
+
+
+_OPENINFERENCE = re.compile(r"^(\d+)\.message\.(.+)$")
+_OPENINFERENCE_PART = re.compile(r"^contents\.(\d+)\.message_content\.text$")
+_OPENINFERENCE_CALL = re.compile(r"^tool_calls\.(\d+)\.tool_call\.(id|function\.name|function\.arguments)$")
+
+
+def _openinference(span: Span, prefix: str, default_role: str = "") -> list[ChatMessage]:
+    """OpenInference's ``llm.input_messages.0.message.role`` / ``.content`` / ``.contents.0.message_content.text``
+    / ``.tool_calls.0.tool_call.function.name`` / ``.tool_call_id`` keys, messages in index order."""
+    fields: dict[int, dict[str, Any]] = {}
+    start = prefix + "."
+    for key, value in span.attributes.items():
+        if key.startswith(start):
+            match = _OPENINFERENCE.match(key[len(start) :])
+            if match:
+                fields.setdefault(int(match.group(1)), {})[match.group(2)] = value
+    out = []
+    for index in sorted(fields):
+        entry = fields[index]
+        message = ChatMessage(_role(entry.get("role")) or default_role)
+        parts: dict[int, str] = {}
+        calls: dict[int, dict[str, Any]] = {}
+        for key, value in entry.items():
+            part = _OPENINFERENCE_PART.match(key)
+            if part and isinstance(value, str):
+                parts[int(part.group(1))] = value
+            call_key = _OPENINFERENCE_CALL.match(key)
+            if call_key:
+                calls.setdefault(int(call_key.group(1)), {})[call_key.group(2)] = value
+        content = entry.get("content")
+        text = content if isinstance(content, str) else "\n".join(parts[i] for i in sorted(parts))
+        for c_index in sorted(calls):
+            call = calls[c_index]
+            message.tool_calls.append(
+                MessageToolCall(
+                    str(call.get("id") or ""),
+                    str(call.get("function.name", "")),
+                    _arguments(call.get("function.arguments")),
+                )
+            )
+        if message.role == "tool" and entry.get("tool_call_id"):
+            message.tool_responses.append(
+                ToolResponse(str(entry["tool_call_id"]), str(entry.get("name", "")), _response(text))
+            )
             text = ""
         message.text = text
         out.append(message)

@@ -11,7 +11,9 @@ Token attributes, per model-call span (the first key present wins):
 - cache read: ``gen_ai.usage.cache_read.input_tokens`` (GenAI conventions, ADK 2.x),
   ``gen_ai.usage.cache_read_input_tokens`` (OpenLLMetry); cache writes: ``gen_ai.usage.cache_creation.input_tokens``,
   ``gen_ai.usage.cache_creation_input_tokens``;
-- reasoning: ``gen_ai.usage.reasoning.output_tokens``, ``gen_ai.usage.reasoning_tokens``.
+- reasoning: ``gen_ai.usage.reasoning.output_tokens``, ``gen_ai.usage.reasoning_tokens``;
+- OpenInference: ``llm.token_count.prompt`` / ``.completion`` / ``.prompt_details.cache_read`` /
+  ``.prompt_details.cache_write`` / ``.completion_details.reasoning``.
 
 A model-call span nested in another (an OpenAI client span inside ADK 1.x's ``call_llm``) is the same call seen by a
 second instrumentation: it is not counted again, but fills the counts the outer span lacks (ADK 1.x records input
@@ -30,14 +32,33 @@ from ._spans import Span, ancestor_test
 __all__ = ["TurnCost", "span_model", "span_seconds", "span_usage", "spans_tokens", "turn_cost", "turn_tokens"]
 
 _KEYS: dict[str, tuple[str, ...]] = {
-    "input_tokens": ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.usage.prompt_tokens"),
-    "output_tokens": ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.usage.completion_tokens"),
-    "cached_tokens": ("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens"),
+    "input_tokens": (
+        "gen_ai.usage.input_tokens",
+        "gen_ai.usage.prompt_tokens",
+        "llm.usage.prompt_tokens",
+        "llm.token_count.prompt",
+    ),
+    "output_tokens": (
+        "gen_ai.usage.output_tokens",
+        "gen_ai.usage.completion_tokens",
+        "llm.usage.completion_tokens",
+        "llm.token_count.completion",
+    ),
+    "cached_tokens": (
+        "gen_ai.usage.cache_read.input_tokens",
+        "gen_ai.usage.cache_read_input_tokens",
+        "llm.token_count.prompt_details.cache_read",
+    ),
     "cache_creation_tokens": (
         "gen_ai.usage.cache_creation.input_tokens",
         "gen_ai.usage.cache_creation_input_tokens",
+        "llm.token_count.prompt_details.cache_write",
     ),
-    "reasoning_tokens": ("gen_ai.usage.reasoning.output_tokens", "gen_ai.usage.reasoning_tokens"),
+    "reasoning_tokens": (
+        "gen_ai.usage.reasoning.output_tokens",
+        "gen_ai.usage.reasoning_tokens",
+        "llm.token_count.completion_details.reasoning",
+    ),
 }
 """TokenUsage field -> span attributes that hold it, preferred first."""
 
@@ -69,7 +90,7 @@ def span_usage(span: Span) -> dict[str, int]:
 
 def span_model(span: Span) -> str:
     """The model a span called (``gen_ai.response.model``, else ``gen_ai.request.model``), ``""`` when unknown."""
-    for key in ("gen_ai.response.model", "gen_ai.request.model"):
+    for key in ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name"):  # the last: OpenInference's
         value = span.attributes.get(key)
         if isinstance(value, str) and value:
             return value
@@ -142,8 +163,8 @@ def turn_cost(anchor: Span | None, llms: Sequence[Span], tools: Sequence[Span], 
 
 
 _SIDES = {
-    "input": ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
-    "output": ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"),
+    "input": ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt"),
+    "output": ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"),
 }
 
 
@@ -167,8 +188,8 @@ def spans_tokens(spans: Sequence[Span]) -> tuple[int | None, int | None]:
     for span in spans:
         if not any(k in span.attributes for k in keys) or counted_above(span):
             continue
-        for side, (key, legacy) in _SIDES.items():
-            value = span.attributes.get(key, span.attributes.get(legacy))
+        for side, side_keys in _SIDES.items():
+            value = next((span.attributes[k] for k in side_keys if k in span.attributes), None)
             if isinstance(value, int) and not isinstance(value, bool):
                 totals[side] = (totals[side] or 0) + value
     return totals["input"], totals["output"]
