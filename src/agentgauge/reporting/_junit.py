@@ -272,13 +272,13 @@ def render_junit(result: EvalSetResult, *, per_run: bool = False) -> str:
     One ``<testcase>`` per eval case: failed cases are ``<failure>`` elements carrying the Expected / Actual text,
     cases with status ``error`` (the agent, the inference or a metric's evaluator failed and nothing failed) are
     ``<error>``, and cases that were not evaluated are ``<skipped>``: the suite's counts are the report's case
-    counts, plus the cases of the set the run could not run (a trace run's cases without a trace: ``<skipped>``
-    with ``not run: no trace``). With several runs the case's status (named with its rule) decides the element;
-    the properties ``case_status``, ``runs``, ``runs_passed``, ``flaky`` and ``run.N.status`` and the
-    ``<system-out>`` give its runs, and the failure text holds the details of every run that did not pass. ``per_run`` (``--junit-runs``)
-    writes one ``<testcase>`` per case run instead (``case_id [run 2]``; a flaky case's runs have the properties
-    ``flaky`` and ``runs_passed``). ``time`` (seconds) is set on a ``<testcase>`` whose invocations recorded
-    durations, and on the suites as the sum of those; recorded tokens, model calls and cost are ``usage.*``
+    counts, plus the cases of the set the run could not run (a trace run's cases without a trace: ``<skipped>`` with
+    ``not run: no trace``). With several runs the case's status (named with its rule) decides the element; the
+    properties ``case_status``, ``runs``, ``runs_passed``, ``flaky`` and ``run.N.status`` and the ``<system-out>``
+    give its runs, and the failure text holds the details of every run that did not pass. ``per_run``
+    (``--junit-runs``) writes one ``<testcase>`` per case run instead (``case_id [run 2]``; a flaky case's runs have
+    the properties ``flaky`` and ``runs_passed``). ``time`` (seconds) is set on a ``<testcase>`` whose invocations
+    recorded durations, and on the suites as the sum of those; recorded tokens, model calls and cost are ``usage.*``
     properties.
     """
     view = build_view(result)
