@@ -41,9 +41,10 @@ from ._extract import (
     is_genai_trace,
 )
 from ._index import ConversationIndex, PlannedCase, index_conversations, plan_cases
+from ._live_conversation import session_conversations, trace_conversation
 from ._live_files import LineRef, ReceivedFiles
 from ._live_session import SESSION_ATTRIBUTES, LiveSession, LiveTrace
-from ._live_store import DEFAULT_LIVE_MEMORY_BYTES, LiveChanges, LiveStore, session_conversations, trace_conversation
+from ._live_store import DEFAULT_LIVE_MEMORY_BYTES, LiveChanges, LiveStore
 from ._live_summary import LiveSummary
 from ._messages import ChatMessage, MessageToolCall, ToolResponse, input_messages, output_messages
 from ._otlp_payload import (

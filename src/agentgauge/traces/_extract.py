@@ -1,10 +1,11 @@
 """From a trace's spans to the invocations of one conversation (agentgauge's own model objects).
 
 Span roles (checked in this order):
-- **tool** span: name ``execute_tool ...``, ``gen_ai.operation.name == "execute_tool"`` or a ``gen_ai.tool.name``;
-- **agent** span: name ``invoke_agent ...`` / ``invoke_workflow ...`` or that operation name;
+- **tool** span: name ``execute_tool ...``, ``gen_ai.operation.name == "execute_tool"``, a ``gen_ai.tool.name``
+  or OpenInference's ``openinference.span.kind`` ``TOOL``;
+- **agent** span: name ``invoke_agent ...`` / ``invoke_workflow ...``, that operation name, or kind ``AGENT``;
 - **LLM** span: name ``call_llm ...`` (ADK 1.x), operation ``chat`` / ``generate_content`` / ``text_completion``,
-  a ``gen_ai.request.model``, or recorded messages.
+  a ``gen_ai.request.model``, kind ``LLM``, or recorded messages.
 
 Turns: each *outermost* agent span holding LLM or tool spans is one invocation; agent spans nested inside it
 (sub-agents, transfers) are folded into that turn. Without agent spans, the top-level LLM spans are grouped into
@@ -14,27 +15,23 @@ Inside a turn: the subtree of a tool span is opaque (an agent-as-tool's inner ca
 LLM span nested in another (an OpenAI client span inside ADK's ``call_llm``) is ignored. The user text comes from
 the first LLM span's latest user message, the final response from the last LLM span that answered with text, the
 other assistant texts become intermediate responses, and tool calls come from the model's requests, completed by
-the tool spans (arguments, results) in the order the model asked for them.
+the tool spans (arguments, results) in the order the model asked for them (:mod:`._tool_calls`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..errors import InputError
-from ..model import Invocation, Message, Tool
+from ..model import Invocation, Message
 from ._agents import OPENINFERENCE_KIND, agent_records, is_agent_span
 from ._messages import (
     ChatMessage,
-    MessageToolCall,
-    ToolResponse,
     input_messages,
-    is_withheld,
     output_messages,
-    parse_json_value,
 )
 from ._spans import Span, Trace, ancestor_test
+from ._tool_calls import turn_tools
 from ._usage import turn_cost
 
 __all__ = [
@@ -226,7 +223,7 @@ def _invocation(
     answers = [(i, "\n".join(m.text for m in out if m.text)) for i, out in enumerate(outputs)]
     answers = [(i, text) for i, text in answers if text.strip()]
     requested = [call for out in outputs for m in out for call in m.tool_calls]
-    tools = _tools(requested, tool_spans, inputs, where, conversation)
+    tools = turn_tools(requested, tool_spans, inputs, where, conversation.warnings)
 
     if not user_text and not answers and (llms or not tools):
         raise InputError(capture_hint(spans), file=trace.source, location=where)
@@ -258,116 +255,6 @@ def _invocation_id(first: Span, spans: list[Span]) -> str:
         if isinstance(value, str) and value:
             return value
     return first.span_id
-
-
-def _tools(
-    requested: list[MessageToolCall],
-    tool_spans: list[Span],
-    inputs: list[list[ChatMessage]],
-    where: str,
-    conversation: TraceConversation,
-) -> list[Tool]:
-    """Tool calls in the order the model asked for them, completed from the tool spans; calls only seen as tool
-    spans follow in start order."""
-    from_spans = [_span_call(s) for s in tool_spans]
-    used = [False] * len(from_spans)
-    responses: dict[str, ToolResponse] = {}
-    for messages in inputs:
-        for message in messages:
-            for response in message.tool_responses:
-                if response.id:
-                    responses.setdefault(response.id, response)
-    out: list[Tool] = []
-    missing: list[str] = []
-    seen_ids: set[str] = set()
-    for call in requested:
-        if call.id and call.id in seen_ids:
-            continue  # cumulative outputs repeat earlier calls
-        seen_ids.add(call.id)
-        index = _match_span(call, from_spans, used)
-        arguments, result, recorded = call.arguments, None, False
-        if index is not None:
-            used[index] = True
-            span_call = from_spans[index]
-            if span_call.arguments not in (None, {}, "") and arguments in (None, {}, ""):
-                arguments = span_call.arguments
-            result, recorded = span_call.result, span_call.has_result
-        if not recorded and call.id in responses:
-            result, recorded = _wrap_result(responses[call.id].response), True
-        if not recorded:
-            missing.append(call.name)
-        out.append(_tool(call.id, call.name, arguments, result))
-    for index, span_call in enumerate(from_spans):
-        if not used[index]:
-            if not span_call.has_result:
-                missing.append(span_call.name)
-            out.append(_tool(span_call.id, span_call.name, span_call.arguments, span_call.result))
-    if missing and tool_spans:
-        conversation.warnings.append(f"{where}: no result recorded for {', '.join(missing)}")
-    return out
-
-
-@dataclass(slots=True)
-class _SpanCall:
-    id: str
-    name: str
-    arguments: Any
-    result: Any
-    has_result: bool
-
-
-_ARGUMENT_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args", "trpc.go.agent.tool_call_args")
-_RESULT_KEYS = ("gcp.vertex.agent.tool_response", "gen_ai.tool.call.result", "trpc.go.agent.tool_response")
-# An OpenInference TOOL span records its call as the span's input and output (input.value / output.value).
-_OPENINFERENCE_TOOL = (("tool.name",), ("input.value",), ("output.value",))
-
-
-def _span_call(span: Span) -> _SpanCall:
-    openinference = span.attributes.get(OPENINFERENCE_KIND) == "TOOL"
-    names, argument_keys, result_keys = (
-        _OPENINFERENCE_TOOL if openinference else (("gen_ai.tool.name",), _ARGUMENT_KEYS, _RESULT_KEYS)
-    )
-    name = span.attributes.get(names[0])
-    if not isinstance(name, str) or not name:
-        name = span.name.removeprefix("execute_tool").strip()
-    call_id = span.attributes.get("gen_ai.tool.call.id", span.attributes.get("tool_call.id"))
-    arguments: Any = None
-    for key in argument_keys:
-        if key in span.attributes:
-            arguments = parse_json_value(span.attributes[key])
-            break
-    result: Any = None
-    has_result = False
-    for key in result_keys:
-        if key in span.attributes and not is_withheld(span.attributes[key]):
-            result, has_result = _wrap_result(parse_json_value(span.attributes[key])), True
-            break
-    arguments = {} if arguments in (None, "") else arguments
-    return _SpanCall(str(call_id) if call_id else "", name, arguments, result, has_result)
-
-
-def _wrap_result(value: Any) -> Any:
-    """A tool result as ADK stores it: an object; any other JSON value is wrapped as ``{"result": value}``."""
-    if value is None or isinstance(value, dict):
-        return value
-    return {"result": value}
-
-
-def _match_span(call: MessageToolCall, spans: list[_SpanCall], used: list[bool]) -> int | None:
-    if call.id:
-        for index, span_call in enumerate(spans):
-            if not used[index] and span_call.id == call.id:
-                return index
-    for index, span_call in enumerate(spans):
-        if not used[index] and span_call.name == call.name and (not call.id or not span_call.id):
-            return index
-    return None
-
-
-def _tool(call_id: str, name: str, arguments: Any, result: Any) -> Tool:
-    if call_id:
-        return Tool(id=call_id, name=name, arguments=arguments, result=result)
-    return Tool(name=name, arguments=arguments, result=result)
 
 
 # --- identity ---------------------------------------------------------------------------------------------------

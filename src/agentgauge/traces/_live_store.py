@@ -29,16 +29,16 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, NotFoundError
-from ._cases import merge_by_session
-from ._extract import TraceConversation, extract_conversation, is_genai_trace
+from ._extract import TraceConversation
+from ._live_conversation import session_conversations, trace_conversation
 from ._live_files import DEFAULT_FILE_BYTES, LineRef, ReceivedFiles
 from ._live_session import LiveSession, LiveTrace, span_session_id
 from ._live_summary import LISTED_TRACE_IDS, LISTED_WARNINGS, LiveSummary, summarize_trace
-from ._otlp_logs import LOG_RECORD, merge_log_records
+from ._otlp_logs import LOG_RECORD
 from ._otlp_payload import Signal, check_document, payload_spans
-from ._spans import Span, build_traces
+from ._spans import Span
 
-__all__ = ["DEFAULT_LIVE_MEMORY_BYTES", "LiveChanges", "LiveStore", "session_conversations", "trace_conversation"]
+__all__ = ["DEFAULT_LIVE_MEMORY_BYTES", "LiveChanges", "LiveStore"]
 
 DEFAULT_LIVE_MEMORY_BYTES = 256 * 1024 * 1024
 """How much memory the spans held by a live store may take (``serve --live-memory-mb``, default 256 MiB)."""
@@ -327,24 +327,6 @@ class LiveStore:
         return session_conversations(self.trace_spans(key), str(self.files.folder))
 
 
-def session_conversations(
-    trace_spans: dict[str, list[Span]], source: str
-) -> tuple[list[TraceConversation], list[str], list[Span]]:
-    """A session's conversation from the spans of its traces (:meth:`LiveStore.trace_spans`, which it links and
-    changes), read one trace at a time and merged by session; the notes on what could not be read; its spans."""
-    found: list[TraceConversation] = []
-    notes: list[str] = []
-    merged: list[Span] = []
-    for spans in trace_spans.values():
-        conversation, trace_notes, trace_merged = trace_conversation(spans, source)
-        found.extend([conversation] if conversation is not None else [])
-        notes.extend(trace_notes)
-        merged.extend(trace_merged)
-    if not merged:
-        return [], ["only log records received so far"], []
-    return merge_by_session(found), notes, merged
-
-
 def _summary_of(session: LiveSession) -> LiveSummary:
     tally = session.tally
     started, ended = tally.started_ns, tally.ended_ns
@@ -382,21 +364,3 @@ def _after(removed: deque[tuple[int, str]], since: int) -> list[tuple[int, str]]
 
 def _copies(spans: list[Span]) -> list[Span]:
     return [dataclasses.replace(s, events=list(s.events), parent=None, children=[]) for s in spans]
-
-
-def trace_conversation(spans: list[Span], source: str) -> tuple[TraceConversation | None, list[str], list[Span]]:
-    """One trace's conversation from its spans (log records merged in first; the spans are linked and changed),
-    the notes on what could not be read (and on what linking its spans had to mend: loops, self-parents,
-    repeated ids), and the spans. ``(None, [], [])`` for log records only: their spans have not arrived yet. A
-    session's traces are read one at a time, so a live view re-reads only the trace that changed."""
-    if not any(s.name != LOG_RECORD for s in spans):
-        return None, [], []
-    spans = merge_log_records(spans, source)
-    [trace] = build_traces(spans)
-    notes = [f"trace {trace.trace_id}: {trace.repairs.describe()}"] if trace.repairs else []
-    if not is_genai_trace(trace):
-        return None, [*notes, f"trace {trace.trace_id}: no agent, LLM or tool spans"], trace.spans
-    try:
-        return extract_conversation(trace), notes, trace.spans
-    except InputError as exc:  # the note names the trace and turn, never the server's file
-        return None, [*notes, f"{exc.location}: {exc.message}" if exc.location else exc.message], trace.spans

@@ -12,14 +12,25 @@ Shapes read:
   ``tool_call_id``);
 - messages carried by span events (``gen_ai.input.messages`` on an event, or ``gen_ai.user.message`` /
   ``gen_ai.choice`` events).
+
+The flattened shapes are read by :mod:`._flat_messages`; the normalised form is :mod:`._message_types`'s.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
 from typing import Any
 
+from ._flat_messages import flattened_messages, openinference_messages
+from ._message_types import (
+    ChatMessage,
+    MessageToolCall,
+    ToolResponse,
+    is_withheld,
+    parse_json_value,
+    role_of,
+    tool_arguments,
+    tool_response,
+)
 from ._spans import Span
 
 __all__ = [
@@ -33,86 +44,9 @@ __all__ = [
 ]
 
 
-@dataclass(slots=True)
-class MessageToolCall:
-    """A tool call the model requested, as read from a traced message (not :class:`agentgauge.agents.ToolCall`,
-    the event an agent yields)."""
-
-    id: str
-    name: str
-    arguments: Any
-
-
-@dataclass(slots=True)
-class ToolResponse:
-    """A tool's answer as fed back to the model."""
-
-    id: str
-    name: str
-    response: Any
-
-
-@dataclass(slots=True)
-class ChatMessage:
-    """A normalised message: role ``system | user | assistant | tool``, its text, tool calls and tool responses."""
-
-    role: str
-    text: str = ""
-    tool_calls: list[MessageToolCall] = field(default_factory=list)
-    tool_responses: list[ToolResponse] = field(default_factory=list)
-
-
-def parse_json_value(value: Any) -> Any:
-    """A JSON string parsed (other values unchanged); a string that is not JSON, or whose JSON nests deeper than
-    :data:`~agentgauge.formats._jsonio.MAX_VALUE_DEPTH` levels (it could not be saved or shown), stays a string."""
-    if isinstance(value, (str, bytes)):
-        import orjson
-
-        from ..formats._jsonexact import loads  # integers beyond 64 bits stay exact
-        from ..formats._jsonio import MAX_VALUE_DEPTH, nests_deeper
-
-        try:
-            parsed = loads(value)
-        except orjson.JSONDecodeError:
-            return value
-        if type(parsed) in (dict, list) and nests_deeper(parsed, MAX_VALUE_DEPTH):
-            return value
-        return parsed
-    return value
-
-
-def is_withheld(value: Any) -> bool:
-    """Whether a recorded payload was withheld by its producer: trpc-agent-go's span attribute policy writes
-    ``{"omitted": true}`` (``Omit()``) or ``{"truncated": true, "prefix": ...}`` (``Truncate(n)``) instead of the
-    value, which is then not content to read."""
-    value = parse_json_value(value)
-    return (
-        isinstance(value, dict)
-        and (value.get("omitted") is True or value.get("truncated") is True)
-        and not {"messages", "role", "parts", "content"} & value.keys()
-    )
-
-
-_ROLES = {
-    "user": "user",
-    "human": "user",
-    "assistant": "assistant",
-    "model": "assistant",
-    "ai": "assistant",
-    "system": "system",
-    "developer": "system",
-    "tool": "tool",
-    "function": "tool",
-}
-
-
 def _items(value: Any) -> list[Any]:
     """``value`` when it is a list, else no items (recorded payloads are not trusted to be well-formed)."""
     return value if isinstance(value, list) else []
-
-
-def _role(value: Any) -> str:
-    return _ROLES.get(str(value or "").lower(), "")
 
 
 def input_messages(span: Span) -> list[ChatMessage]:
@@ -124,7 +58,7 @@ def input_messages(span: Span) -> list[ChatMessage]:
         found = _message_list(span.attr(key))
         if found is not None:
             return found
-    flat = _flattened(span, "gen_ai.prompt") or _openinference(span, "llm.input_messages")
+    flat = flattened_messages(span, "gen_ai.prompt") or openinference_messages(span, "llm.input_messages")
     if flat:
         return flat
     return _event_messages(span, "input")
@@ -140,8 +74,8 @@ def output_messages(span: Span) -> list[ChatMessage]:
         found = _message_list(span.attr(key), default_role="assistant")
         if found is not None:
             return found
-    flat = _flattened(span, "gen_ai.completion", default_role="assistant")
-    flat = flat or _openinference(span, "llm.output_messages", default_role="assistant")
+    flat = flattened_messages(span, "gen_ai.completion", default_role="assistant")
+    flat = flat or openinference_messages(span, "llm.output_messages", default_role="assistant")
     if flat:
         return flat
     return _event_messages(span, "output")
@@ -160,7 +94,7 @@ def _get(obj: dict[str, Any], snake: str, camel: str) -> Any:
 def _adk_content(content: Any, default_role: str = "") -> ChatMessage | None:
     if not isinstance(content, dict):
         return None
-    message = ChatMessage(_role(content.get("role")) or default_role)
+    message = ChatMessage(role_of(content.get("role")) or default_role)
     texts = []
     for index, part in enumerate(_items(content.get("parts"))):
         if not isinstance(part, dict):
@@ -204,7 +138,7 @@ def _semconv_message(item: Any, default_role: str) -> ChatMessage | None:
         return None
     if isinstance(item.get("message"), dict):  # an OpenAI-style choice {index, message, finish_reason}
         return _semconv_message(item["message"], default_role)
-    message = ChatMessage(_role(item.get("role")) or default_role)
+    message = ChatMessage(role_of(item.get("role")) or default_role)
     texts: list[str] = []
     if isinstance(item.get("parts"), list):
         for part in item["parts"]:
@@ -225,13 +159,13 @@ def _semconv_message(item: Any, default_role: str) -> ChatMessage | None:
                 MessageToolCall(
                     str(call.get("id") or ""),
                     str(function.get("name", "")),
-                    _arguments(function.get("arguments", function.get("args"))),
+                    tool_arguments(function.get("arguments", function.get("args"))),
                 )
             )
     call_id = item.get("tool_call_id") or item.get("toolCallId")
     if call_id and message.role == "tool":
         message.tool_responses.append(
-            ToolResponse(str(call_id), str(item.get("name", "")), _response("\n".join(texts)))
+            ToolResponse(str(call_id), str(item.get("name", "")), tool_response("\n".join(texts)))
         )
         texts = []
     message.text = "\n".join(t for t in texts if t)
@@ -252,7 +186,7 @@ def _semconv_part(part: Any, message: ChatMessage, texts: list[str]) -> None:
             MessageToolCall(
                 str(part.get("id") or ""),
                 str(part.get("name", "")),
-                _arguments(part.get("arguments", part.get("input"))),
+                tool_arguments(part.get("arguments", part.get("input"))),
             )
         )
     elif kind in ("tool_call_response", "function_call_output", "tool_result"):
@@ -260,104 +194,9 @@ def _semconv_part(part: Any, message: ChatMessage, texts: list[str]) -> None:
             ToolResponse(
                 str(part.get("id") or part.get("tool_use_id") or ""),
                 str(part.get("name", "")),
-                _response(part.get("response", part.get("result", part.get("content")))),
+                tool_response(part.get("response", part.get("result", part.get("content")))),
             )
         )
-
-
-def _arguments(value: Any) -> Any:
-    parsed = parse_json_value(value)
-    return {} if parsed is None or parsed == "" else parsed
-
-
-def _response(value: Any) -> Any:
-    return parse_json_value(value)
-
-
-_FLAT = re.compile(r"^(\d+)\.(.+)$")
-
-
-def _flattened(span: Span, prefix: str, default_role: str = "") -> list[ChatMessage]:
-    """OpenLLMetry's ``gen_ai.prompt.0.role`` / ``.content`` / ``.tool_calls.0.name`` / ``.tool_call_id`` keys."""
-    fields: dict[int, dict[str, Any]] = {}
-    start = prefix + "."
-    for key, value in span.attributes.items():
-        if not key.startswith(start):
-            continue
-        match = _FLAT.match(key[len(start) :])
-        if match:
-            fields.setdefault(int(match.group(1)), {})[match.group(2)] = value
-    out = []
-    for index in sorted(fields):
-        entry = fields[index]
-        message = ChatMessage(_role(entry.get("role")) or default_role)
-        content = entry.get("content")
-        text = content if isinstance(content, str) else ""
-        calls: dict[int, dict[str, Any]] = {}
-        for key, value in entry.items():
-            match = re.match(r"^tool_calls\.(\d+)\.(\w+)$", key)
-            if match:
-                calls.setdefault(int(match.group(1)), {})[match.group(2)] = value
-        for c_index in sorted(calls):
-            call = calls[c_index]
-            message.tool_calls.append(
-                MessageToolCall(str(call.get("id") or ""), str(call.get("name", "")), _arguments(call.get("arguments")))
-            )
-        if message.role == "tool" and entry.get("tool_call_id"):
-            message.tool_responses.append(ToolResponse(str(entry["tool_call_id"]), "", _response(text)))
-            text = ""
-        message.text = text
-        out.append(message)
-    return out
-
-
-_OPENINFERENCE = re.compile(r"^(\d+)\.message\.(.+)$")
-_OPENINFERENCE_PART = re.compile(r"^contents\.(\d+)\.message_content\.text$")
-_OPENINFERENCE_CALL = re.compile(r"^tool_calls\.(\d+)\.tool_call\.(id|function\.name|function\.arguments)$")
-
-
-def _openinference(span: Span, prefix: str, default_role: str = "") -> list[ChatMessage]:
-    """OpenInference's ``llm.input_messages.0.message.role`` / ``.content`` / ``.contents.0.message_content.text``
-    / ``.tool_calls.0.tool_call.function.name`` / ``.tool_call_id`` keys, messages in index order."""
-    fields: dict[int, dict[str, Any]] = {}
-    start = prefix + "."
-    for key, value in span.attributes.items():
-        if key.startswith(start):
-            match = _OPENINFERENCE.match(key[len(start) :])
-            if match:
-                fields.setdefault(int(match.group(1)), {})[match.group(2)] = value
-    out = []
-    for index in sorted(fields):
-        entry = fields[index]
-        message = ChatMessage(_role(entry.get("role")) or default_role)
-        parts: dict[int, str] = {}
-        calls: dict[int, dict[str, Any]] = {}
-        for key, value in entry.items():
-            part = _OPENINFERENCE_PART.match(key)
-            if part and isinstance(value, str):
-                parts[int(part.group(1))] = value
-            call_key = _OPENINFERENCE_CALL.match(key)
-            if call_key:
-                calls.setdefault(int(call_key.group(1)), {})[call_key.group(2)] = value
-        content = entry.get("content")
-        text = content if isinstance(content, str) else "\n".join(parts[i] for i in sorted(parts))
-        for c_index in sorted(calls):
-            call = calls[c_index]
-            message.tool_calls.append(
-                MessageToolCall(
-                    str(call.get("id") or ""),
-                    str(call.get("function.name", "")),
-                    _arguments(call.get("function.arguments")),
-                )
-            )
-        if message.role == "tool" and entry.get("tool_call_id"):
-            message.tool_responses.append(
-                ToolResponse(str(entry["tool_call_id"]), str(entry.get("name", "")), _response(text))
-            )
-            text = ""
-        message.text = text
-        out.append(message)
-    return out
 
 
 def _event_messages(span: Span, direction: str) -> list[ChatMessage]:
