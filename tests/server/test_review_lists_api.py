@@ -19,6 +19,7 @@ from agentgauge.reporting import build_view
 from agentgauge.server import ServerConfig, create_app
 from agentgauge.server._answers import CaseListAnswer
 from agentgauge.server._trends import HistoryAnswer
+from agentgauge.summary import short_reason
 
 API = "/api/apps/shop"
 
@@ -107,13 +108,18 @@ def _expected_rows(path: Path, result_id: str) -> dict[str, dict[str, Any]]:
         runs = [r for r in result.eval_case_results if r.eval_id == case.eval_id]
         shown = min([r for r in runs if r.final_eval_status is not EvalStatus.PASSED] or runs, key=lambda r: r.run_id)
         turns = shown.eval_metric_result_per_invocation
+        text = turns[0].actual_invocation.user_content.content if turns else ""
+        words = "\n".join(t.actual_invocation.user_content.content for t in turns)
+        short = short_reason(case.reason) if case.reason else None
         rows[case.eval_id] = {
             "evalId": case.eval_id,
             "status": case.status.value,
             "statusText": case.status_text,
             "reason": case.reason,
+            "reasonShort": short if short != case.reason else None,
             "turns": len(turns),
-            "text": turns[0].actual_invocation.user_content.content if turns else "",
+            "text": text,
+            "search": words if words != text else None,
             "runs": case.runs,
             "runsPassed": case.runs_passed,
             "resultId": result_id,
@@ -149,8 +155,10 @@ def test_the_case_lists_are_the_rows_of_the_full_parse(served: tuple[TestClient,
         "status": None,
         "statusText": None,
         "reason": None,
+        "reasonShort": None,
         "turns": 1,
         "text": "set text e",
+        "search": None,
         "runs": 0,
         "runsPassed": 0,
         "resultId": None,

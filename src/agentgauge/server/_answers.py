@@ -40,15 +40,19 @@ class Answer(BaseModel):
 class CaseListRow(Answer):
     """One case of a list: its last status over its runs (``passed``, ``failed``, ``error``, ``not_evaluated``;
     ``None``: not run) and that status with the rule that decided it (``failed (3/5 runs passed; rule: all runs
-    pass)``), why it did not pass (its first failing run's reason), its runs and runs passed, its turns and its
-    first user message (for search)."""
+    pass)``), why it did not pass (its first failing run's reason, and ``reasonShort``, its one-line form keeping
+    the metric and what differs, when the reason is too long for a line), its runs and runs passed, its turns, its
+    first user message (shown) and ``search``: every user message and expected final answer of its turns, one a
+    line and cut to 2,000 characters (the list's search looks in them; left out when the same as ``text``)."""
 
     eval_id: str
     status: str | None = None
     status_text: str | None = None
     reason: str | None = None
+    reason_short: str | None = None
     turns: int = 0
     text: str = ""
+    search: str | None = None
     runs: int = 0
     runs_passed: int = 0
     result_id: str | None = None

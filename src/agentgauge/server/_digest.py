@@ -17,6 +17,7 @@ or a history of a thousand files open at once.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -33,6 +34,7 @@ from ..summary import CaseRow, CaseSummary, metric_row, summarize_case
 from ..summary._reasons import first_reason
 
 __all__ = [
+    "SEARCH_LIMIT",
     "TEXT_LIMIT",
     "CaseRun",
     "ResultDigest",
@@ -40,10 +42,31 @@ __all__ = [
     "digest_of_result",
     "make_digest",
     "metadata_text",
+    "search_text",
 ]
 
 TEXT_LIMIT = 200
-"""Characters of a case's first user message kept (the case list searches them)."""
+"""Characters of a case's first user message kept (the case list shows them)."""
+
+SEARCH_LIMIT = 2000
+"""Characters of a case's words kept for the case list's search (every user message and expected final answer):
+enough for the words of a case, small enough that a list of 5,000 cases stays a few megabytes at most."""
+
+
+def search_text(texts: Iterable[str | None]) -> str:
+    """What the case list searches of a case: ``texts`` (its user messages and expected answers, turn by turn), one
+    a line, cut to :data:`SEARCH_LIMIT` characters in all."""
+    found: list[str] = []
+    room = SEARCH_LIMIT
+    for text in texts:
+        if not text:
+            continue
+        found.append(text[:room])
+        room -= len(found[-1]) + 1
+        if room <= 0:
+            break
+    return "\n".join(found)
+
 
 _STATUS_LETTER = {
     EvalStatus.PASSED: "P",
@@ -62,8 +85,9 @@ _Metric = tuple[str, float | None, EvalStatus, float, str | None]
 
 class CaseRun(NamedTuple):
     """One run of one case as the lists show it: its status, error, first reason (``None`` when it passed), number
-    of turns, first user message (cut to :data:`TEXT_LIMIT`) and overall metric outcomes, in the file's order
-    (plain tuples: a history of a thousand results holds tens of thousands of them)."""
+    of turns, first user message (cut to :data:`TEXT_LIMIT`), overall metric outcomes, in the file's order, and
+    every user message and expected final answer of its turns (:func:`search_text`; plain tuples: a history of a
+    thousand results holds tens of thousands of them)."""
 
     eval_id: str
     run_id: int
@@ -73,6 +97,7 @@ class CaseRun(NamedTuple):
     turns: int
     text: str
     metrics: tuple[_Metric, ...]
+    search: str = ""
 
     @property
     def row(self) -> CaseRow:
@@ -294,13 +319,20 @@ def case_run_of(case: EvalCaseResult) -> CaseRun:
     """A parsed case result as the lists show it."""
     turns = case.eval_metric_result_per_invocation
     text = turns[0].actual_invocation.user_content.content if turns else ""
+    search = search_text(_turn_words(t.actual_invocation, t.expected_invocation) for t in turns)
     metrics = tuple(
         (m.metric_name, m.score, m.eval_status, m.threshold, m.reducer) for m in case.overall_eval_metric_results
     )
     status, reason = case.final_eval_status, first_reason(case)
     return CaseRun(
-        case.eval_id, case.run_id, status, case.error_message, reason, len(turns), text[:TEXT_LIMIT], metrics
+        case.eval_id, case.run_id, status, case.error_message, reason, len(turns), text[:TEXT_LIMIT], metrics, search
     )
+
+
+def _turn_words(actual: Any, expected: Any) -> str:
+    """A turn's user message and expected final answer, one a line (what the case list searches)."""
+    answer = expected.final_response if expected is not None else None
+    return "\n".join(t for t in (actual.user_content.content, answer.content if answer else None) if t)
 
 
 def digest_of_result(result: EvalSetResult) -> ResultDigest:

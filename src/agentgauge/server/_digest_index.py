@@ -28,13 +28,14 @@ __all__ = ["INDEX_FILE", "DigestIndex", "IndexedDigest", "load_index", "save_ind
 INDEX_FILE = Path("cache") / "result-digests.json"
 """Where the index is kept, under the server's data directory."""
 
-FORMAT = 2
+FORMAT = 3
 """The index's own format: raised when what a digest holds changes, so an older index is not read."""
 
 _Metric = tuple[str, float | None, EvalStatus, float, str | None]
 """A metric outcome as stored: name, score, status, threshold, reducer."""
-_Run = tuple[str, int, EvalStatus, str | None, str | None, int, str, tuple[_Metric, ...]]
-"""A :class:`CaseRun` as stored: id, run id, status, error message, reason, turns, first user message, metrics."""
+_Run = tuple[str, int, EvalStatus, str | None, str | None, int, str, tuple[_Metric, ...], str]
+"""A :class:`CaseRun` as stored: id, run id, status, error message, reason, turns, first user message, metrics,
+searched words."""
 
 
 class IndexedDigest(BaseModel):

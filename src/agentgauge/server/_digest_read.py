@@ -25,7 +25,7 @@ from ..formats._jsonio import gc_paused, parse_json, read_bytes
 from ..formats._results import result_from_document
 from ..model import DEFAULT_CASE_STATUS, CaseStatusRule, EvalStatus, RunMetadata, parse_status
 from ..summary._reasons import Mismatch
-from ._digest import TEXT_LIMIT, CaseRun, ResultDigest, digest_of_result, make_digest
+from ._digest import TEXT_LIMIT, CaseRun, ResultDigest, digest_of_result, make_digest, search_text
 
 __all__ = ["digest_of_document", "read_digest"]
 
@@ -52,6 +52,8 @@ _SPELLINGS = {
         "eval_set_id",
         "eval_set_result_id",
         "eval_status",
+        "expected_invocation",
+        "final_response",
         "final_eval_status",
         "interrupted",
         "metric_name",
@@ -206,22 +208,32 @@ def _is_genai(actual: dict[str, Any]) -> bool:
     return False
 
 
-def _user_text(actual: Any) -> str:
-    actual = _dict(actual)
-    if _is_genai(actual):
+def _message_text(invocation: Any, key: str) -> str:
+    """The text of an invocation's ``user_content`` (required) or ``final_response`` (``""`` when it has none)."""
+    invocation = _dict(invocation)
+    if _is_genai(invocation):
         try:  # the full parse converts it so (its errors name the file: here they only send the file to it)
-            actual = invocation_from_adk(actual, "", "")
+            invocation = invocation_from_adk(invocation, "", "")
         except InputError:
             raise _Unsure from None
-        user = actual.get("user_content", _MISSING)
+        message = invocation.get(key, _MISSING)
     else:
-        user = _get(actual, "user_content")
-    if user is _MISSING:
+        message = _get(invocation, key)
+    if message is _MISSING or message is None:
+        if key == "user_content":
+            raise _Unsure
+        return ""
+    message = _dict(message)
+    if message.get("role", "user") not in _ROLES:
         raise _Unsure
-    user = _dict(user)
-    if user.get("role", "user") not in _ROLES:
-        raise _Unsure
-    return _str(_get(user, "content"), "")
+    return _str(_get(message, "content"), "")
+
+
+def _turn_words(item: dict[str, Any], actual: Any) -> tuple[str, str]:  # as _digest._turn_words
+    """A turn's user message and its expected final answer (``""``: none), as the case list searches them."""
+    expected = _get(item, "expected_invocation")
+    answer = "" if expected is _MISSING or expected is None else _message_text(expected, "final_response")
+    return _message_text(actual, "user_content"), answer
 
 
 def _case_run(raw: Any) -> CaseRun:
@@ -232,14 +244,15 @@ def _case_run(raw: Any) -> CaseRun:
     overall = [_Metric(m) for m in _list(_get(raw, "overall_eval_metric_results"))]
     turns = _list(_get(raw, "eval_metric_result_per_invocation"))
     failed: tuple[_Metric, int] | None = None
-    text = ""
+    text, words = "", []
     for index, item in enumerate(turns):
         item = _dict(item)
         actual = _get(item, "actual_invocation")
         if actual is _MISSING or actual is None:
             raise _Unsure  # required: the full parse names it
-        if index == 0:
-            text = _user_text(actual)
+        user, answer = _turn_words(item, actual)
+        text = user if index == 0 else text
+        words.append("\n".join(w for w in (user, answer) if w))
         if failed is None:  # only the first failed metric of the turns counts (the case's reason)
             for metric in _list(_get(item, "eval_metric_results")):
                 if _status(_get(_dict(metric), "eval_status")) is EvalStatus.FAILED:
@@ -254,7 +267,7 @@ def _case_run(raw: Any) -> CaseRun:
         reason = first.headline(None) if first is not None else _STATUS_REASON.get(status)
     eval_id, run_id = _str(_get(raw, "eval_id"), ""), _int(_get(raw, "run_id"), 1)
     metrics = tuple([(m.name, m.score, m.status, m.threshold, m.reducer) for m in overall])
-    return CaseRun(eval_id, run_id, status, error, reason, len(turns), text[:TEXT_LIMIT], metrics)
+    return CaseRun(eval_id, run_id, status, error, reason, len(turns), text[:TEXT_LIMIT], metrics, search_text(words))
 
 
 def _summary(raw: Any) -> tuple[tuple[EvalStatus, int], CaseStatusRule, dict[str, EvalStatus]] | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 from fastapi import APIRouter, Query, Response
 
@@ -23,7 +23,7 @@ from ._answers import (
     json_answer,
 )
 from ._deps import StateDep
-from ._digest import TEXT_LIMIT, ResultDigest
+from ._digest import TEXT_LIMIT, ResultDigest, search_text
 from ._result_views import case_runs, load_result
 
 __all__ = ["router"]
@@ -46,47 +46,71 @@ def _first_shown(cases: list[EvalCaseResult]) -> EvalCaseResult:
     return min(failing or cases, key=lambda c: c.run_id)
 
 
+class _Outline(NamedTuple):
+    """A case of a set as its list row shows it: id, turns, first user message and the words searched."""
+
+    eval_id: str
+    turns: int
+    text: str
+    search: str
+
+
 def _case_row(
-    eval_id: str, digest: ResultDigest | None, turns: int, text: str, result_id: str | None
+    eval_id: str, digest: ResultDigest | None, outline: _Outline | None, result_id: str | None
 ) -> dict[str, Any]:
     """A :class:`CaseListRow` as JSON (built directly: five thousand of them are answered at once): the case's
-    status over its runs (as every report gives it, with the rule that decided it) and its first reason."""
+    status over its runs (as every report gives it, with the rule that decided it), its first reason (and its
+    one-line form, when that differs) and the words searched (when they are more than the first user message)."""
+    from ..summary import short_reason
+
     case = digest.cases.get(eval_id) if digest is not None else None
-    if case is None:
-        return {
-            "evalId": eval_id,
-            "status": None,
-            "statusText": None,
-            "reason": None,
-            "turns": turns,
-            "text": text,
-            "runs": 0,
-            "runsPassed": 0,
-            "resultId": None,
-        }
-    shown = digest.first_run(eval_id) if digest is not None else None
-    return {
+    shown = digest.first_run(eval_id) if digest is not None and case is not None else None
+    text = (outline.text if outline is not None else "") or (shown.text if shown is not None else "")
+    search = (outline.search if outline is not None else "") or (shown.search if shown is not None else "")
+    row: dict[str, Any] = {
         "evalId": eval_id,
-        "status": case.status.value,
-        "statusText": case.status_text,
-        "reason": case.reason,
-        "turns": turns or (shown.turns if shown is not None else 0),
-        "text": text or (shown.text if shown is not None else ""),
-        "runs": case.runs,
-        "runsPassed": case.runs_passed,
-        "resultId": result_id,
+        "status": None,
+        "statusText": None,
+        "reason": None,
+        "reasonShort": None,
+        "turns": (outline.turns if outline is not None else 0) or (shown.turns if shown is not None else 0),
+        "text": text,
+        "search": search if search and search != text else None,  # most single-turn cases: nothing more to send
+        "runs": 0,
+        "runsPassed": 0,
+        "resultId": None,
     }
+    if case is None:
+        return row
+    row.update(
+        status=case.status.value,
+        statusText=case.status_text,
+        reason=case.reason,
+        runs=case.runs,
+        runsPassed=case.runs_passed,
+        resultId=result_id,
+    )
+    short = short_reason(case.reason) if case.reason else None
+    if short is not None and short != case.reason:
+        row["reasonShort"] = short
+    return row
 
 
-def _outline(eval_set: Any) -> list[tuple[str, int, str]]:
-    """Each case of the set: its id, turns and first user message (else its scenario's starting prompt)."""
+def _outline(eval_set: Any) -> list[_Outline]:
+    """Each case of the set: its id, turns, first user message (else its scenario's starting prompt) and the words
+    the case list searches (every user message and expected final answer, the scenario's prompt and plan)."""
     out = []
     for case in eval_set.eval_cases:
         turns = case.conversation or case.actual_conversation or []
         text = turns[0].user_content.content if turns else ""
-        if not text and case.conversation_scenario is not None:
-            text = case.conversation_scenario.starting_prompt or ""
-        out.append((case.eval_id, len(turns), text[:TEXT_LIMIT]))
+        words = [
+            w for t in turns for w in (t.user_content.content, t.final_response.content if t.final_response else "")
+        ]
+        scenario = case.conversation_scenario
+        if scenario is not None:
+            text = text or scenario.starting_prompt or ""
+            words += [scenario.starting_prompt, scenario.conversation_plan]
+        out.append(_Outline(case.eval_id, len(turns), text[:TEXT_LIMIT], search_text(words)))
     return out
 
 
@@ -95,14 +119,14 @@ def set_case_list(app: str, set_id: str, state: StateDep) -> Response:
     """Every case of the eval set in its order, with the status and first failure reason of its latest result
     (the newest result of the set; ``status`` is ``null`` for a case that result did not run)."""
     state.check_app(app)
-    cases: list[tuple[str, int, str]] = state.eval_sets.snapshot(app, set_id).view("review-outline", _outline)
+    cases: list[_Outline] = state.eval_sets.snapshot(app, set_id).view("review-outline", _outline)
     latest: ResultDigest | None = None
     result_id = None
     for row, digest in state.results.listed(app):  # newest first: the first of the set is its latest result
         if row["evalSetId"] == set_id:
             latest, result_id = digest, row["evalSetResultId"]
             break
-    rows = [_case_row(i, latest, turns, text, result_id) for i, turns, text in cases]
+    rows = [_case_row(case.eval_id, latest, case, result_id) for case in cases]
     return json_answer({"app": app, "evalSetId": set_id, "resultId": result_id, "cases": rows})
 
 
@@ -111,7 +135,7 @@ def result_case_list(app: str, result_id: str, state: StateDep) -> Response:
     """The cases of a result in its order, each with its status over runs and first failure reason."""
     state.check_app(app)
     digest = state.results.digest(app, result_id)
-    rows = [_case_row(i, digest, 0, "", result_id) for i in digest.cases]
+    rows = [_case_row(i, digest, None, result_id) for i in digest.cases]
     return json_answer({"app": app, "evalSetId": digest.eval_set_id, "resultId": result_id, "cases": rows})
 
 

@@ -15,7 +15,7 @@ from ._case_status import decide_case_status, rule_phrase, status_text
 from ._case_summaries import CaseSummaries, CaseTotals
 from ._case_summary import CaseSummary, summarize_case
 from ._latency import LatencyPercentiles, latency_percentiles, latency_text
-from ._reasons import Mismatch, case_mismatches, first_reason, format_tool_call, message_text, one_line
+from ._reasons import Mismatch, case_mismatches, first_reason, format_tool_call, message_text, one_line, short_reason
 from ._row_summary import CaseGroups, RowSummary, case_order, summarize_rows
 from ._row_table import RowTable, SparseText
 from ._tally import MetricTally, metric_summaries, tally_metrics
@@ -52,6 +52,7 @@ __all__ = [
     "one_line",
     "result_summary",
     "rule_phrase",
+    "short_reason",
     "status_text",
     "summarize_case",
     "summarize_results",

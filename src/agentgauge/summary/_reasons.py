@@ -8,6 +8,7 @@ compact row as the case finishes, and every report renders the same texts.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,7 @@ __all__ = [
     "message_text",
     "mismatch_text",
     "one_line",
+    "short_reason",
 ]
 
 
@@ -216,3 +218,58 @@ def one_line(text: str, limit: int = 300) -> str:
     """``text`` on one line (whitespace runs collapsed), cut to ``limit`` characters with ``…``."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+SHORT_REASON = 120
+"""Characters of a reason :func:`short_reason` leaves whole."""
+
+_HEADLINE = re.compile(r"(?P<head>.+?): score \S+ < threshold [^\s:]+(?:: (?P<body>.*))?")
+_LABEL = 30  # a clause naming the difference ("result mismatch", "arguments") is kept when this short
+
+
+def _label(part: str, start: int) -> str:
+    """The short clause right before ``part[start:]`` (``result mismatch`` of ``...: result mismatch: actual``)."""
+    if not part[:start].endswith(": "):
+        return ""
+    before = part[: start - 2]
+    label = before[before.rfind(": ") + 2 :] if ": " in before else before
+    return label if len(label) <= _LABEL else ""
+
+
+def _innermost(body: str) -> str | None:
+    """The innermost clause of a metric's reason that says what differs: the first ``actual X != expected Y``
+    comparison (``b: 7 != 8``: with its short label), else what follows the last ``mismatch:``; ``None`` when the
+    reason has no such clause (a judge's prose) or that clause is the whole reason."""
+    part = next((p for p in body.split("; ") if " != " in p), None)
+    if part is not None:
+        at = part.index(" != ")
+        start = part.rfind("actual ", 0, at)
+        if start < 0:  # "b: 7 != 8": the clause after the last colon before the comparison
+            colon = part.rfind(": ", 0, at)
+            start = colon + 2 if colon >= 0 else 0
+    elif "mismatch: " in body:
+        part = body
+        start = body.rfind("mismatch: ") + len("mismatch: ")
+    else:
+        return None
+    if start == 0:
+        return None
+    clause = part[start:]
+    label = "" if clause.startswith("actual ") else _label(part, start)  # "actual" says which side: enough
+    return (f"{label}: " if label else "") + clause
+
+
+def short_reason(reason: str, limit: int = SHORT_REASON) -> str:
+    """``reason`` for one line (a case list's row): whole when it is at most ``limit`` characters, else the metric
+    headline (metric and invocation) and the innermost clause that says what differs, the middle left out
+    (``tool_trajectory_avg_score (invocation 1): … actual 'add' != expected 'mul' at $.operation``); a reason
+    without such a clause (an error, a judge's verdict) is cut at its end. The full reason stays in the detail and
+    the row's title."""
+    flat = " ".join(reason.split())
+    if len(flat) <= limit:
+        return flat
+    found = _HEADLINE.fullmatch(flat)
+    tail = _innermost(found["body"]) if found is not None and found["body"] else None
+    if found is None or tail is None:
+        return one_line(flat, limit)
+    return f"{found['head']}: … {one_line(tail, limit)}"

@@ -1,5 +1,5 @@
 // agentgauge web UI: the case list of the Replay tab — last status and first failure reason per case, filtered by
-// status and searched by id or text. Windowed (window.js): only the rows in view (plus a few) are in the DOM, so a list
+// status and searched by id, words (every user message and expected answer) or reason. Windowed (window.js): only the rows in view (plus a few) are in the DOM, so a list
 // of thousands of cases renders and scrolls at once. Loaded after app.js, whose helpers (el, status) it uses.
 "use strict";
 
@@ -7,15 +7,39 @@ window.AgentgaugeCaseList = (() => {
   const ROW_HEIGHT = 46;  // px; every row has the same height (id and status on one line, the reason on the next)
   const FAILING = new Set(["failed", "error"]);
 
+  // What a row's search looks in, lower-cased once per row (a list of thousands is searched at every key): its id,
+  // every user message and expected answer of its turns (row.search, when the server sent more than row.text) and
+  // its reason.
+  const hays = new WeakMap();
+  function hay(row) {
+    let found = hays.get(row);
+    if (found === undefined) {
+      found = `${row.evalId}\n${row.search || row.text || ""}\n${row.reason || ""}`.toLowerCase();
+      hays.set(row, found);
+    }
+    return found;
+  }
+
   // A row matches the status filter ("" all, "failing" failed or error, "not_run" never run) and the words of the
-  // search, each found in the id, the first user message or the reason (case-insensitive).
+  // search, each found in the id, the case's words or the reason (case-insensitive).
   function matches(row, filter, words) {
     if (filter === "failing" && !FAILING.has(row.status)) return false;
     if (filter === "not_run" && row.status) return false;
     if (filter && filter !== "failing" && filter !== "not_run" && row.status !== filter) return false;
     if (!words.length) return true;
-    const hay = `${row.evalId}\n${row.text || ""}\n${row.reason || ""}`.toLowerCase();
-    return words.every((w) => hay.includes(w));
+    const text = hay(row);
+    return words.every((w) => text.includes(w));
+  }
+
+  // The reason on its one line: the server's short form (metric and invocation, then what differs) in two parts, so
+  // that a narrow list cuts the headline and keeps the difference in view; the full reason is the row's title.
+  const CUT = ": … ";
+  function reasonLine(row) {
+    const shown = row.reasonShort || row.reason || (row.status ? "" : row.text || "");
+    const at = row.reasonShort ? shown.indexOf(CUT) : -1;
+    if (at < 0) return el("div", { class: "case-reason" }, shown);
+    return el("div", { class: "case-reason split" }, el("span", { class: "reason-head" }, shown.slice(0, at + 1)),
+      el("span", { class: "reason-tail" }, shown.slice(at + 1)));
   }
 
   class CaseList {
@@ -67,7 +91,7 @@ window.AgentgaugeCaseList = (() => {
         row.runs > 1 && row.runsPassed > 0 && row.runsPassed < row.runs ? el("span", { class: "flaky", title: "its runs disagree" }, "flaky") : "",
         el("span", { class: "case-meta muted" }, `${row.turns} turn${row.turns === 1 ? "" : "s"}` +
           (row.runs > 1 ? ` · ${row.runsPassed}/${row.runs} runs passed` : ""))),
-      el("div", { class: "case-reason" }, row.reason || (row.status ? "" : row.text || "")));
+      reasonLine(row));
       return item;
     }
 
