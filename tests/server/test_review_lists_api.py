@@ -216,3 +216,27 @@ def test_a_damaged_result_is_skipped_by_the_lists_and_a_4xx_when_opened(served: 
     assert 400 <= broken.status_code < 500 and "new.evalset_result.json" in broken.text
     for bad in ("..%2F..%2Fetc", "a%00b"):
         assert 400 <= client.get(f"{API}/results/{bad}/cases").status_code < 500
+
+
+def test_cases_a_run_could_not_run_are_listed_with_why(served: tuple[TestClient, Path]) -> None:
+    # A trace run that found no trace for case e: the result counts it apart (summary.casesNotRun).
+    client, root = served
+    path = root / "data" / "results" / "shop" / "traced.evalset_result.json"
+    summary = {"overallStatus": "passed", "numRuns": 1, "casesNotRun": [{"evalId": "e", "reason": "no trace"}]}
+    _write(path, [_case(i, 1, 1.0) for i in "abcd"], 400.0, evalSetResultId="traced", summary=summary)
+    from agentgauge.server._cache import file_key
+    from agentgauge.server._digest import digest_of_result
+    from agentgauge.server._digest_index import IndexedDigest
+    from agentgauge.server._digest_read import read_digest
+
+    light = read_digest(path)
+    assert light.not_run == digest_of_result(load_result(path)).not_run == (("e", "no trace"),)
+    assert IndexedDigest.of(file_key(path), light).digest().not_run == light.not_run  # kept across a restart
+    [row] = [r for r in _ok(client.get(f"{API}/results")) if r["evalSetResultId"] == "traced"]
+    assert (row["counts"]["passed"], row["notRun"]) == (4, 1)
+    listed = _ok(client.get(f"{API}/eval-sets/cart/case-list"))
+    assert listed["resultId"] == "traced"
+    [e] = [c for c in listed["cases"] if c["evalId"] == "e"]
+    assert (e["status"], e["reason"], e["statusText"]) == (None, "not run: no trace", "not run: no trace")
+    cases = _ok(client.get(f"{API}/results/traced/cases"))["cases"]
+    assert [c["evalId"] for c in cases] == ["a", "b", "c", "d", "e"] and cases[-1]["reason"] == "not run: no trace"

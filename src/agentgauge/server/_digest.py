@@ -136,6 +136,17 @@ class ResultDigest:
     metric_means: dict[str, float]
     metadata: dict[str, str]
     rule: CaseStatusRule = DEFAULT_CASE_STATUS
+    not_run: tuple[tuple[str, str], ...] = ()
+    """The cases of the eval set the run could not run, with why (``summary.casesNotRun``: a trace run's cases
+    without a trace): in no count, listed apart."""
+
+    @property
+    def not_run_reasons(self) -> dict[str, str]:
+        """:attr:`not_run` by case id (made once: a case list asks for every case)."""
+        found: dict[str, str] | None = self.__dict__.get("_not_run")
+        if found is None:  # the digest is frozen: made once
+            found = self.__dict__["_not_run"] = dict(self.not_run)
+        return found
 
     @property
     def total_runs(self) -> int:
@@ -180,7 +191,8 @@ class ResultDigest:
         """One line of the result list: id, eval set, creation time, overall status, case counts (each case once),
         case run counts apart (``caseRuns``), the case status rule, the run's labels and its whole ``runMetadata``
         (git state, agent source hash, models, version; ``{}`` when none was recorded), under the id the result is
-        opened by and with the label of the place it was found."""
+        opened by and with the label of the place it was found; ``notRun`` counts the cases of the set it could not
+        run (apart from the counts)."""
         meta = self.run_metadata
         return {
             "evalSetResultId": result_id,
@@ -193,6 +205,7 @@ class ResultDigest:
             "caseStatusRule": self.rule.value,
             "interrupted": self.interrupted,
             "cancelled": self.cancelled,
+            "notRun": len(self.not_run),
             "labels": dict(meta.labels) if meta is not None else {},
             "runMetadata": meta.model_dump(mode="json") if meta is not None else {},
             "source": source,
@@ -235,6 +248,7 @@ def make_digest(
     runs: tuple[CaseRun, ...],
     rule: CaseStatusRule = DEFAULT_CASE_STATUS,
     saved: dict[str, EvalStatus] | None = None,
+    not_run: tuple[tuple[str, str], ...] = (),
 ) -> ResultDigest:
     """The digest of a result from its parts (``summary``: its overall status and number of runs, when the file
     has a summary, with ``saved`` case statuses and the ``rule`` it names; ADK's files have none): each case's
@@ -262,6 +276,7 @@ def make_digest(
         runs=runs,
         rule=rule,
         case_status=case_status,
+        not_run=not_run,
     )
 
 
@@ -277,6 +292,7 @@ def assemble_digest(
     runs: tuple[CaseRun, ...],
     rule: CaseStatusRule,
     case_status: dict[str, EvalStatus],
+    not_run: tuple[tuple[str, str], ...] = (),
 ) -> ResultDigest:
     """The digest from its stored fields (:mod:`._digest_index`): the counts, means and metadata text are computed
     from them, as :func:`make_digest` computes them (an overall status of ``None`` with case runs: the cases'
@@ -312,6 +328,7 @@ def assemble_digest(
         metric_means={name: total / count for name, (total, count) in sums.items() if count},
         metadata=metadata_text(run_metadata),
         rule=rule,
+        not_run=not_run,
     )
 
 
@@ -349,4 +366,5 @@ def digest_of_result(result: EvalSetResult) -> ResultDigest:
         runs=tuple(case_run_of(c) for c in result.eval_case_results),
         rule=(summary.case_status_rule if summary is not None else None) or DEFAULT_CASE_STATUS,
         saved=saved,
+        not_run=tuple((c.eval_id, c.reason) for c in summary.cases_not_run) if summary is not None else (),
     )

@@ -28,7 +28,7 @@ __all__ = ["INDEX_FILE", "DigestIndex", "IndexedDigest", "load_index", "save_ind
 INDEX_FILE = Path("cache") / "result-digests.json"
 """Where the index is kept, under the server's data directory."""
 
-FORMAT = 3
+FORMAT = 4
 """The index's own format: raised when what a digest holds changes, so an older index is not read."""
 
 _Metric = tuple[str, float | None, EvalStatus, float, str | None]
@@ -54,6 +54,7 @@ class IndexedDigest(BaseModel):
     runs: list[_Run]
     rule: CaseStatusRule
     case_status: dict[str, EvalStatus]
+    not_run: list[tuple[str, str]] = []
 
     @classmethod
     def of(cls, key: FileKey, digest: ResultDigest) -> IndexedDigest:
@@ -71,6 +72,7 @@ class IndexedDigest(BaseModel):
             runs=[tuple(run) for run in digest.runs],  # a CaseRun is that tuple
             rule=digest.rule,
             case_status=digest.case_status,
+            not_run=list(digest.not_run),
         )
 
     def digest(self) -> ResultDigest:
@@ -87,6 +89,7 @@ class IndexedDigest(BaseModel):
             runs=tuple([CaseRun(*run) for run in self.runs]),
             rule=self.rule,
             case_status=self.case_status,  # decided when the digest was made: not again
+            not_run=tuple(self.not_run),
         )
 
 

@@ -41,6 +41,7 @@ _SPELLINGS = {
     for name in (
         "actual_invocation",
         "cancelled",
+        "cases_not_run",
         "content",
         "creation_timestamp",
         "error_message",
@@ -61,6 +62,7 @@ _SPELLINGS = {
         "overall_eval_metric_results",
         "overall_status",
         "case_status_rule",
+        "reason",
         "reducer",
         "run_id",
         "run_metadata",
@@ -270,8 +272,12 @@ def _case_run(raw: Any) -> CaseRun:
     return CaseRun(eval_id, run_id, status, error, reason, len(turns), text[:TEXT_LIMIT], metrics, search_text(words))
 
 
-def _summary(raw: Any) -> tuple[tuple[EvalStatus, int], CaseStatusRule, dict[str, EvalStatus]] | None:
-    """A summary's overall status and number of runs, the rule it names and the status it gives each case."""
+_NotRun = tuple[tuple[str, str], ...]
+
+
+def _summary(raw: Any) -> tuple[tuple[EvalStatus, int], CaseStatusRule, dict[str, EvalStatus], _NotRun] | None:
+    """A summary's overall status and number of runs, the rule it names, the status it gives each case and the
+    cases it could not run (with why)."""
     if raw is _MISSING or raw is None:
         return None
     raw = _dict(raw)
@@ -284,7 +290,11 @@ def _summary(raw: Any) -> tuple[tuple[EvalStatus, int], CaseStatusRule, dict[str
     for entry in _list(_get(raw, "eval_case_summaries")):
         entry = _dict(entry)
         saved[_str(_get(entry, "eval_id"), "")] = _status(_get(entry, "overall_status"))
-    return (_status(_get(raw, "overall_status")), _int(_get(raw, "num_runs"), 1)), decided, saved
+    not_run = tuple(
+        (_str(_get(entry, "eval_id"), ""), _str(_get(entry, "reason"), ""))
+        for entry in map(_dict, _list(_get(raw, "cases_not_run")))
+    )
+    return (_status(_get(raw, "overall_status")), _int(_get(raw, "num_runs"), 1)), decided, saved, not_run
 
 
 def digest_of_document(doc: Any, source: str) -> ResultDigest | None:
@@ -308,6 +318,7 @@ def digest_of_document(doc: Any, source: str) -> ResultDigest | None:
             summary=summary[0] if summary is not None else None,
             rule=summary[1] if summary is not None else DEFAULT_CASE_STATUS,
             saved=summary[2] if summary is not None else None,
+            not_run=summary[3] if summary is not None else (),
             interrupted=_bool(_get(top, "interrupted")),
             cancelled=_bool(_get(top, "cancelled")),
             run_metadata=None if meta is _MISSING or meta is None else RunMetadata.model_validate(_dict(meta)),

@@ -81,6 +81,9 @@ def _case_row(
         "resultId": None,
     }
     if case is None:
+        not_run = digest.not_run_reasons.get(eval_id) if digest is not None else None
+        if not_run is not None:  # the result could not run it (a trace run's case without a trace)
+            row.update(statusText=f"not run: {not_run}", reason=f"not run: {not_run}", resultId=result_id)
         return row
     row.update(
         status=case.status.value,
@@ -132,10 +135,11 @@ def set_case_list(app: str, set_id: str, state: StateDep) -> Response:
 
 @router.get("/apps/{app}/results/{result_id}/cases", response_model=CaseListAnswer)
 def result_case_list(app: str, result_id: str, state: StateDep) -> Response:
-    """The cases of a result in its order, each with its status over runs and first failure reason."""
+    """The cases of a result in its order, each with its status over runs and first failure reason, then the cases
+    of its set it could not run (status ``null``, reason ``not run: no trace``)."""
     state.check_app(app)
     digest = state.results.digest(app, result_id)
-    rows = [_case_row(i, digest, None, result_id) for i in digest.cases]
+    rows = [_case_row(i, digest, None, result_id) for i in (*digest.cases, *digest.not_run_reasons)]
     return json_answer({"app": app, "evalSetId": digest.eval_set_id, "resultId": result_id, "cases": rows})
 
 

@@ -258,7 +258,8 @@ async function loadResults() {
       el("td", {}, status(r.cancelled ? "cancelled" : r.overallStatus)),
       el("td", { class: "cases-passed" }, String(r.counts.passed)),
       el("td", { class: "cases-failed" }, String(r.counts.failed + r.counts.error)),
-      el("td", { class: "cases-not-evaluated" }, String(r.counts.not_evaluated)),
+      el("td", { class: "cases-not-evaluated", title: r.notRun ? `${r.notRun} case(s) of the set not run (no trace)` : "" },
+        String(r.counts.not_evaluated) + (r.notRun ? ` (+${r.notRun} not run)` : "")),
       el("td", { class: "case-runs", title: r.numRuns > 1 ? `case status: ${r.caseStatusRule}` : "" }, caseRuns(r)),
       el("td", { class: "result-source" }, r.source || ""),
       el("td", { class: "result-labels" }, ...Object.entries(r.labels || {}).map(([k, v]) => el("span", { class: "run-label" }, `${k}=${v}`))),  // runmeta.js filters by them

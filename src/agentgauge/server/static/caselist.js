@@ -120,7 +120,9 @@ window.AgentgaugeCaseList = (() => {
 
     counts() {
       return { shown: this.rows.length, total: this.all.length,
-        failing: this.all.filter((r) => FAILING.has(r.status)).length };
+        failing: this.all.filter((r) => FAILING.has(r.status)).length,
+        // cases its result could not run, with why (a trace run's cases without a trace)
+        notRun: this.all.filter((r) => !r.status && r.reason).length };
     }
   }
 

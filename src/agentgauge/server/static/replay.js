@@ -129,7 +129,8 @@ window.AgentgaugeReview = (() => {
 
   function showCounts() {
     const c = view.list.counts();
-    $("case-count").textContent = `${c.shown} of ${c.total} cases · ${c.failing} failing`;
+    $("case-count").textContent = `${c.shown} of ${c.total} cases · ${c.failing} failing` +
+      (c.notRun ? ` · ${c.notRun} not run` : "");
     $("case-none").hidden = !(c.total && !c.shown);  // a blank box would look like a broken page
   }
 
