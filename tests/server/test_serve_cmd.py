@@ -16,6 +16,7 @@ from _browser import free_port
 from typer.testing import CliRunner
 
 from agentgauge.cli import app
+from agentgauge.cli._serve_file import discover_ui_url
 from agentgauge.server import default_data_dir, default_evals_dir, discover_apps
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,7 +79,8 @@ def test_serve_starts_and_answers(tmp_path: Path) -> None:
     command = [sys.executable, "-c", "from agentgauge.cli import main; main()", "serve", str(CALCULATOR),
                "--data-dir", str(tmp_path / "data"), "--evals-dir", str(tmp_path / "evals"),
                "--port", str(port)]  # fmt: skip
-    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    serve_file = tmp_path / "data" / "serve.json"  # beside data/results, the folder it reads and saves to
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -90,9 +92,16 @@ def test_serve_starts_and_answers(tmp_path: Path) -> None:
                 assert process.poll() is None, process.stderr.read() if process.stderr else ""
                 assert time.monotonic() < deadline, "the server did not start"
                 time.sleep(0.1)
+        written = json.loads(serve_file.read_text())
+        assert (written["url"], written["pid"]) == (f"http://127.0.0.1:{port}", process.pid)
+        assert str(tmp_path / "data" / "results") in written["results"]
+        assert discover_ui_url(tmp_path / "data" / "results") == f"http://127.0.0.1:{port}"
+        assert not (tmp_path / "serve.json").exists()  # nothing beside a folder that does not exist
     finally:
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=20)
+    assert not serve_file.exists()  # removed as it stopped
+    assert (process.returncode, err.splitlines()[-1]) == (130, "Interrupted.")  # Ctrl-C ends it as any command
     assert f"agentgauge: open http://127.0.0.1:{port}/" in err
     assert f"serving calculator from {tmp_path / 'evals'}" in err
     assert f"server data in {tmp_path / 'data'}; results saved to {tmp_path / 'data' / 'results'}" in err
@@ -119,3 +128,25 @@ def test_every_agent_call_is_bounded_by_default() -> None:
     assert DEFAULT_SERVE_TIMEOUT == 300.0
     assert ServerConfig(data_dir=Path(".")).timeout == DEFAULT_SERVE_TIMEOUT
     assert inspect.signature(serve).parameters["timeout"].default == DEFAULT_SERVE_TIMEOUT
+
+
+def test_serve_stopped_by_sigterm_removes_its_serve_file(tmp_path: Path) -> None:
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    (tmp_path / ".agentgauge").mkdir()  # eval's default folder, listed too: the server says it serves it
+    command = [sys.executable, "-c", "from agentgauge.cli import main; main()", "serve",
+               "--data-dir", str(tmp_path / "data"), "--evals-dir", str(tmp_path / "evals"),
+               "--port", str(port)]  # fmt: skip
+    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    files = [tmp_path / "data" / "serve.json", tmp_path / ".agentgauge" / "serve.json"]
+    try:
+        deadline = time.monotonic() + 30
+        while not all(f.exists() for f in files):
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert time.monotonic() < deadline, "the server did not write its serve files"
+            time.sleep(0.05)
+        assert discover_ui_url(tmp_path / ".agentgauge" / "results") == f"http://127.0.0.1:{port}"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=20)
+    assert not any(f.exists() for f in files)

@@ -62,8 +62,20 @@ def report_outcomes(
     from ..reporting import ui_links
 
     for outcome in outcomes:
-        with ui_links(report.ui_url, outcome.app_name):  # the cases' replay links (--ui-url)
+        with ui_links(_ui_url(report.ui_url, outcome), outcome.app_name):  # the cases' replay links
             _report_outcome(outcome, console, report, start, result_store, sources, baseline, len(outcomes) > 1)
+
+
+def _ui_url(given: str | None, outcome: EvaluationResult) -> str | None:
+    """Where the reports link the cases to: ``--ui-url`` (``""``: nowhere), else the ``agentgauge serve`` running
+    on the results folder the result was saved in (its serve file, :mod:`._serve_file`), else nowhere."""
+    if given is not None:
+        return given or None
+    if outcome.result_path is None:  # saved to a store, or not saved
+        return None
+    from ._serve_file import discover_ui_url
+
+    return discover_ui_url(outcome.result_path.parent.parent)  # <results>/<app>/<result file>
 
 
 def _report_outcome(

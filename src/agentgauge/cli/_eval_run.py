@@ -100,7 +100,7 @@ def _run(
     """Check where results and reports go, then prepare and run (see the module); the outcomes, the baseline with
     its comparisons and the store's result manager (``None``: result files)."""
     check_output_targets(report.junit, report.html, report.markdown)  # refused before anything runs
-    if report.ui_url is not None and not _HTTP_URL.fullmatch(report.ui_url):
+    if report.ui_url and not _HTTP_URL.fullmatch(report.ui_url):  # "": no links, not even a running server's
         raise InputError(
             f"--ui-url must be the http:// or https:// address of 'agentgauge serve', got {report.ui_url!r}"
         )

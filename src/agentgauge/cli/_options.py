@@ -109,7 +109,8 @@ UiUrlOption = Annotated[
         "--ui-url",
         envvar="AGENTGAUGE_UI_URL",
         help="The address of 'agentgauge serve' (http://127.0.0.1:8000): the cases that did not pass link to their "
-        "replay there, in the terminal, JUnit, Markdown, HTML and GitHub summary.",
+        "replay there, in the terminal, JUnit, Markdown, HTML and GitHub summary. Default: the serve running on the "
+        "results folder this eval saves to, if any (its .agentgauge/serve.json); '' for no links.",
         rich_help_panel="Output",
     ),
 ]
@@ -299,7 +300,8 @@ class ReportOptions:
     junit_runs: bool = False
     """``--junit-runs``: one JUnit testcase per case run instead of per eval case."""
     ui_url: str | None = None
-    """``--ui-url``: the web UI whose replay of a case the reports link to (``None``: no links)."""
+    """``--ui-url``: the web UI whose replay of a case the reports link to (``None``: the running server's, when
+    there is one; ``""``: no links)."""
 
     def files(self, *order: str) -> list[tuple[Path, str]]:
         """The report files asked for, as ``(path, format)``, in ``order`` (default: junit, html, markdown)."""

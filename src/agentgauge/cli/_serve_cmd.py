@@ -23,6 +23,7 @@ from ._options import (
     UserSimulatorOption,
 )
 from ._protocol_opts import McpAllowRunOption, McpOption, TrpcApiOption, TrpcAppOption, TrpcBasePathOption
+from ._serve_file import advertised, serve_url, served_folders
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..server import ServerConfig
@@ -286,7 +287,8 @@ def serve(
         application = create_app(config)
     config.data_dir.mkdir(parents=True, exist_ok=True)
     _announce(config, found, port)
-    uvicorn.run(application, host=host, port=port, log_level="warning")
+    with advertised(serve_url(host, port) if port else None, served_folders(config)):  # eval links here (--ui-url)
+        uvicorn.run(application, host=host, port=port, log_level="warning")
 
 
 def _simulated_users(
