@@ -15,7 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from agentgauge.cli import app
-from agentgauge.cli._serve_file import advertised, discover_ui_url, serve_file, serve_url
+from agentgauge.cli._serve_file import advertised, discover_ui_url, serve_file, serve_url, served_folders
+from agentgauge.server import ServerConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 URL = "http://127.0.0.1:8765"
@@ -119,3 +120,11 @@ def test_eval_links_to_the_server_of_its_results_folder(tmp_path: Path, monkeypa
         assert "replay: http://elsewhere:1/#" in _eval(tmp_path, "--ui-url", "http://elsewhere:1")
     _write(tmp_path / "out", pid=_dead_pid())
     assert "replay: " not in _eval(tmp_path)  # left by a server that was killed
+
+
+def test_only_folders_eval_saves_to_get_a_serve_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A folder the server only lists (a shipped example's results, in a checkout) is not written beside.
+    monkeypatch.chdir(tmp_path)
+    listed = tmp_path / "examples" / "calibration" / "results"
+    config = ServerConfig(data_dir=tmp_path / "data", result_dirs=[Path(".agentgauge/results"), listed])
+    assert served_folders(config) == [tmp_path / "data" / "results", Path(".agentgauge/results")]

@@ -42,10 +42,15 @@ def serve_url(host: str, port: int) -> str:
 
 
 def served_folders(config: Any) -> list[Path]:
-    """The results folders a server (its :class:`~agentgauge.server.ServerConfig`) reads and ``eval`` may save to:
-    its ``--output-dir``, its data directory's ``results`` and the other folders it lists."""
+    """The results folders a server (its :class:`~agentgauge.server.ServerConfig`) reads that ``eval`` saves to:
+    its ``--output-dir``, its data directory's ``results`` and, when it lists it, eval's default
+    ``.agentgauge/results``. The other folders it only lists (a shipped example's results, beside its sources) get
+    no serve file: a checkout's tracked folders are not written to."""
+    from ._options import DEFAULT_OUTPUT_DIR
+
     first = [config.output_dir] if config.output_dir is not None else []
-    return [*first, config.data_dir / "results", *config.result_dirs]
+    default = [folder for folder in config.result_dirs if _same(folder, DEFAULT_OUTPUT_DIR)]
+    return [*first, config.data_dir / "results", *default]
 
 
 def _same(a: Path, b: Path) -> bool:
