@@ -16,16 +16,22 @@ __all__ = ["flattened_messages", "openinference_messages"]
 _FLAT = re.compile(r"^(\d+)\.(.+)$")
 
 
-def flattened_messages(span: Span, prefix: str, default_role: str = "") -> list[ChatMessage]:
-    """OpenLLMetry's ``gen_ai.prompt.0.role`` / ``.content`` / ``.tool_calls.0.name`` / ``.tool_call_id`` keys."""
+def _indexed(span: Span, prefix: str, pattern: re.Pattern[str]) -> dict[int, dict[str, Any]]:
+    """The attributes ``PREFIX.<N>.<field>`` of ``span`` (``pattern`` splits what follows the prefix into the
+    index and the field), by index: ``{0: {"role": ..., "content": ...}, 1: ...}``."""
     fields: dict[int, dict[str, Any]] = {}
     start = prefix + "."
     for key, value in span.attributes.items():
-        if not key.startswith(start):
-            continue
-        match = _FLAT.match(key[len(start) :])
-        if match:
-            fields.setdefault(int(match.group(1)), {})[match.group(2)] = value
+        if key.startswith(start):
+            match = pattern.match(key[len(start) :])
+            if match:
+                fields.setdefault(int(match.group(1)), {})[match.group(2)] = value
+    return fields
+
+
+def flattened_messages(span: Span, prefix: str, default_role: str = "") -> list[ChatMessage]:
+    """OpenLLMetry's ``gen_ai.prompt.0.role`` / ``.content`` / ``.tool_calls.0.name`` / ``.tool_call_id`` keys."""
+    fields = _indexed(span, prefix, _FLAT)
     out = []
     for index in sorted(fields):
         entry = fields[index]
@@ -60,13 +66,7 @@ _OPENINFERENCE_CALL = re.compile(r"^tool_calls\.(\d+)\.tool_call\.(id|function\.
 def openinference_messages(span: Span, prefix: str, default_role: str = "") -> list[ChatMessage]:
     """OpenInference's ``llm.input_messages.0.message.role`` / ``.content`` / ``.contents.0.message_content.text``
     / ``.tool_calls.0.tool_call.function.name`` / ``.tool_call_id`` keys, messages in index order."""
-    fields: dict[int, dict[str, Any]] = {}
-    start = prefix + "."
-    for key, value in span.attributes.items():
-        if key.startswith(start):
-            match = _OPENINFERENCE.match(key[len(start) :])
-            if match:
-                fields.setdefault(int(match.group(1)), {})[match.group(2)] = value
+    fields = _indexed(span, prefix, _OPENINFERENCE)
     out = []
     for index in sorted(fields):
         entry = fields[index]
