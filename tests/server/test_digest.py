@@ -62,6 +62,7 @@ def result_row(result: EvalSetResult) -> dict[str, Any]:
         "caseStatusRule": view.rule.value,
         "interrupted": result.interrupted,
         "cancelled": result.cancelled,
+        "notRun": len(summary.cases_not_run) if summary is not None else 0,
         "labels": dict(metadata.labels) if metadata is not None else {},
         "runMetadata": metadata.model_dump(mode="json") if metadata is not None else {},
     }
