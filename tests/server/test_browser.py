@@ -126,7 +126,7 @@ def test_eval_tab_flow_in_chromium(browser: Any, live_server: tuple[str, Path]) 
     _shot(browser, "cases")
 
     # Edit the case: invalid JSON shapes are reported inline with their path, nothing is saved.
-    ui.css('.case-row[data-case="add_case"] .case-edit').click()
+    ui.click('.case-row[data-case="add_case"] .case-edit')  # looked up again: a finished run re-draws the table
     ui.text_in("#editor-case", "add_case")
     editor = ui.css("#case-editor")
     ui.wait.until(lambda d: '"evalId": "add_case"' in (editor.get_attribute("value") or ""))
@@ -152,7 +152,7 @@ def test_eval_tab_flow_in_chromium(browser: Any, live_server: tuple[str, Path]) 
     _run_and_wait(ui, "add_case", "failed")
     ui.click("#tab-runs")
     ui.wait.until(lambda d: len(ui.all(".result-row")) == 2)
-    ui.all(".result-row")[0].find_element("css selector", ".open-result").click()
+    ui.click(".result-row .open-result")  # the first; looked up again when the list is re-drawn
     frame = ui.css("#result-frame")
     ui.wait.until(lambda d: "report.html" in (frame.get_attribute("src") or ""))
     browser.switch_to.frame(frame)
@@ -376,7 +376,7 @@ def test_results_and_chat_follow_the_chosen_app(browser: Any, two_apps: tuple[st
     ui.wait.until(lambda d: _result_ids(d) == ["weather_app_weather_1761134484.5"])
     assert not hang_rows & set(_result_ids(browser))
     assert ui.css(".result-row .result-source").text == "ADK eval history"
-    ui.css(".result-row .open-result").click()
+    ui.click(".result-row .open-result")
     frame = ui.css("#result-frame")
     browser.switch_to.frame(frame)
     try:
