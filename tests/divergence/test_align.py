@@ -61,6 +61,15 @@ def test_each_kind_of_divergence(new: list[Step], kind: K, turn: int, step: int,
     assert (found.base_steps, found.new_steps) == (len(BASE), len(new))
 
 
+def test_a_result_one_side_did_not_record_is_no_difference() -> None:
+    # Golden turns are usually written without tool results: the first divergence is the argument that differs.
+    golden = [call(1, 1, "get_weather", city="Oslo"), call(1, 2, "to_f", celsius=11), answer(1, 3, "51.8")]
+    run = [call(1, 1, "get_weather", {"t": 12}, city="Oslo"), call(1, 2, "to_f", {"f": 53.6}, celsius=12)]
+    found = first_divergence(golden, [*run, answer(1, 3, "53.6")])
+    assert found is not None and (found.kind, found.turn, found.step) == (K.DIFFERENT_ARGUMENTS, 1, 2)
+    assert found.detail.startswith("actual 12 != expected 11 at $.celsius")
+
+
 def test_a_missing_turn_and_the_detail_of_an_argument_change() -> None:
     short = [call(1, 1, "calc", 42, a=6, b=7), answer(1, 2, "42")]
     found = first_divergence([*short, answer(2, 1, "bye")], short)

@@ -146,9 +146,9 @@ class Page:
     def open_set(self, url: str, app: str, set_id: str) -> None:
         self.driver.get(url + "/")
         self.wait.until(lambda d: d.find_element("tag name", "body").get_attribute("data-ready") == "true")
-        self.css(f'.app-item[data-app="{app}"]').click()
-        self.wait.until(lambda d: d.find_elements("css selector", f'.set-item[data-set="{set_id}"]'))
-        self.css(f'.set-item[data-set="{set_id}"]').click()
+        # The lists are re-drawn as the page's first answers arrive: each click looks its item up again.
+        self.click(f'.app-item[data-app="{app}"]')
+        self.click(f'.set-item[data-set="{set_id}"]')
         self.css(f'.set-item.active[data-set="{set_id}"]')
 
     def click(self, selector: str, index: int = 0) -> None:

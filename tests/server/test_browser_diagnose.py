@@ -95,8 +95,9 @@ def test_triage_tab_lists_a_results_clusters(served: tuple[Any, str]) -> None:
     driver, url = served
     page = Page(driver)
     _open_results(page, url)
-    page.css(f'.result-row[data-result="{IDS["swapped"]}"] .open-result').click()
+    page.click(f'.result-row[data-result="{IDS["swapped"]}"] .open-result')  # looked up again if re-drawn
     page.click("#triage-result")
+    page.wait.until(lambda d: "1 failing case(s)" in page.css("#triage-summary").text)  # the table drawn once
     cluster = page.css('#triage-table tr.cluster[data-rank="1"]')
     assert "replay_fidelity · different arguments at calculator" in cluster.text
     assert "product_then_sum (run 1)" in cluster.text

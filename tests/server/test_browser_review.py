@@ -222,7 +222,7 @@ def test_metric_picker_saves_an_adk_file_that_google_adk_loads(served: tuple[Any
     assert "1" in judge.find_elements("css selector", "td")[2].text  # the value range
     judge.find_element("css selector", ".picker-check").click()
     judge.find_element("css selector", ".picker-judge").send_keys("gemini-2.5-flash")
-    page.css('.picker-row[data-metric="tool_trajectory_avg_score"] .picker-check').click()  # untick
+    page.click('.picker-row[data-metric="tool_trajectory_avg_score"] .picker-check')  # untick
     shot(driver, "metrics", "#panel-metrics")
     page.css("#picker-save").click()
     page.wait.until(lambda d: d.find_element("css selector", "#picker-note").text.startswith("Saved 2 metrics"))

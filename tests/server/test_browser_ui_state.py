@@ -134,7 +134,7 @@ def test_every_control_is_in_view_at_420_pixels(served: tuple[Any, str, Path]) -
         page.css("#sidebar-toggle").click()
         page.wait.until(lambda d: d.find_element("id", "sidebar").is_displayed())
         _in_view(driver, "sidebar")
-        page.css('.set-item[data-set="weather_usage"]').click()
+        page.click('.set-item[data-set="weather_usage"]')
         page.wait.until(lambda d: not d.find_element("id", "sidebar").is_displayed())
         for tab in TABS:
             page.css(f'#tabs .tab[data-panel="{_panel(tab)}"]').click()
