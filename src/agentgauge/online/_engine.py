@@ -229,8 +229,22 @@ class OnlineEvaluator:
         if self._thread is not None:
             self._thread.join(30)
         self._flush()  # first: a worker still busy must not keep the periods from being saved
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        self._end_pool()
+
+    def _end_pool(self) -> None:
+        """End the worker processes now: a scoring still under way is dropped (its session stays counted as
+        sampled, not scored). None may outlive the server: a worker left running would hold the server's output
+        open, and a server stopped by a signal runs no exit handler that would end it."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        # ProcessPoolExecutor can only terminate its workers itself from Python 3.14 (terminate_workers).
+        workers = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.join(5)
 
     async def _work(self) -> None:
         assert self._queue is not None
