@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 
@@ -114,18 +115,27 @@ def _record(questions: list[str]) -> list[Any]:
     return list(exporter.get_finished_spans())
 
 
-def main(argv: list[str]) -> None:
-    """Record the conversation and write the file named on the command line (``.jsonl``: OTLP JSONL, else OTLP
-    JSON)."""
-    os.environ.setdefault("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "SPAN_ONLY")
-    os.environ.setdefault("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
+QUESTIONS = ["What is the weather in Oslo?", "And in Lisbon?"]
+"""The user turns of the recorded conversation (the weather eval set's ``weather_oslo_lisbon``)."""
+
+
+def write_recording(record: Callable[[list[str]], list[Any]], argv: list[str], script: str) -> None:
+    """Record the conversation with ``record`` and write the file named on the command line (``.jsonl``: OTLP
+    JSONL, else OTLP JSON)."""
     if len(argv) != 1:
-        sys.exit("usage: record_openai_trace.py OUT.otlp.jsonl|OUT.otlp.json")
+        sys.exit(f"usage: {script} OUT.otlp.jsonl|OUT.otlp.json")
     from _otlp_json import write_otlp  # beside this script
 
-    spans = _record(["What is the weather in Oslo?", "And in Lisbon?"])
+    spans = record(QUESTIONS)
     write_otlp(spans, argv[0])
     print(f"wrote {argv[0]} ({len(spans)} spans)")
+
+
+def main(argv: list[str]) -> None:
+    """Record with content capture on (the settings must be in place before the instrumentor loads)."""
+    os.environ.setdefault("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "SPAN_ONLY")
+    os.environ.setdefault("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
+    write_recording(_record, argv, "record_openai_trace.py")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import json
 import sys
 from typing import Any
 
-from record_openai_trace import TOOLS, _scripted_endpoint, get_weather  # beside this script
+from record_openai_trace import TOOLS, _scripted_endpoint, get_weather, write_recording  # beside this script
 
 
 def record(questions: list[str]) -> list[Any]:
@@ -72,15 +72,8 @@ def _answer(client: Any, history: list[dict[str, Any]]) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """Record the conversation and write the file named on the command line (``.jsonl``: OTLP JSONL, else OTLP
-    JSON)."""
-    if len(argv) != 1:
-        sys.exit("usage: record_openinference_trace.py OUT.otlp.jsonl|OUT.otlp.json")
-    from _otlp_json import write_otlp  # beside this script
-
-    spans = record(["What is the weather in Oslo?", "And in Lisbon?"])
-    write_otlp(spans, argv[0])
-    print(f"wrote {argv[0]} ({len(spans)} spans)")
+    """Record the conversation and write the file named on the command line."""
+    write_recording(record, argv, "record_openinference_trace.py")
 
 
 if __name__ == "__main__":

@@ -24,9 +24,10 @@ sys.path.insert(0, str(EXAMPLES))
 
 def _record(path: Path) -> Path:
     from _otlp_json import write_otlp
+    from record_openai_trace import QUESTIONS
     from record_openinference_trace import record
 
-    write_otlp(record(["What is the weather in Oslo?", "And in Lisbon?"]), str(path))
+    write_otlp(record(QUESTIONS), str(path))
     return path
 
 
