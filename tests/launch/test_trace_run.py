@@ -97,6 +97,18 @@ async def test_cases_without_a_trace_are_listed_as_not_run_and_required_cases_fa
     [missing] = [note for note in notes if "not run" in note]
     unrecorded = ", ".join(f"weather_unrecorded_{n}" for n in range(4))
     assert missing == f"note: 5 case(s) not run: no trace: weather_oslo_lisbon, {unrecorded}"
+    # A received session is one conversation: the other cases are not counted as missing from its result ...
+    assert outcome.result_header.summary is not None and outcome.result_header.summary.cases_not_run == []
+    # ... while a trace file scored against the set counts each case without a trace in the result.
+    [from_file] = await evaluate(
+        EvalRequest(traces=TRACES / "adk_weather.otlp.jsonl", sets=(str(six),), output_dir=tmp_path / "file")
+    )
+    summary = from_file.result_header.summary
+    assert summary is not None
+    assert [(c.eval_id, c.reason) for c in summary.cases_not_run] == [
+        ("weather_oslo_lisbon", "no trace"),
+        *((f"weather_unrecorded_{n}", "no trace") for n in range(4)),
+    ]
     with pytest.raises(InputError, match=r"5 case\(s\) of eval set '.*' have no trace: weather_oslo_lisbon, ") as err:
         prepare(EvalRequest(traces=one, sets=(str(six),), output_dir=tmp_path, require_all_cases=True))
     assert err.value.file == str(six) and "require_all_cases" in str(err.value)
