@@ -96,7 +96,7 @@ async def test_agent_failures(tmp_path: Path) -> None:
         broken = await client.post("/run", json={**body, "appName": "broken"})
         assert broken.status_code == 400 and "cannot import the agent" in broken.json()["detail"]
         crash = await client.post("/run", json={**body, "appName": "crash"})
-        assert crash.status_code == 500 and "agent failed: boom" in crash.json()["detail"]
+        assert crash.status_code == 502 and "agent failed: boom" in crash.json()["detail"]
         streamed = await client.post("/run_sse", json={**body, "appName": "crash"})
         assert streamed.text.strip() == 'data: {"error": "boom"}'
         # A failed turn is not stored.

@@ -181,8 +181,8 @@ async def run(req: RunAgentRequest, state: StateDep) -> JSONResponse:
         raise  # no such agent (404) or an agent that cannot be imported (400)
     except AgentTimedOut as exc:
         raise HTTPException(504, str(exc)) from None
-    except Exception as exc:
-        raise HTTPException(500, f"agent failed: {exc}") from None
+    except Exception as exc:  # the agent failed, not the server: a gateway's error, as a remote agent's would be
+        raise HTTPException(502, f"agent failed: {exc}") from None
     return JSONResponse(invocation_events(invocation, app, include_user=False))
 
 
