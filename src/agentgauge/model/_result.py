@@ -242,6 +242,11 @@ class CaseNotRun(GaugeModel):
     eval_id: str
     reason: str
 
+    @property
+    def status_text(self) -> str:
+        """The case's status as lists and reports name it: ``not run: no trace``."""
+        return f"not run: {self.reason}"
+
 
 class EvalSetResultSummary(GaugeModel):
     """Multi-run summary of an eval set result (trpc-agent-go shape).

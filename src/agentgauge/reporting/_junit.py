@@ -226,7 +226,7 @@ class JUnitWriter:
                 self._runs.close()
         for missing in self.view.not_run:  # a case of the set the run could not run (no trace): listed, skipped
             element = ET.Element("testcase", {"classname": _clean(self.result.eval_set_id), "name": missing.eval_id})
-            _verdict(element, "skipped", f"not run: {missing.reason}", "")
+            _verdict(element, "skipped", missing.status_text, "")
             self._write(element, "skipped", None)
         body = self._body
         result = self.result

@@ -11,7 +11,15 @@ from typing import Annotated, Any, NamedTuple
 from fastapi import APIRouter, Query, Response
 
 from ..errors import InputError, NotFoundError
-from ..model import EvalCaseResult, EvalMetricResult, EvalMetricResultPerInvocation, EvalStatus, Invocation, Tool
+from ..model import (
+    CaseNotRun,
+    EvalCaseResult,
+    EvalMetricResult,
+    EvalMetricResultPerInvocation,
+    EvalStatus,
+    Invocation,
+    Tool,
+)
 from ._answers import (
     CaseListAnswer,
     DiffSegment,
@@ -81,9 +89,10 @@ def _case_row(
         "resultId": None,
     }
     if case is None:
-        not_run = digest.not_run_reasons.get(eval_id) if digest is not None else None
-        if not_run is not None:  # the result could not run it (a trace run's case without a trace)
-            row.update(statusText=f"not run: {not_run}", reason=f"not run: {not_run}", resultId=result_id)
+        reason = digest.not_run_reasons.get(eval_id) if digest is not None else None
+        if reason is not None:  # the result could not run it (a trace run's case without a trace)
+            text = CaseNotRun(eval_id=eval_id, reason=reason).status_text
+            row.update(statusText=text, reason=text, resultId=result_id)
         return row
     row.update(
         status=case.status.value,

@@ -1,6 +1,7 @@
 // agentgauge web UI: the case list of the Replay tab — last status and first failure reason per case, filtered by
-// status and searched by id, words (every user message and expected answer) or reason. Windowed (window.js): only the rows in view (plus a few) are in the DOM, so a list
-// of thousands of cases renders and scrolls at once. Loaded after app.js, whose helpers (el, status) it uses.
+// status and searched by id, words (every user message and expected answer) or reason. Windowed (window.js): only
+// the rows in view (plus a few) are in the DOM, so a list of thousands of cases renders and scrolls at once. Loaded
+// after app.js, whose helpers (el, status) it uses.
 "use strict";
 
 window.AgentgaugeCaseList = (() => {
