@@ -84,11 +84,28 @@ class UI:
         return str(self.css(f'.case-row[data-case="{case_id}"] .case-status').text)
 
 
+def _tick(ui: UI, selector: str, index: int = 0) -> None:
+    """Tick the ``index``-th checkbox ``selector`` matches (left ticked when it is), looked up again when the page
+    re-draws its list meanwhile (a result saved re-draws the lists; their ticks are kept)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    def attempt(_: Any) -> bool:
+        try:
+            boxes = ui.all(selector)
+            if len(boxes) <= index:
+                return False
+            if not boxes[index].is_selected():
+                boxes[index].click()
+            return bool(boxes[index].is_selected())
+        except StaleElementReferenceException:
+            return False
+
+    ui.wait.until(attempt)
+
+
 def _run_and_wait(ui: UI, case_id: str, outcome: str) -> None:
     ui.click("#tab-cases")
-    box = ui.css(f'.case-row[data-case="{case_id}"] .case-check')
-    if not box.is_selected():
-        box.click()
+    _tick(ui, f'.case-row[data-case="{case_id}"] .case-check')
     ui.click("#run-selected")
     ui.text_in("#run-done", f"Run finished: {outcome}.")
     ui.wait.until(lambda d: ui.case_status(case_id) == outcome.replace("_", " "))
@@ -169,8 +186,8 @@ def test_eval_tab_flow_in_chromium(browser: Any, live_server: tuple[str, Path]) 
     _shot(browser, "result")
 
     # Compare the two runs: the case broke; metric deltas, pass@k and the significance note are shown.
-    for box in ui.all(".compare-check"):
-        box.click()
+    for index in range(len(ui.all(".compare-check"))):
+        _tick(ui, ".compare-check", index)
     ui.click("#compare-selected")
     row = ui.css('.compare-row[data-case="add_case"]')
     assert row.find_element("css selector", ".change").text == "broken"
